@@ -1,0 +1,236 @@
+/*
+ * channel.c: channels, membership and the checks every command shares
+ * (bans, who may speak). A channel dies with its last member unless the
+ * config made it permanent.
+ */
+#include "compat.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ircd/casemap.h"
+#include "ircd/channel.h"
+#include "ircd/conf.h"
+#include "ircd/dict.h"
+#include "ircd/numeric.h"
+#include "ircd/xmalloc.h"
+
+struct channel *
+channel_find(const char *name)
+{
+	char key[CHANNELLEN + 1];
+
+	if (strlen(name) > CHANNELLEN)
+		return NULL;
+	casemap_fold(key, name, sizeof(key));
+	return dict_get(ircd.channels, key);
+}
+
+static unsigned
+channel_flag(char letter)
+{
+	switch (letter) {
+	case 'n': return CMODE_NOEXTERNAL;
+	case 't': return CMODE_TOPICLOCK;
+	case 'm': return CMODE_MODERATED;
+	case 's': return CMODE_SECRET;
+	case 'i': return CMODE_INVITEONLY;
+	}
+	return 0;
+}
+
+struct channel *
+channel_create(const char *name)
+{
+	struct channel *ch = xcalloc(1, sizeof(*ch));
+	char key[CHANNELLEN + 1];
+	const char *p;
+
+	strlcpy(ch->name, name, sizeof(ch->name));
+	ch->created = time(NULL);
+	TAILQ_INIT(&ch->members);
+	TAILQ_INIT(&ch->bans);
+	for (p = ircd.conf->default_modes; p != NULL && *p != '\0'; p++)
+		ch->modes |= channel_flag(*p);
+	casemap_fold(key, name, sizeof(key));
+	dict_set(ircd.channels, key, ch);
+	ircd.nchannels++;
+	return ch;
+}
+
+void
+channel_maybe_destroy(struct channel *ch)
+{
+	char key[CHANNELLEN + 1];
+	struct ban *b;
+
+	if (ch->nmembers > 0 || ch->permanent)
+		return;
+	casemap_fold(key, ch->name, sizeof(key));
+	dict_del(ircd.channels, key);
+	ircd.nchannels--;
+	while ((b = TAILQ_FIRST(&ch->bans)) != NULL) {
+		TAILQ_REMOVE(&ch->bans, b, entry);
+		free(b->mask);
+		free(b->setter);
+		free(b);
+	}
+	free(ch->topic);
+	free(ch);
+}
+
+struct member *
+channel_member(const struct channel *ch, const struct client *c)
+{
+	struct member *m;
+
+	/* Walk the shorter list: a user is in few channels, a channel has many users. */
+	if (c->nchannels <= ch->nmembers) {
+		TAILQ_FOREACH(m, &c->channels, by_client)
+			if (m->channel == ch)
+				return m;
+	} else {
+		TAILQ_FOREACH(m, &ch->members, by_channel)
+			if (m->client == c)
+				return m;
+	}
+	return NULL;
+}
+
+struct member *
+channel_add(struct channel *ch, struct client *c, unsigned modes)
+{
+	struct member *m = xcalloc(1, sizeof(*m));
+
+	m->client = c;
+	m->channel = ch;
+	m->modes = modes;
+	TAILQ_INSERT_TAIL(&ch->members, m, by_channel);
+	TAILQ_INSERT_TAIL(&c->channels, m, by_client);
+	ch->nmembers++;
+	c->nchannels++;
+	return m;
+}
+
+void
+channel_remove(struct channel *ch, struct client *c)
+{
+	struct member *m = channel_member(ch, c);
+
+	if (m == NULL)
+		return;
+	TAILQ_REMOVE(&ch->members, m, by_channel);
+	TAILQ_REMOVE(&c->channels, m, by_client);
+	ch->nmembers--;
+	c->nchannels--;
+	free(m);
+	channel_maybe_destroy(ch);
+}
+
+void
+channel_sendn(struct channel *ch, struct client *except, const char *line, size_t len)
+{
+	struct member *m;
+
+	TAILQ_FOREACH(m, &ch->members, by_channel)
+		if (m->client != except)
+			client_sendn(m->client, line, len);
+}
+
+void
+channel_send(struct channel *ch, struct client *except, const char *fmt, ...)
+{
+	char buf[IRC_LINELEN * 2];
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return;
+	if ((size_t)n >= sizeof(buf))
+		n = sizeof(buf) - 1;
+	channel_sendn(ch, except, buf, (size_t)n);
+}
+
+void
+channel_modes_string(const struct channel *ch, char *buf, size_t len, int show_args)
+{
+	static const struct { unsigned bit; char letter; } flags[] = {
+		{ CMODE_INVITEONLY, 'i' }, { CMODE_MODERATED, 'm' },
+		{ CMODE_NOEXTERNAL, 'n' }, { CMODE_SECRET, 's' },
+		{ CMODE_TOPICLOCK, 't' },
+	};
+	char letters[16], args[64] = "";
+	size_t i, n = 0;
+
+	letters[n++] = '+';
+	for (i = 0; i < sizeof(flags) / sizeof(flags[0]); i++)
+		if (ch->modes & flags[i].bit)
+			letters[n++] = flags[i].letter;
+	if (ch->key[0] != '\0') {
+		letters[n++] = 'k';
+		strlcat(args, " ", sizeof(args));
+		strlcat(args, show_args ? ch->key : "*", sizeof(args));
+	}
+	if (ch->limit > 0) {
+		char num[16];
+
+		letters[n++] = 'l';
+		snprintf(num, sizeof(num), " %u", ch->limit);
+		strlcat(args, num, sizeof(args));
+	}
+	letters[n] = '\0';
+	snprintf(buf, len, "%s%s", letters, args);
+}
+
+const char *
+channel_prefix(const struct member *m, int multi)
+{
+	if ((m->modes & (MEMBER_OP | MEMBER_VOICE)) == (MEMBER_OP | MEMBER_VOICE))
+		return multi ? "@+" : "@";
+	if (m->modes & MEMBER_OP)
+		return "@";
+	if (m->modes & MEMBER_VOICE)
+		return "+";
+	return "";
+}
+
+int
+channel_is_banned(const struct channel *ch, const struct client *c)
+{
+	struct ban *b;
+
+	TAILQ_FOREACH(b, &ch->bans, entry)
+		if (client_match_mask(c, b->mask))
+			return 1;
+	return 0;
+}
+
+int
+channel_can_send(const struct channel *ch, const struct client *c)
+{
+	struct member *m = channel_member(ch, c);
+
+	if (m == NULL && (ch->modes & CMODE_NOEXTERNAL))
+		return ERR_CANNOTSENDTOCHAN;
+	if (m != NULL && (m->modes & (MEMBER_OP | MEMBER_VOICE)))
+		return 0;
+	if (ch->modes & CMODE_MODERATED)
+		return ERR_CANNOTSENDTOCHAN;
+	if (channel_is_banned(ch, c))
+		return ERR_CANNOTSENDTOCHAN;
+	return 0;
+}
+
+void
+channel_set_topic(struct channel *ch, const char *topic, const char *who, time_t when)
+{
+	free(ch->topic);
+	ch->topic = topic != NULL && topic[0] != '\0' ? xstrdup(topic) : NULL;
+	strlcpy(ch->topic_who, who, sizeof(ch->topic_who));
+	ch->topic_time = when;
+}

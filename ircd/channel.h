@@ -1,0 +1,77 @@
+/*
+ * channel.h: channels and membership. A member links one client and one
+ * channel and is on both lists, so neither side searches the other.
+ */
+#ifndef IRCD_CHANNEL_H
+#define IRCD_CHANNEL_H
+
+#include "ircd/ircd.h"
+#include "ircd/client.h"
+
+#include <time.h>
+
+/* Channel flag modes, as bits. */
+#define CMODE_NOEXTERNAL	0x01	/* +n */
+#define CMODE_TOPICLOCK		0x02	/* +t */
+#define CMODE_MODERATED		0x04	/* +m */
+#define CMODE_SECRET		0x08	/* +s */
+#define CMODE_INVITEONLY	0x10	/* +i */
+
+/* Member prefixes, as bits, highest rank first in PREFIX. */
+#define MEMBER_OP	0x01	/* @ +o */
+#define MEMBER_VOICE	0x02	/* + +v */
+
+struct member {
+	TAILQ_ENTRY(member)	 by_channel;
+	TAILQ_ENTRY(member)	 by_client;
+	struct client		*client;
+	struct channel		*channel;
+	unsigned		 modes;
+};
+
+struct ban {
+	TAILQ_ENTRY(ban)	 entry;
+	char			*mask;
+	char			*setter;
+	time_t			 when;
+};
+
+struct channel {
+	char			 name[CHANNELLEN + 1];
+	char			*topic;		/* NULL when unset */
+	char			 topic_who[NICKLEN + USERLEN + HOSTLEN + 3];
+	time_t			 topic_time;
+	time_t			 created;
+	unsigned		 modes;
+	char			 key[KEYLEN + 1];	/* "" when unset */
+	unsigned		 limit;			/* 0 when unset */
+	TAILQ_HEAD(, member)	 members;
+	unsigned		 nmembers;
+	TAILQ_HEAD(, ban)	 bans;
+	unsigned		 nbans;
+	int			 permanent;	/* from the config: kept when empty */
+};
+
+struct channel	*channel_find(const char *name);
+/* Create an empty channel with the default modes; the caller adds members. */
+struct channel	*channel_create(const char *name);
+/* Destroy a channel with no members unless permanent. */
+void		 channel_maybe_destroy(struct channel *);
+struct member	*channel_member(const struct channel *, const struct client *);
+struct member	*channel_add(struct channel *, struct client *, unsigned modes);
+/* Remove a member; may destroy the channel. */
+void		 channel_remove(struct channel *, struct client *);
+/* Send a line to every member but except (NULL = all). */
+void		 channel_send(struct channel *, struct client *except, const char *fmt, ...)
+		    __attribute__((format(printf, 3, 4)));
+void		 channel_sendn(struct channel *, struct client *except, const char *line, size_t len);
+/* The modes as "+ntk key" into buf; key and limit shown only when show_args. */
+void		 channel_modes_string(const struct channel *, char *buf, size_t len, int show_args);
+/* Highest prefix character(s) of a member: "@", "+", "@+" with multi. */
+const char	*channel_prefix(const struct member *, int multi);
+int		 channel_is_banned(const struct channel *, const struct client *);
+/* Can c speak in ch? 0 if so, else the numeric to send (ERR_CANNOTSENDTOCHAN). */
+int		 channel_can_send(const struct channel *, const struct client *);
+void		 channel_set_topic(struct channel *, const char *topic, const char *who, time_t);
+
+#endif

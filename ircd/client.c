@@ -1,0 +1,300 @@
+/*
+ * client.c: users and their life cycle. A client leaves in one place
+ * (client_exit) and is freed later (client_reap), so no caller ever holds
+ * a freed client, even in the middle of a channel broadcast.
+ */
+#include "compat.h"
+
+#include <event2/event.h>
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ircd/casemap.h"
+#include "ircd/channel.h"
+#include "ircd/client.h"
+#include "ircd/conf.h"
+#include "ircd/dict.h"
+#include "ircd/log.h"
+#include "ircd/message.h"
+#include "ircd/whowas.h"
+#include "ircd/xmalloc.h"
+
+static struct client_list dead = TAILQ_HEAD_INITIALIZER(dead);
+static struct event *reap_ev;
+static uint64_t mark_seq;
+
+static void
+client_reap_cb(evutil_socket_t fd, short what, void *arg)
+{
+	client_reap();
+}
+
+struct client *
+client_new(const struct client_ops *ops, struct conn *conn)
+{
+	struct client *c = xcalloc(1, sizeof(*c));
+
+	c->ops = ops;
+	c->conn = conn;
+	c->signon = c->idle = time(NULL);
+	TAILQ_INIT(&c->channels);
+	LIST_INIT(&c->invites);
+	TAILQ_INSERT_TAIL(&ircd.all, c, entry);
+	ircd.nunknown++;
+	return c;
+}
+
+struct client *
+client_find_any(const char *nick)
+{
+	char key[NICKLEN + 1];
+
+	if (strlen(nick) > NICKLEN)
+		return NULL;
+	casemap_fold(key, nick, sizeof(key));
+	return dict_get(ircd.clients, key);
+}
+
+struct client *
+client_find(const char *nick)
+{
+	struct client *c = client_find_any(nick);
+
+	return c != NULL && (c->flags & CLIENT_REGISTERED) ? c : NULL;
+}
+
+void
+client_update_prefix(struct client *c)
+{
+	snprintf(c->prefix, sizeof(c->prefix), "%s!%s@%s",
+	    c->nick[0] ? c->nick : "*", c->user[0] ? c->user : "*", c->host);
+}
+
+void
+client_set_nick(struct client *c, const char *nick)
+{
+	char key[NICKLEN + 1];
+
+	/* Unregistered nicks are indexed too, so two clients never race for one. */
+	if (c->nick[0] != '\0') {
+		casemap_fold(key, c->nick, sizeof(key));
+		dict_del(ircd.clients, key);
+	}
+	strlcpy(c->nick, nick, sizeof(c->nick));
+	casemap_fold(key, c->nick, sizeof(key));
+	dict_set(ircd.clients, key, c);
+	client_update_prefix(c);
+}
+
+const char *
+client_name(const struct client *c)
+{
+	return c->nick[0] != '\0' ? c->nick : "*";
+}
+
+int
+client_is_oper(const struct client *c)
+{
+	return (c->umodes & UMODE_OPER) != 0;
+}
+
+int
+client_match_mask(const struct client *c, const char *mask)
+{
+	char ipprefix[NICKLEN + USERLEN + 64 + 3];
+
+	if (casemap_match(mask, c->prefix))
+		return 1;
+	snprintf(ipprefix, sizeof(ipprefix), "%s!%s@%s", c->nick, c->user, c->ip);
+	return c->ip[0] != '\0' && casemap_match(mask, ipprefix);
+}
+
+void
+client_sendn(struct client *c, const char *line, size_t len)
+{
+	if (c->flags & CLIENT_CLOSING)
+		return;
+	/* Nothing leaves longer than the protocol allows (AG-5). */
+	len = message_utf8_trunc(line, len, IRC_LINELEN - 2);
+	c->ops->send(c, line, len);
+}
+
+void
+client_send(struct client *c, const char *fmt, ...)
+{
+	char buf[IRC_LINELEN * 2];
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return;
+	if ((size_t)n >= sizeof(buf))
+		n = sizeof(buf) - 1;
+	client_sendn(c, buf, (size_t)n);
+}
+
+void
+client_send_common(struct client *c, int self, const char *fmt, ...)
+{
+	char buf[IRC_LINELEN * 2];
+	struct member *m, *o;
+	uint64_t mark = ++mark_seq;
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return;
+	if ((size_t)n >= sizeof(buf))
+		n = sizeof(buf) - 1;
+	c->mark = mark;		/* skip c, unless self */
+	if (self)
+		client_sendn(c, buf, (size_t)n);
+	TAILQ_FOREACH(m, &c->channels, by_client) {
+		TAILQ_FOREACH(o, &m->channel->members, by_channel) {
+			if (o->client->mark == mark)
+				continue;
+			o->client->mark = mark;
+			client_sendn(o->client, buf, (size_t)n);
+		}
+	}
+}
+
+void
+outmsg_render(struct outmsg *m)
+{
+	int n;
+	size_t len;
+
+	n = snprintf(m->line, sizeof(m->line), ":%s %s %s :", m->from->prefix,
+	    m->cmd, m->target);
+	if (n < 0 || (size_t)n >= sizeof(m->line) - 2) {
+		m->len = 0;
+		return;
+	}
+	len = strlen(m->text);
+	len = message_utf8_trunc(m->text, len, IRC_LINELEN - 2 - (size_t)n);
+	memcpy(m->line + n, m->text, len);
+	m->len = (size_t)n + len;
+	m->line[m->len] = '\0';
+}
+
+void
+client_invite_add(struct client *c, const char *chan)
+{
+	struct invite *inv;
+	char key[CHANNELLEN + 1];
+
+	casemap_fold(key, chan, sizeof(key));
+	LIST_FOREACH(inv, &c->invites, entry)
+		if (strcmp(inv->chan, key) == 0)
+			return;
+	/* Bounded: the oldest invite goes when a client collects too many. */
+	if (c->ninvites >= 64) {
+		struct invite *last = NULL;
+
+		LIST_FOREACH(inv, &c->invites, entry)
+			last = inv;
+		LIST_REMOVE(last, entry);
+		free(last);
+		c->ninvites--;
+	}
+	inv = xcalloc(1, sizeof(*inv));
+	strlcpy(inv->chan, key, sizeof(inv->chan));
+	LIST_INSERT_HEAD(&c->invites, inv, entry);
+	c->ninvites++;
+}
+
+int
+client_invite_take(struct client *c, const char *chan)
+{
+	struct invite *inv;
+	char key[CHANNELLEN + 1];
+
+	casemap_fold(key, chan, sizeof(key));
+	LIST_FOREACH(inv, &c->invites, entry) {
+		if (strcmp(inv->chan, key) == 0) {
+			LIST_REMOVE(inv, entry);
+			free(inv);
+			c->ninvites--;
+			return 1;
+		}
+	}
+	return 0;
+}
+
+void
+client_invite_clear(struct client *c, const char *chan)
+{
+	(void)client_invite_take(c, chan);
+}
+
+void
+client_exit(struct client *c, const char *reason)
+{
+	struct member *m, *mt;
+	struct invite *inv;
+	char key[NICKLEN + 1];
+
+	if (c->flags & CLIENT_CLOSING)
+		return;
+	if (c->flags & CLIENT_REGISTERED) {
+		client_send_common(c, 0, ":%s QUIT :%s", c->prefix, reason);
+		TAILQ_FOREACH_SAFE(m, &c->channels, by_client, mt)
+			channel_remove(m->channel, c);
+		whowas_add(c);
+		ircd.nusers--;
+		if (c->umodes & UMODE_INVISIBLE)
+			ircd.ninvisible--;
+		if (c->umodes & UMODE_OPER)
+			ircd.nopers--;
+	} else
+		ircd.nunknown--;
+	if (c->nick[0] != '\0') {
+		casemap_fold(key, c->nick, sizeof(key));
+		dict_del(ircd.clients, key);
+	}
+	c->flags |= CLIENT_CLOSING;
+	while ((inv = LIST_FIRST(&c->invites)) != NULL) {
+		LIST_REMOVE(inv, entry);
+		free(inv);
+	}
+	c->ops->release(c, reason);
+	c->conn = NULL;
+	TAILQ_REMOVE(&ircd.all, c, entry);
+	TAILQ_INSERT_TAIL(&dead, c, entry);
+	if (reap_ev == NULL)
+		reap_ev = event_new(ircd.base, -1, 0, client_reap_cb, NULL);
+	event_active(reap_ev, 0, 0);
+}
+
+void
+client_reap(void)
+{
+	struct client *c;
+
+	while ((c = TAILQ_FIRST(&dead)) != NULL) {
+		TAILQ_REMOVE(&dead, c, entry);
+		free(c->away);
+		free(c->account);
+		free(c->oper);
+		free(c);
+	}
+}
+
+void
+client_shutdown(void)
+{
+	client_reap();
+	if (reap_ev != NULL)
+		event_free(reap_ev);
+	reap_ev = NULL;
+}

@@ -1,0 +1,128 @@
+/*
+ * client.h: users, with or without a connection. A human has a conn; an
+ * agent (later) has none and its own ops. Command handlers only ever
+ * talk to a client through client_send() and ops, never "is it an agent?".
+ */
+#ifndef IRCD_CLIENT_H
+#define IRCD_CLIENT_H
+
+#include "ircd/ircd.h"
+
+#include <stddef.h>
+#include <stdint.h>
+#include <time.h>
+
+struct conn;
+struct client;
+struct member;
+struct outmsg;
+
+/* User modes, as bits. */
+#define UMODE_INVISIBLE	0x01	/* +i */
+#define UMODE_OPER	0x02	/* +o */
+#define UMODE_WALLOPS	0x04	/* +w */
+#define UMODE_BOT	0x08	/* +B */
+
+/* Client state flags. */
+#define CLIENT_REGISTERED	0x0001
+#define CLIENT_HAVE_NICK	0x0002
+#define CLIENT_HAVE_USER	0x0004
+#define CLIENT_PASS_OK		0x0008
+#define CLIENT_CAP_NEGOTIATING	0x0010	/* CAP LS/REQ seen, no CAP END yet */
+#define CLIENT_CLOSING		0x0020	/* quit in progress: send nothing more */
+#define CLIENT_FLOOD_EXEMPT	0x0040
+#define CLIENT_AGENT		0x0080	/* for WHOIS text only; never for routing */
+
+/*
+ * A relayed event (PRIVMSG, NOTICE, ...) from one user, rendered once and
+ * shared by every recipient; structured fields let agents (later) read it
+ * without parsing the line.
+ */
+struct outmsg {
+	struct client	*from;
+	const char	*cmd;		/* "PRIVMSG", "NOTICE" */
+	const char	*target;	/* as the sender wrote it */
+	const char	*text;
+	char		 line[IRC_LINELEN];	/* ":prefix CMD target :text", no CRLF */
+	size_t		 len;
+};
+
+/* Fill m from its fields (truncating text to the line limit) for sending. */
+void	outmsg_render(struct outmsg *m);
+
+struct client_ops {
+	/* One complete line, no CRLF. Server replies and relayed events. */
+	void	(*send)(struct client *to, const char *line, size_t len);
+	/* A relayed event from another user; rendered per recipient's caps. */
+	void	(*deliver)(struct client *to, struct outmsg *);
+	/* The client leaves the server for reason; free what the ops own. */
+	void	(*release)(struct client *, const char *reason);
+};
+
+struct invite {
+	LIST_ENTRY(invite)	 entry;
+	char			 chan[CHANNELLEN + 1];	/* casefolded */
+};
+
+TAILQ_HEAD(member_list, member);
+
+struct client {
+	TAILQ_ENTRY(client)	 entry;		/* ircd.all */
+	char			 nick[NICKLEN + 1];
+	char			 user[USERLEN + 1];
+	char			 host[HOSTLEN + 1];
+	char			 ip[64];
+	char			 realname[REALLEN + 1];
+	char			*away;		/* NULL when here */
+	char			*account;	/* NULL when not logged in */
+	char			*oper;		/* operator block name */
+	unsigned		 umodes;
+	unsigned		 flags;
+	time_t			 signon;
+	time_t			 idle;		/* last PRIVMSG/NOTICE, for WHOIS 317 */
+	struct conn		*conn;		/* NULL for clients without a socket */
+	const struct client_ops	*ops;
+	void			*priv;		/* the ops' own state */
+	struct member_list	 channels;	/* memberships, via member.by_client */
+	unsigned		 nchannels;
+	LIST_HEAD(, invite)	 invites;
+	unsigned		 ninvites;
+	char			 prefix[NICKLEN + USERLEN + HOSTLEN + 3];
+	uint64_t		 mark;		/* send-once marker, see client_send_common */
+};
+
+/* A new unregistered client with ops; adds it to ircd.all. */
+struct client	*client_new(const struct client_ops *, struct conn *);
+/* Look a nick up, case-insensitively; registered clients only. */
+struct client	*client_find(const char *nick);
+/* The same, including clients still registering (for 433). */
+struct client	*client_find_any(const char *nick);
+/* Change (or set) the nick index; rebuilds the prefix. */
+void		 client_set_nick(struct client *, const char *nick);
+void		 client_update_prefix(struct client *);
+/*
+ * The client leaves: QUIT to common channels (once each peer), parts all,
+ * WHOWAS entry, unindexed, ops->release. The struct is freed later.
+ */
+void		 client_exit(struct client *, const char *reason);
+/* Free exited clients; called once per loop turn, never from a callback of their own. */
+void		 client_reap(void);
+/* Free what the client module keeps for itself, at exit. */
+void		 client_shutdown(void);
+
+void		 client_send(struct client *, const char *fmt, ...)
+		    __attribute__((format(printf, 2, 3)));
+void		 client_sendn(struct client *, const char *line, size_t len);
+/* Send to every client sharing a channel with c, each once (and c if self). */
+void		 client_send_common(struct client *c, int self, const char *fmt, ...)
+		    __attribute__((format(printf, 3, 4)));
+/* The nick to use in replies: "*" until one is set. */
+const char	*client_name(const struct client *);
+int		 client_is_oper(const struct client *);
+/* Does the client match a nick!user@host mask? */
+int		 client_match_mask(const struct client *, const char *mask);
+void		 client_invite_add(struct client *, const char *chan);
+int		 client_invite_take(struct client *, const char *chan);
+void		 client_invite_clear(struct client *, const char *chan);
+
+#endif

@@ -1,0 +1,269 @@
+/*
+ * cmd-register.c: connection registration (PASS, NICK, USER, CAP), the
+ * welcome burst, PING/PONG and QUIT.
+ */
+#include "compat.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "ircd/casemap.h"
+#include "ircd/channel.h"
+#include "ircd/client.h"
+#include "ircd/command.h"
+#include "ircd/conf.h"
+#include "ircd/isupport.h"
+#include "ircd/log.h"
+#include "ircd/message.h"
+#include "ircd/numeric.h"
+#include "ircd/reply.h"
+#include "ircd/whowas.h"
+#include "ircd/xmalloc.h"
+
+#define ERR_INVALIDCAPCMD	410
+
+static char	**motd;
+static size_t	  nmotd;
+
+void
+motd_free(void)
+{
+	size_t i;
+
+	for (i = 0; i < nmotd; i++)
+		free(motd[i]);
+	free(motd);
+	motd = NULL;
+	nmotd = 0;
+}
+
+void
+motd_load(void)
+{
+	FILE *fp;
+	char *line = NULL;
+	size_t cap = 0;
+	ssize_t n;
+
+	motd_free();
+	if (ircd.conf->motd == NULL)
+		return;
+	if ((fp = fopen(ircd.conf->motd, "r")) == NULL) {
+		log_warn("motd %s", ircd.conf->motd);
+		return;
+	}
+	/* Bounded: a MOTD is a screenful, not a file dump. */
+	while (nmotd < 200 && (n = getline(&line, &cap, fp)) != -1) {
+		while (n > 0 && (line[n - 1] == '\n' || line[n - 1] == '\r'))
+			line[--n] = '\0';
+		n = (ssize_t)message_utf8_trunc(line, (size_t)n, 400);
+		motd = xreallocarray(motd, nmotd + 1, sizeof(*motd));
+		motd[nmotd++] = xstrndup(line, (size_t)n);
+	}
+	free(line);
+	fclose(fp);
+}
+
+void
+send_motd(struct client *c)
+{
+	size_t i;
+
+	if (motd == NULL) {
+		reply(c, ERR_NOMOTD);
+		return;
+	}
+	reply(c, RPL_MOTDSTART, ircd.conf->name);
+	for (i = 0; i < nmotd; i++)
+		reply(c, RPL_MOTD, motd[i]);
+	reply(c, RPL_ENDOFMOTD);
+}
+
+void
+send_lusers(struct client *c)
+{
+	reply(c, RPL_LUSERCLIENT, ircd.nusers - ircd.ninvisible, ircd.ninvisible);
+	if (ircd.nopers > 0)
+		reply(c, RPL_LUSEROP, ircd.nopers);
+	if (ircd.nunknown > 0)
+		reply(c, RPL_LUSERUNKNOWN, ircd.nunknown);
+	if (ircd.nchannels > 0)
+		reply(c, RPL_LUSERCHANNELS, ircd.nchannels);
+	reply(c, RPL_LUSERME, ircd.nusers);
+	reply(c, RPL_LOCALUSERS, ircd.nusers, ircd.maxusers, ircd.nusers, ircd.maxusers);
+	reply(c, RPL_GLOBALUSERS, ircd.nusers, ircd.maxusers, ircd.nusers, ircd.maxusers);
+}
+
+void
+send_isupport(struct client *c)
+{
+	isupport_send(c);
+}
+
+void
+register_try(struct client *c)
+{
+	const struct conf *cf = ircd.conf;
+
+	if ((c->flags & CLIENT_REGISTERED) ||
+	    !(c->flags & CLIENT_HAVE_NICK) || !(c->flags & CLIENT_HAVE_USER) ||
+	    (c->flags & CLIENT_CAP_NEGOTIATING))
+		return;
+	c->flags |= CLIENT_REGISTERED;
+	c->signon = c->idle = time(NULL);
+	ircd.nunknown--;
+	ircd.nusers++;
+	if (ircd.nusers > ircd.maxusers)
+		ircd.maxusers = ircd.nusers;
+	client_update_prefix(c);
+	log_debug("registered %s from %s", c->prefix, c->ip);
+
+	reply(c, RPL_WELCOME, cf->network, c->prefix);
+	reply(c, RPL_YOURHOST, cf->name, IRCD_VERSION);
+	reply(c, RPL_CREATED, ircd.created);
+	reply(c, RPL_MYINFO, cf->name, IRCD_VERSION, "iowB", "biklmnostv", "bklov");
+	send_isupport(c);
+	send_lusers(c);
+	send_motd(c);
+	if (c->umodes != 0)
+		client_send(c, ":%s MODE %s :+%s%s%s%s", c->nick, c->nick,
+		    c->umodes & UMODE_INVISIBLE ? "i" : "",
+		    c->umodes & UMODE_OPER ? "o" : "",
+		    c->umodes & UMODE_WALLOPS ? "w" : "",
+		    c->umodes & UMODE_BOT ? "B" : "");
+}
+
+void
+cmd_pass(struct client *c, struct message *m)
+{
+	/* Accounts check PASS (account:password) once they exist; kept for later. */
+	(void)m;
+	c->flags |= CLIENT_PASS_OK;
+}
+
+void
+cmd_nick(struct client *c, struct message *m)
+{
+	const char *nick = m->nparams > 0 ? m->params[0] : "";
+	struct client *other;
+
+	if (nick[0] == '\0') {
+		reply(c, ERR_NONICKNAMEGIVEN);
+		return;
+	}
+	if (!casemap_valid_nick(nick, NICKLEN)) {
+		reply(c, ERR_ERRONEUSNICKNAME, nick);
+		return;
+	}
+	other = client_find_any(nick);
+	if (other != NULL && other != c) {
+		reply(c, ERR_NICKNAMEINUSE, nick);
+		return;
+	}
+	if (strcmp(c->nick, nick) == 0)
+		return;		/* no change at all */
+	if (c->flags & CLIENT_REGISTERED) {
+		/* Everyone who can see c learns the new nick, c included. */
+		client_send_common(c, 1, ":%s NICK :%s", c->prefix, nick);
+		whowas_add(c);
+		client_set_nick(c, nick);
+		return;
+	}
+	client_set_nick(c, nick);
+	c->flags |= CLIENT_HAVE_NICK;
+	register_try(c);
+}
+
+void
+cmd_user(struct client *c, struct message *m)
+{
+	const char *p;
+	size_t n = 0;
+
+	if (c->flags & CLIENT_HAVE_USER) {
+		reply(c, ERR_ALREADYREGISTERED);
+		return;
+	}
+	if (m->params[0][0] == '\0') {
+		reply(c, ERR_NEEDMOREPARAMS, "USER");
+		return;
+	}
+	/* Keep the characters a prefix can carry; the rest would break parsing. */
+	for (p = m->params[0]; *p != '\0' && n < USERLEN; p++) {
+		unsigned char ch = (unsigned char)*p;
+
+		if (ch > ' ' && ch < 0x7f && ch != '@' && ch != '!' && ch != ':')
+			c->user[n++] = (char)ch;
+	}
+	c->user[n] = '\0';
+	if (n == 0)
+		strlcpy(c->user, "user", sizeof(c->user));
+	n = message_utf8_trunc(m->params[3], strlen(m->params[3]), REALLEN);
+	memcpy(c->realname, m->params[3], n);
+	c->realname[n] = '\0';
+	c->flags |= CLIENT_HAVE_USER;
+	client_update_prefix(c);
+	register_try(c);
+}
+
+void
+cmd_ping(struct client *c, struct message *m)
+{
+	if (m->nparams < 1 || m->params[0][0] == '\0') {
+		reply(c, ERR_NOORIGIN);
+		return;
+	}
+	client_send(c, ":%s PONG %s :%s", ircd.conf->name, ircd.conf->name,
+	    m->params[0]);
+}
+
+void
+cmd_pong(struct client *c, struct message *m)
+{
+	/* Any line resets the ping timer (conn.c); nothing more to do. */
+	(void)c;
+	(void)m;
+}
+
+void
+cmd_quit(struct client *c, struct message *m)
+{
+	char reason[IRC_LINELEN];
+
+	if (m->nparams > 0 && m->params[0][0] != '\0')
+		snprintf(reason, sizeof(reason), "Quit: %s", m->params[0]);
+	else
+		strlcpy(reason, "Client Quit", sizeof(reason));
+	reason[message_utf8_trunc(reason, strlen(reason), KICKLEN)] = '\0';
+	client_exit(c, reason);
+}
+
+/*
+ * CAP: negotiation is understood so that clients which open with CAP LS
+ * register normally; the capabilities themselves come with IRCv3 support.
+ */
+void
+cmd_cap(struct client *c, struct message *m)
+{
+	const char *sub = m->params[0];
+
+	if (strcasecmp(sub, "LS") == 0) {
+		if (!(c->flags & CLIENT_REGISTERED))
+			c->flags |= CLIENT_CAP_NEGOTIATING;
+		client_send(c, ":%s CAP %s LS :", ircd.conf->name, client_name(c));
+	} else if (strcasecmp(sub, "LIST") == 0) {
+		client_send(c, ":%s CAP %s LIST :", ircd.conf->name, client_name(c));
+	} else if (strcasecmp(sub, "REQ") == 0) {
+		if (!(c->flags & CLIENT_REGISTERED))
+			c->flags |= CLIENT_CAP_NEGOTIATING;
+		client_send(c, ":%s CAP %s NAK :%s", ircd.conf->name, client_name(c),
+		    m->nparams > 1 ? m->params[1] : "");
+	} else if (strcasecmp(sub, "END") == 0) {
+		c->flags &= ~CLIENT_CAP_NEGOTIATING;
+		register_try(c);
+	} else
+		client_send(c, ":%s %d %s %s :Invalid CAP command", ircd.conf->name,
+		    ERR_INVALIDCAPCMD, client_name(c), sub);
+}

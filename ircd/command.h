@@ -1,0 +1,61 @@
+/*
+ * command.h: the sorted command table and dispatch: parameter counts,
+ * the registration gate, flood penalty and the 421/451/461 replies.
+ */
+#ifndef IRCD_COMMAND_H
+#define IRCD_COMMAND_H
+
+struct client;
+struct message;
+
+#define CMD_UNREG	0x01	/* allowed before registration */
+#define CMD_REG		0x02	/* allowed after registration */
+#define CMD_OPER	0x04	/* operators only (481) */
+#define CMD_ANY		(CMD_UNREG | CMD_REG)
+
+struct command {
+	const char	*name;
+	void		(*handler)(struct client *, struct message *);
+	int		 min;		/* parameters needed, else 461 */
+	unsigned	 flags;
+	unsigned	 penalty;	/* flood cost in ms */
+	unsigned long	 count;		/* uses, for STATS m */
+};
+
+/* Dispatch one parsed line from c. */
+void			 command_dispatch(struct client *, struct message *);
+const struct command	*command_find(const char *name);
+/* Iterate the table, for HELP. */
+const struct command	*command_at(unsigned i);
+
+/* Handlers, by area. */
+#define H(n) void n(struct client *, struct message *)
+/* cmd-register.c */
+H(cmd_pass); H(cmd_nick); H(cmd_user); H(cmd_ping); H(cmd_pong); H(cmd_quit);
+H(cmd_cap);
+/* cmd-message.c */
+H(cmd_privmsg); H(cmd_notice);
+/* cmd-channel.c */
+H(cmd_join); H(cmd_part); H(cmd_topic); H(cmd_names); H(cmd_list);
+H(cmd_invite); H(cmd_kick);
+/* cmd-mode.c */
+H(cmd_mode);
+/* cmd-query.c */
+H(cmd_who); H(cmd_whois); H(cmd_whowas); H(cmd_away); H(cmd_ison);
+H(cmd_userhost); H(cmd_lusers); H(cmd_motd); H(cmd_version); H(cmd_time);
+H(cmd_info); H(cmd_help); H(cmd_admin); H(cmd_setname);
+/* cmd-oper.c */
+H(cmd_oper); H(cmd_kill); H(cmd_wallops); H(cmd_rehash); H(cmd_die);
+#undef H
+
+/* Registration completes when NICK, USER (and PASS/CAP) are done. */
+void	register_try(struct client *);
+/* The welcome burst parts reused by commands (LUSERS, MOTD, VERSION). */
+void	send_lusers(struct client *);
+void	send_motd(struct client *);
+void	send_isupport(struct client *);
+/* (Re)read the MOTD file named in the config; kept in memory. */
+void	motd_load(void);
+void	motd_free(void);
+
+#endif

@@ -1,0 +1,104 @@
+/*
+ * conf.h: the configuration file, parsed into plain data.
+ * INI style: [section] or [section name], key = value, # comments.
+ * Every error is reported as "file:line: message".
+ */
+#ifndef IRCD_CONF_H
+#define IRCD_CONF_H
+
+#include <stddef.h>
+
+struct conf_listen {
+	char	*address;	/* as written: host:port, [v6]:port */
+	char	*host;		/* parsed host part */
+	char	*port;		/* parsed port part */
+	char	*tls_cert;	/* NULL for a plain-text listener */
+	char	*tls_key;
+	char	*tls_client_ca;
+	int	 open;		/* explicitly opened to the world (SEC-1) */
+	int	 line;		/* where it was defined, for errors */
+};
+
+struct conf_account {
+	char	*name;
+	char	*password;	/* crypt(3) hash */
+	char	*certfp;	/* lowercase hex SHA-256 of the client cert, or NULL */
+	int	 line;
+};
+
+struct conf_oper {
+	char	*name;
+	char	*password;	/* crypt(3) hash */
+	char	*mask;		/* user@host mask the OPER must come from; "*@*" default */
+	int	 line;
+};
+
+struct conf_channel {
+	char	*name;
+	char	*topic;		/* NULL if none */
+	char	*modes;		/* "+nt" style, NULL for the server default */
+	int	 line;
+};
+
+struct conf_agent {
+	char	*name;
+	char	**argv;		/* NULL-terminated, from command (shell-like quoting) */
+	char	*cwd;
+	char	**env;		/* NULL-terminated "KEY=VALUE" */
+	char	**channels;	/* NULL-terminated */
+	char	*description;
+	char	*permissions;	/* ask | allow-reads | allow-all | deny-all */
+	char	*tools;		/* show | hide */
+	int	 line;
+};
+
+struct conf {
+	char	*path;		/* the file as given */
+	char	*dir;		/* its directory, for relative paths */
+
+	/* [server] */
+	char	*name;		/* server name, default "agentircd.local" */
+	char	*network;	/* default "agentircd" */
+	char	*info;		/* server description (INFO, LINKS) */
+	char	*motd;		/* path of the MOTD file (relative to dir), or NULL */
+	char	*database;	/* absolute path; default <config without .conf>.db */
+	char	*admin;		/* contact line, or NULL */
+	int	 ping_interval;	/* seconds of silence before we PING */
+	int	 ping_timeout;	/* seconds after the PING before we drop */
+	int	 register_timeout; /* seconds to complete registration */
+	size_t	 sendq;		/* bytes queued to a client before SendQ exceeded */
+	size_t	 recvq;		/* bytes of unprocessed input before Excess Flood */
+	int	 max_clients;	/* connections accepted at once */
+	int	 max_per_ip;	/* connections from one address (0 = no limit) */
+	int	 max_channels;	/* channels per user (CHANLIMIT) */
+	int	 max_targets;	/* targets per PRIVMSG/NOTICE/JOIN/... (TARGMAX) */
+	int	 max_bans;	/* list modes per channel (MAXLIST) */
+	int	 flood;		/* 0 disables flood control (benchmarks) */
+	int	 flood_burst;	/* seconds of penalty a client may run ahead */
+	char	**flood_exempt;	/* NULL-terminated list of CIDR masks */
+	char	*default_modes;	/* modes of a new channel, default "+nt" */
+	int	 whowas;	/* WHOWAS entries kept */
+
+	struct conf_listen	*listens;
+	size_t			 nlistens;
+	struct conf_account	*accounts;
+	size_t			 naccounts;
+	struct conf_oper	*opers;
+	size_t			 nopers;
+	struct conf_channel	*channels;
+	size_t			 nchannels;
+	struct conf_agent	*agents;
+	size_t			 nagents;
+};
+
+/*
+ * Parse text (the whole file) named filename. On error returns NULL and
+ * writes "filename:line: message" into err. Pure: touches no file.
+ */
+struct conf	*conf_parse(const char *text, const char *filename,
+		    char *err, size_t errlen);
+/* Read and parse the file at path; errors as conf_parse. */
+struct conf	*conf_load(const char *path, char *err, size_t errlen);
+void		 conf_free(struct conf *);
+
+#endif

@@ -1,0 +1,31 @@
+/*
+ * conn.h: one socket of one client. Reads CRLF lines with a length cap,
+ * enforces flood penalties, the SendQ and ping timeouts, and closes with
+ * a reason. Plain or TLS: both are a bufferevent.
+ */
+#ifndef IRCD_CONN_H
+#define IRCD_CONN_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/socket.h>
+
+struct bufferevent;
+struct client;
+struct listener;
+
+struct conn	*conn_new(struct bufferevent *, const struct sockaddr *, socklen_t,
+		    struct listener *);
+/* Queue a line (CRLF appended). Past the SendQ the client is dropped. */
+void		 conn_write(struct conn *, const char *line, size_t len);
+/* Flush what is queued, then close; the client gets "ERROR :Closing Link: ..." first. */
+void		 conn_close(struct conn *, const char *reason);
+/* Add ms of flood penalty for the command being processed. */
+void		 conn_penalty(struct conn *, unsigned ms);
+void		 conn_set_flood_exempt(struct conn *, int exempt);
+int		 conn_is_tls(const struct conn *);
+size_t		 conn_sendq(const struct conn *);
+/* How many connections come from this address right now. */
+unsigned	 conn_count_ip(const char *ip);
+
+#endif

@@ -1,0 +1,203 @@
+/*
+ * listen.c: the listening sockets. Each [listen] block is one
+ * evconnlistener; a TLS block has its SSL_CTX. When the process runs out
+ * of descriptors, accepting pauses for a second instead of spinning.
+ */
+#include "compat.h"
+
+#include <event2/buffer.h>
+#include <event2/bufferevent.h>
+#include <event2/bufferevent_ssl.h>
+#include <event2/event.h>
+#include <event2/listener.h>
+#include <openssl/err.h>
+#include <openssl/ssl.h>
+
+#include <errno.h>
+#include <netdb.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "ircd/conf.h"
+#include "ircd/ircd.h"
+#include "ircd/conn.h"
+#include "ircd/listen.h"
+#include "ircd/log.h"
+#include "ircd/xmalloc.h"
+
+static struct listener	*listeners;
+static size_t		 nlisteners;
+static struct event	*resume_ev;
+
+static void
+listen_refuse(evutil_socket_t fd, const char *why)
+{
+	char buf[128];
+	int n = snprintf(buf, sizeof(buf), "ERROR :Closing Link: %s\r\n", why);
+
+	/* Best effort: the socket is new and its buffer empty. */
+	if (n > 0 && write(fd, buf, (size_t)n) < 0)
+		log_debug("refused connection: %s", why);
+	evutil_closesocket(fd);
+}
+
+static void
+listen_accept_cb(struct evconnlistener *evl, evutil_socket_t fd,
+    struct sockaddr *sa, int salen, void *arg)
+{
+	struct listener *l = arg;
+	struct bufferevent *bev;
+	const struct conf *cf = ircd.conf;
+
+	if (ircd.nconns >= (unsigned)cf->max_clients) {
+		listen_refuse(fd, "Server is full");
+		return;
+	}
+	if (cf->max_per_ip > 0) {
+		char ip[64] = "";
+
+		if (sa->sa_family == AF_INET)
+			evutil_inet_ntop(AF_INET, &((struct sockaddr_in *)sa)->sin_addr, ip, sizeof(ip));
+		else if (sa->sa_family == AF_INET6)
+			evutil_inet_ntop(AF_INET6, &((struct sockaddr_in6 *)sa)->sin6_addr, ip, sizeof(ip));
+		if (conn_count_ip(ip) >= (unsigned)cf->max_per_ip) {
+			listen_refuse(fd, "Too many connections from your address");
+			return;
+		}
+	}
+	evutil_make_socket_nonblocking(fd);
+	if (l->ssl != NULL) {
+		SSL *ssl = SSL_new(l->ssl);
+
+		if (ssl == NULL) {
+			evutil_closesocket(fd);
+			return;
+		}
+		bev = bufferevent_openssl_socket_new(ircd.base, fd, ssl,
+		    BUFFEREVENT_SSL_ACCEPTING, BEV_OPT_CLOSE_ON_FREE);
+		if (bev != NULL)
+			bufferevent_openssl_set_allow_dirty_shutdown(bev, 1);
+	} else
+		bev = bufferevent_socket_new(ircd.base, fd, BEV_OPT_CLOSE_ON_FREE);
+	if (bev == NULL) {
+		evutil_closesocket(fd);
+		return;
+	}
+	conn_new(bev, sa, (socklen_t)salen, l);
+}
+
+static void
+listen_resume_cb(evutil_socket_t fd, short what, void *arg)
+{
+	size_t i;
+
+	for (i = 0; i < nlisteners; i++)
+		evconnlistener_enable(listeners[i].evl);
+}
+
+static void
+listen_error_cb(struct evconnlistener *evl, void *arg)
+{
+	struct timeval tv = { 1, 0 };
+	size_t i;
+	int err = EVUTIL_SOCKET_ERROR();
+
+	if (err == EMFILE || err == ENFILE || err == ENOBUFS || err == ENOMEM) {
+		log_warnx("accept: %s; pausing for a second",
+		    evutil_socket_error_to_string(err));
+		for (i = 0; i < nlisteners; i++)
+			evconnlistener_disable(listeners[i].evl);
+		if (resume_ev == NULL)
+			resume_ev = evtimer_new(ircd.base, listen_resume_cb, NULL);
+		evtimer_add(resume_ev, &tv);
+		return;
+	}
+	log_warnx("accept: %s", evutil_socket_error_to_string(err));
+}
+
+static struct ssl_ctx_st *
+listen_tls_ctx(const struct conf_listen *cl)
+{
+	SSL_CTX *ctx = SSL_CTX_new(TLS_server_method());
+	char err[256];
+
+	if (ctx == NULL)
+		return NULL;
+	SSL_CTX_set_min_proto_version(ctx, TLS1_2_VERSION);
+	SSL_CTX_set_options(ctx, SSL_OP_NO_RENEGOTIATION | SSL_OP_CIPHER_SERVER_PREFERENCE);
+	if (SSL_CTX_use_certificate_chain_file(ctx, cl->tls_cert) != 1 ||
+	    SSL_CTX_use_PrivateKey_file(ctx, cl->tls_key, SSL_FILETYPE_PEM) != 1 ||
+	    SSL_CTX_check_private_key(ctx) != 1) {
+		ERR_error_string_n(ERR_get_error(), err, sizeof(err));
+		log_warnx("listen %s: cannot load %s / %s: %s", cl->address,
+		    cl->tls_cert, cl->tls_key, err);
+		SSL_CTX_free(ctx);
+		return NULL;
+	}
+	return ctx;
+}
+
+int
+listen_start(struct conf *cf)
+{
+	size_t i;
+
+	listeners = xcalloc(cf->nlistens, sizeof(*listeners));
+	for (i = 0; i < cf->nlistens; i++) {
+		const struct conf_listen *cl = &cf->listens[i];
+		struct listener *l = &listeners[i];
+		struct addrinfo hints, *res;
+		int error;
+
+		memset(&hints, 0, sizeof(hints));
+		hints.ai_family = AF_UNSPEC;
+		hints.ai_socktype = SOCK_STREAM;
+		hints.ai_flags = AI_PASSIVE | AI_NUMERICSERV;
+		error = getaddrinfo(cl->host, cl->port, &hints, &res);
+		if (error != 0) {
+			log_warnx("listen %s: %s", cl->address, gai_strerror(error));
+			goto fail;
+		}
+		l->conf = cl;
+		if (cl->tls_cert != NULL && (l->ssl = listen_tls_ctx(cl)) == NULL) {
+			freeaddrinfo(res);
+			goto fail;
+		}
+		l->evl = evconnlistener_new_bind(ircd.base, listen_accept_cb, l,
+		    LEV_OPT_CLOSE_ON_FREE | LEV_OPT_REUSEABLE | LEV_OPT_CLOSE_ON_EXEC,
+		    1024, res->ai_addr, (int)res->ai_addrlen);
+		freeaddrinfo(res);
+		if (l->evl == NULL) {
+			log_warn("listen %s: cannot bind", cl->address);
+			goto fail;
+		}
+		evconnlistener_set_error_cb(l->evl, listen_error_cb);
+		nlisteners++;
+		log_info("listening on %s%s", cl->address, l->ssl ? " (TLS)" : "");
+	}
+	return 0;
+fail:
+	listen_stop();
+	return -1;
+}
+
+void
+listen_stop(void)
+{
+	size_t i;
+
+	for (i = 0; listeners != NULL && i < ircd.conf->nlistens; i++) {
+		if (listeners[i].evl != NULL)
+			evconnlistener_free(listeners[i].evl);
+		if (listeners[i].ssl != NULL)
+			SSL_CTX_free(listeners[i].ssl);
+	}
+	free(listeners);
+	listeners = NULL;
+	nlisteners = 0;
+	if (resume_ev != NULL) {
+		event_free(resume_ev);
+		resume_ev = NULL;
+	}
+}

@@ -1,0 +1,22 @@
+/*
+ * listen.h: one evconnlistener per [listen] block; TLS contexts; accept
+ * back-off when out of file descriptors.
+ */
+#ifndef IRCD_LISTEN_H
+#define IRCD_LISTEN_H
+
+struct conf;
+struct conf_listen;
+
+struct listener {
+	struct evconnlistener		*evl;
+	const struct conf_listen	*conf;
+	struct ssl_ctx_st		*ssl;	/* NULL for plain text */
+	int				 loopback;
+};
+
+/* Bind every listener of conf; on failure log and return -1 (nothing left bound). */
+int	listen_start(struct conf *);
+void	listen_stop(void);
+
+#endif

@@ -1,0 +1,93 @@
+/*
+ * log.c: timestamped lines on stderr. The daemon runs in the foreground
+ * under a supervisor (systemd, tmux, tests), which keeps the file.
+ */
+#include "compat.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/time.h>
+#include <time.h>
+
+#include "ircd/log.h"
+
+static int log_verbose;
+
+void
+log_init(int verbose)
+{
+	log_verbose = verbose;
+}
+
+static void
+log_vwrite(const char *level, const char *fmt, va_list ap, const char *suffix)
+{
+	struct timeval tv;
+	struct tm tm;
+	char ts[32];
+
+	gettimeofday(&tv, NULL);
+	gmtime_r(&tv.tv_sec, &tm);
+	strftime(ts, sizeof(ts), "%Y-%m-%dT%H:%M:%S", &tm);
+	fprintf(stderr, "%s.%03dZ %s ", ts, (int)(tv.tv_usec / 1000), level);
+	vfprintf(stderr, fmt, ap);
+	if (suffix != NULL)
+		fprintf(stderr, ": %s", suffix);
+	fputc('\n', stderr);
+}
+
+void
+log_debug(const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!log_verbose)
+		return;
+	va_start(ap, fmt);
+	log_vwrite("debug", fmt, ap, NULL);
+	va_end(ap);
+}
+
+void
+log_info(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	log_vwrite("info", fmt, ap, NULL);
+	va_end(ap);
+}
+
+void
+log_warnx(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	log_vwrite("warn", fmt, ap, NULL);
+	va_end(ap);
+}
+
+void
+log_warn(const char *fmt, ...)
+{
+	va_list ap;
+	int saved = errno;
+
+	va_start(ap, fmt);
+	log_vwrite("warn", fmt, ap, strerror(saved));
+	va_end(ap);
+}
+
+void
+log_fatalx(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	log_vwrite("fatal", fmt, ap, NULL);
+	va_end(ap);
+	exit(70);	/* EX_SOFTWARE */
+}

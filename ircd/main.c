@@ -1,0 +1,147 @@
+/*
+ * main.c: command line. Runs the server in the foreground with its log
+ * on stderr, checks a config (-n), or hashes a password for the config.
+ */
+#include "compat.h"
+
+#include <openssl/crypto.h>
+
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include "ircd/conf.h"
+#include "ircd/ircd.h"
+#include "ircd/log.h"
+#include "ircd/passwd.h"
+
+/* sysexits(3) values, spelled out to need no BSD header. */
+#define EX_OK		0
+#define EX_USAGE	64
+#define EX_NOINPUT	66
+#define EX_SOFTWARE	70
+#define EX_OSERR	71
+#define EX_CONFIG	78
+
+static void
+usage(void)
+{
+	fprintf(stderr,
+	    "usage: agentircd [-dn] [-f file]\n"
+	    "       agentircd --hash-password < password\n"
+	    "       agentircd --version\n");
+	exit(EX_USAGE);
+}
+
+static int
+hash_password(void)
+{
+	char *line = NULL, *hash;
+	size_t cap = 0;
+	ssize_t n;
+
+	if (isatty(STDIN_FILENO))
+		fprintf(stderr, "Password: ");
+	n = getline(&line, &cap, stdin);
+	if (n <= 0) {
+		fprintf(stderr, "agentircd: no password on standard input\n");
+		free(line);
+		return EX_USAGE;
+	}
+	while (n > 0 && (line[n - 1] == '\n' || line[n - 1] == '\r'))
+		line[--n] = '\0';
+	if (n == 0) {
+		fprintf(stderr, "agentircd: empty password\n");
+		free(line);
+		return EX_USAGE;
+	}
+	hash = passwd_hash(line);
+	OPENSSL_cleanse(line, cap);
+	free(line);
+	if (hash == NULL) {
+		fprintf(stderr, "agentircd: cannot hash the password\n");
+		return EX_SOFTWARE;
+	}
+	printf("%s\n", hash);
+	free(hash);
+	return EX_OK;
+}
+
+/* Every client is a descriptor: take all the kernel allows us. */
+static void
+raise_nofile(void)
+{
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+		rl.rlim_cur = rl.rlim_max;
+		if (setrlimit(RLIMIT_NOFILE, &rl) == -1)
+			log_warn("setrlimit(RLIMIT_NOFILE)");
+	}
+}
+
+int
+main(int argc, char *argv[])
+{
+	static const struct option longopts[] = {
+		{ "hash-password", no_argument, NULL, 'H' },
+		{ "version", no_argument, NULL, 'V' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *file = "agentircd.conf";
+	char err[1024];
+	struct conf *cf;
+	int ch, check = 0, debug = 0;
+
+	while ((ch = getopt_long(argc, argv, "df:nh", longopts, NULL)) != -1) {
+		switch (ch) {
+		case 'd':
+			debug = 1;
+			break;
+		case 'f':
+			file = optarg;
+			break;
+		case 'n':
+			check = 1;
+			break;
+		case 'H':
+			return hash_password();
+		case 'V':
+			printf("%s\n", IRCD_VERSION);
+			return EX_OK;
+		default:
+			usage();
+		}
+	}
+	if (optind != argc)
+		usage();
+	log_init(debug);
+
+	if (access(file, R_OK) == -1) {
+		fprintf(stderr, "agentircd: %s: %s\n", file, strerror(errno));
+		return EX_NOINPUT;
+	}
+	if ((cf = conf_load(file, err, sizeof(err))) == NULL) {
+		fprintf(stderr, "%s\n", err);
+		return EX_CONFIG;
+	}
+	if (check) {
+		fprintf(stderr, "%s: configuration OK\n", file);
+		conf_free(cf);
+		return EX_OK;
+	}
+	raise_nofile();
+	if (server_init(cf) == -1) {
+		conf_free(cf);
+		return EX_OSERR;
+	}
+	server_run();
+	conf_free(cf);
+	log_info("exiting");
+	return EX_OK;
+}

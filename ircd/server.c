@@ -1,0 +1,205 @@
+/*
+ * server.c: the server around the loop: set up from the config, signals
+ * (SIGTERM quits, SIGHUP reloads), message ids, and an orderly shutdown
+ * that tells every client why.
+ */
+#include "compat.h"
+
+#include <event2/event.h>
+
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "ircd/casemap.h"
+#include "ircd/channel.h"
+#include "ircd/client.h"
+#include "ircd/command.h"
+#include "ircd/conf.h"
+#include "ircd/dict.h"
+#include "ircd/isupport.h"
+#include "ircd/listen.h"
+#include "ircd/log.h"
+#include "ircd/whowas.h"
+
+struct ircd ircd;
+
+static struct event *sig_term, *sig_int, *sig_hup;
+
+static void
+server_signal_cb(evutil_socket_t sig, short what, void *arg)
+{
+	if (sig == SIGHUP) {
+		log_info("SIGHUP: reloading");
+		server_rehash();
+		return;
+	}
+	log_info("signal %d: shutting down", (int)sig);
+	server_shutdown("Server shutting down");
+}
+
+/* Channels named in the config exist from the start and never die empty. */
+static void
+server_conf_channels(void)
+{
+	size_t i;
+
+	for (i = 0; i < ircd.conf->nchannels; i++) {
+		const struct conf_channel *cc = &ircd.conf->channels[i];
+		struct channel *ch = channel_find(cc->name);
+		const char *p;
+		int dir = '+';
+
+		if (ch == NULL)
+			ch = channel_create(cc->name);
+		ch->permanent = 1;
+		if (cc->topic != NULL && ch->topic == NULL)
+			channel_set_topic(ch, cc->topic, ircd.conf->name, time(NULL));
+		if (cc->modes == NULL)
+			continue;
+		/* "+ntk key +l 10" style: flags, then k and l arguments in order. */
+		{
+			char buf[256], *words[8], *save = NULL, *w;
+			int nw = 0, arg = 1;
+
+			strlcpy(buf, cc->modes, sizeof(buf));
+			for (w = strtok_r(buf, " ", &save); w != NULL && nw < 8;
+			    w = strtok_r(NULL, " ", &save))
+				words[nw++] = w;
+			ch->modes = 0;
+			for (p = nw > 0 ? words[0] : ""; *p != '\0'; p++) {
+				unsigned bit = 0;
+
+				switch (*p) {
+				case '+': case '-': dir = *p; continue;
+				case 'n': bit = CMODE_NOEXTERNAL; break;
+				case 't': bit = CMODE_TOPICLOCK; break;
+				case 'm': bit = CMODE_MODERATED; break;
+				case 's': bit = CMODE_SECRET; break;
+				case 'i': bit = CMODE_INVITEONLY; break;
+				case 'k':
+					if (dir == '+' && arg < nw)
+						strlcpy(ch->key, words[arg++], sizeof(ch->key));
+					continue;
+				case 'l':
+					if (dir == '+' && arg < nw)
+						ch->limit = (unsigned)strtoul(words[arg++], NULL, 10);
+					continue;
+				}
+				if (dir == '+')
+					ch->modes |= bit;
+				else
+					ch->modes &= ~bit;
+			}
+		}
+	}
+}
+
+int
+server_init(struct conf *cf)
+{
+	struct tm tm;
+	time_t now = time(NULL);
+
+	ircd.conf = cf;
+	ircd.started = now;
+	gmtime_r(&now, &tm);
+	strftime(ircd.created, sizeof(ircd.created), "%a %b %d %Y at %H:%M:%S UTC", &tm);
+	snprintf(ircd.msgid_base, sizeof(ircd.msgid_base), "%llx",
+	    (unsigned long long)now);
+	TAILQ_INIT(&ircd.all);
+	if ((ircd.base = event_base_new()) == NULL) {
+		log_warnx("event_base_new failed");
+		return -1;
+	}
+	ircd.clients = dict_new();
+	ircd.channels = dict_new();
+	whowas_init(cf->whowas);
+	isupport_build();
+	motd_load();
+	server_conf_channels();
+	if (listen_start(cf) == -1)
+		return -1;
+
+	signal(SIGPIPE, SIG_IGN);
+	sig_term = evsignal_new(ircd.base, SIGTERM, server_signal_cb, NULL);
+	sig_int = evsignal_new(ircd.base, SIGINT, server_signal_cb, NULL);
+	sig_hup = evsignal_new(ircd.base, SIGHUP, server_signal_cb, NULL);
+	evsignal_add(sig_term, NULL);
+	evsignal_add(sig_int, NULL);
+	evsignal_add(sig_hup, NULL);
+	log_info("%s started as %s", IRCD_VERSION, cf->name);
+	return 0;
+}
+
+void
+server_run(void)
+{
+	struct client *c;
+	struct channel *ch;
+	size_t pos = 0;
+
+	event_base_dispatch(ircd.base);
+
+	/* Tear down in order so leak checkers see a clean exit. */
+	while ((c = TAILQ_FIRST(&ircd.all)) != NULL)
+		client_exit(c, "Server shutting down");
+	/*
+	 * Let closing connections flush their ERROR lines and free themselves;
+	 * each has a linger timer, so this ends within a few seconds.
+	 */
+	while (ircd.nconns > 0)
+		event_base_loop(ircd.base, EVLOOP_ONCE);
+	client_reap();
+	while ((ch = dict_next(ircd.channels, &pos, NULL)) != NULL) {
+		ch->permanent = 0;
+		channel_maybe_destroy(ch);
+		pos = 0;
+	}
+	listen_stop();
+	event_free(sig_term);
+	event_free(sig_int);
+	event_free(sig_hup);
+	client_shutdown();
+	dict_free(ircd.clients);
+	dict_free(ircd.channels);
+	whowas_free();
+	isupport_free();
+	motd_free();
+	event_base_free(ircd.base);
+	ircd.base = NULL;
+}
+
+void
+server_shutdown(const char *reason)
+{
+	struct client *c, *tc;
+
+	listen_stop();
+	TAILQ_FOREACH_SAFE(c, &ircd.all, entry, tc)
+		client_exit(c, reason);
+	/* Give the ERROR lines a moment to leave, then stop. */
+	{
+		struct timeval tv = { 0, 200000 };
+
+		event_base_loopexit(ircd.base, &tv);
+	}
+}
+
+void
+server_rehash(void)
+{
+	motd_load();
+	log_info("rehashed: MOTD reloaded");
+}
+
+const char *
+server_msgid(char *buf, size_t len)
+{
+	snprintf(buf, len, "%s-%llx", ircd.msgid_base,
+	    (unsigned long long)++ircd.msgid_seq);
+	return buf;
+}
