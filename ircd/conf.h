@@ -97,7 +97,12 @@ struct conf {
  */
 struct conf	*conf_parse(const char *text, const char *filename,
 		    char *err, size_t errlen);
-/* Read and parse the file at path; errors as conf_parse. */
+/*
+ * Read and parse the file at path; errors as conf_parse. If the file
+ * cannot be read, err is "path: reason" and errno is left set; after a
+ * parse error errno is 0. dir, database, motd and TLS paths come out
+ * absolute (relative ones are taken from the file's real directory).
+ */
 struct conf	*conf_load(const char *path, char *err, size_t errlen);
 void		 conf_free(struct conf *);
 
