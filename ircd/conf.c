@@ -111,7 +111,7 @@ static const struct conf_key conf_keys[] = {
 	{ SEC_SERVER, "max-channels",	T_INT,	S(max_channels), 1, 10000, 0 },
 	{ SEC_SERVER, "max-targets",	T_INT,	S(max_targets), 1, 100, 0 },
 	{ SEC_SERVER, "max-bans",	T_INT,	S(max_bans), 1, 10000, 0 },
-	{ SEC_SERVER, "flood",		T_BOOL,	S(flood), 0, 0, 0 },
+	{ SEC_SERVER, "flood-control", T_BOOL,	S(flood), 0, 0, 0 },
 	{ SEC_SERVER, "flood-burst",	T_INT,	S(flood_burst), 1, 3600, 0 },
 	{ SEC_SERVER, "flood-exempt",	T_CIDRS, S(flood_exempt), 0, 0, 0 },
 	{ SEC_SERVER, "default-modes",	T_DEFMODES, S(default_modes), 0, 0, 0 },

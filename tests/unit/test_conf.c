@@ -94,7 +94,7 @@ test_full(const char *hash)
 	    "max-channels = 20\n"
 	    "max-targets = 8\n"
 	    "max-bans = 64\n"
-	    "flood = no\n"
+	    "flood-control = no\n"
 	    "flood-burst = 5\n"
 	    "flood-exempt = 127.0.0.1, 10.0.0.0/8 ::1 fd00::/8\n"
 	    "default-modes = +nst\n"
@@ -176,7 +176,7 @@ test_full(const char *hash)
 	is_int(c->max_channels, 20, "max-channels");
 	is_int(c->max_targets, 8, "max-targets");
 	is_int(c->max_bans, 64, "max-bans");
-	is_int(c->flood, 0, "flood = no");
+	is_int(c->flood, 0, "flood-control = no");
 	is_int(c->flood_burst, 5, "flood-burst");
 	is_int(strv_len(c->flood_exempt), 4, "flood-exempt: four masks");
 	if (strv_len(c->flood_exempt) == 4) {
@@ -470,8 +470,8 @@ test_errors(void)
 	    "size below one line");
 	parse_fails("[server]\nrecvq = 2m\n", "e.conf:2: bad recvq \"2m\"",
 	    "size above range");
-	parse_fails("[server]\nflood = maybe\n",
-	    "e.conf:2: bad flood \"maybe\": expected yes or no", "bad boolean");
+	parse_fails("[server]\nflood-control = maybe\n",
+	    "e.conf:2: bad flood-control \"maybe\": expected yes or no", "bad boolean");
 	parse_fails("[server]\nname = nodot\n", "e.conf:2: bad name \"nodot\"",
 	    "server name without a dot");
 	parse_fails("[server]\nnetwork = \"Agent Net\"\n",
@@ -641,7 +641,7 @@ test_accepted(void)
 		"[listen]\naddress = [::ffff:127.0.0.1]:65535\n",
 		"[channel #]\n",
 		"[agent [x]\\`_^{|}-9]\ncommand = x\n",
-		"\xef\xbb\xbf# BOM\n[server]\nflood = off\n",
+		"\xef\xbb\xbf# BOM\n[server]\nflood-control = off\n",
 		"[server]\ninfo = \"\"\n",
 	};
 	struct conf *c;
