@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/time.h>
 
 #include "ircd/casemap.h"
 #include "ircd/channel.h"
@@ -169,11 +170,32 @@ client_send_common(struct client *c, int self, const char *fmt, ...)
 }
 
 void
+client_time_tag(char *buf, size_t len)
+{
+	struct timeval tv;
+	struct tm tm;
+	char ts[32];
+
+	gettimeofday(&tv, NULL);
+	gmtime_r(&tv.tv_sec, &tm);
+	strftime(ts, sizeof(ts), "%Y-%m-%dT%H:%M:%S", &tm);
+	snprintf(buf, len, "%s.%03dZ", ts, (int)(tv.tv_usec / 1000));
+}
+
+void
 outmsg_render(struct outmsg *m)
 {
 	int n;
 	size_t len;
 
+	client_time_tag(m->time, sizeof(m->time));
+	server_msgid(m->msgid, sizeof(m->msgid));
+	if (m->text == NULL) {
+		n = snprintf(m->line, sizeof(m->line), ":%s %s %s", m->from->prefix,
+		    m->cmd, m->target);
+		m->len = n > 0 && (size_t)n < sizeof(m->line) ? (size_t)n : 0;
+		return;
+	}
 	n = snprintf(m->line, sizeof(m->line), ":%s %s %s :", m->from->prefix,
 	    m->cmd, m->target);
 	if (n < 0 || (size_t)n >= sizeof(m->line) - 2) {

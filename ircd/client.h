@@ -40,15 +40,20 @@ struct outmsg;
  */
 struct outmsg {
 	struct client	*from;
-	const char	*cmd;		/* "PRIVMSG", "NOTICE" */
+	const char	*cmd;		/* "PRIVMSG", "NOTICE", "TAGMSG" */
 	const char	*target;	/* as the sender wrote it */
-	const char	*text;
+	const char	*text;		/* NULL for TAGMSG */
+	const char	*ctags;		/* client-only tags, escaped, no '@'; or NULL */
+	char		 time[32];	/* server-time value, the same for everyone */
+	char		 msgid[32];
 	char		 line[IRC_LINELEN];	/* ":prefix CMD target :text", no CRLF */
 	size_t		 len;
 };
 
-/* Fill m from its fields (truncating text to the line limit) for sending. */
+/* Set time and msgid, and render the line (text cut to the line limit). */
 void	outmsg_render(struct outmsg *m);
+/* The current time as an IRCv3 server-time value. */
+void	client_time_tag(char *buf, size_t len);
 
 struct client_ops {
 	/* One complete line, no CRLF. Server replies and relayed events. */
@@ -78,6 +83,8 @@ struct client {
 	char			*oper;		/* operator block name */
 	unsigned		 umodes;
 	unsigned		 flags;
+	unsigned		 caps;		/* CAP_* of cap.h */
+	int			 cap_version;	/* highest CAP LS version seen */
 	time_t			 signon;
 	time_t			 idle;		/* last PRIVMSG/NOTICE, for WHOIS 317 */
 	struct conn		*conn;		/* NULL for clients without a socket */

@@ -1,13 +1,15 @@
 /*
- * cmd-message.c: PRIVMSG and NOTICE to channels (with STATUSMSG
- * prefixes) and users. The line is rendered once and shared by every
- * recipient; NOTICE never draws an error reply (RFC 1459 4.4.2).
+ * cmd-message.c: PRIVMSG, NOTICE and TAGMSG to channels (with STATUSMSG
+ * prefixes) and users. Each is rendered once with one msgid and time,
+ * shared by every recipient and the sender's echo; NOTICE never draws an
+ * error reply (RFC 1459 4.4.2).
  */
 #include "compat.h"
 
 #include <string.h>
 #include <time.h>
 
+#include "ircd/cap.h"
 #include "ircd/casemap.h"
 #include "ircd/channel.h"
 #include "ircd/client.h"
@@ -17,9 +19,21 @@
 #include "ircd/numeric.h"
 #include "ircd/reply.h"
 
+/* Client-only tags may carry at most this much (message-tags spec). */
+#define CLIENT_TAGS_MAX	4094
+
+enum kind { K_PRIVMSG, K_NOTICE, K_TAGMSG };
+
+static void
+message_echo(struct client *c, struct outmsg *om)
+{
+	if (c->caps & CAP_ECHO_MESSAGE)
+		c->ops->deliver(c, om);
+}
+
 static void
 message_to_channel(struct client *c, struct outmsg *om, const char *name,
-    int notice)
+    int quiet)
 {
 	struct channel *ch;
 	struct member *mb;
@@ -31,15 +45,13 @@ message_to_channel(struct client *c, struct outmsg *om, const char *name,
 		need = MEMBER_OP;
 	else if (name[0] == '+')
 		need = MEMBER_OP | MEMBER_VOICE;
-	if (need != 0)
-		name++;
-	if ((ch = channel_find(name)) == NULL) {
-		if (!notice)
+	if ((ch = channel_find(need != 0 ? name + 1 : name)) == NULL) {
+		if (!quiet)
 			reply(c, ERR_NOSUCHNICK, name);
 		return;
 	}
 	if ((err = channel_can_send(ch, c)) != 0) {
-		if (!notice)
+		if (!quiet)
 			reply(c, err, ch->name);
 		return;
 	}
@@ -51,40 +63,76 @@ message_to_channel(struct client *c, struct outmsg *om, const char *name,
 			continue;
 		mb->client->ops->deliver(mb->client, om);
 	}
+	message_echo(c, om);
 }
 
 static void
-message_to_user(struct client *c, struct outmsg *om, const char *nick, int notice)
+message_to_user(struct client *c, struct outmsg *om, const char *nick,
+    enum kind kind)
 {
 	struct client *to = client_find(nick);
 
 	if (to == NULL) {
-		if (!notice)
+		if (kind != K_NOTICE)
 			reply(c, ERR_NOSUCHNICK, nick);
 		return;
 	}
 	outmsg_render(om);
 	to->ops->deliver(to, om);
-	if (!notice && to->away != NULL)
+	if (to != c)
+		message_echo(c, om);
+	if (kind == K_PRIVMSG && to->away != NULL)
 		reply(c, RPL_AWAY, to->nick, to->away);
 }
 
-static void
-message_send(struct client *c, struct message *m, const char *cmd, int notice)
+/* Keep the client-only (+) tags of the sender for relaying. */
+static int
+message_client_tags(const char *tags, char *out, size_t size)
 {
-	char targets[IRC_LINELEN], *t, *next;
+	const char *p = tags;
+	size_t n = 0, total = 0;
+
+	out[0] = '\0';
+	while (p != NULL && *p != '\0') {
+		const char *end = strchr(p, ';');
+		size_t len = end != NULL ? (size_t)(end - p) : strlen(p);
+
+		if (p[0] == '+') {
+			total += len + 1;
+			if (total > CLIENT_TAGS_MAX + 1 || n + len + 2 > size)
+				return -1;
+			if (n > 0)
+				out[n++] = ';';
+			memcpy(out + n, p, len);
+			n += len;
+			out[n] = '\0';
+		}
+		p = end != NULL ? end + 1 : NULL;
+	}
+	return 0;
+}
+
+static void
+message_send(struct client *c, struct message *m, const char *cmd, enum kind kind)
+{
+	char targets[IRC_LINELEN], *t, *next, ctags[CLIENT_TAGS_MAX + 2];
 	const char *seen[64];
-	int ntargets = 0, i, dup;
+	int ntargets = 0, i, dup, quiet = kind == K_NOTICE;
 	struct outmsg om;
 
 	if (m->nparams < 1 || m->params[0][0] == '\0') {
-		if (!notice)
+		if (!quiet)
 			reply(c, ERR_NORECIPIENT, cmd);
 		return;
 	}
-	if (m->nparams < 2 || m->params[1][0] == '\0') {
-		if (!notice)
+	if (kind != K_TAGMSG && (m->nparams < 2 || m->params[1][0] == '\0')) {
+		if (!quiet)
 			reply(c, ERR_NOTEXTTOSEND);
+		return;
+	}
+	if (message_client_tags((c->caps & CAP_MESSAGE_TAGS) ? m->tags : NULL,
+	    ctags, sizeof(ctags)) == -1) {
+		reply(c, ERR_INPUTTOOLONG);
 		return;
 	}
 	strlcpy(targets, m->params[0], sizeof(targets));
@@ -93,11 +141,11 @@ message_send(struct client *c, struct message *m, const char *cmd, int notice)
 		if (*t == ',')
 			i++;
 	if (i > ircd.conf->max_targets) {
-		if (!notice)
+		if (!quiet)
 			reply(c, ERR_TOOMANYTARGETS, m->params[0], ircd.conf->max_targets);
 		return;
 	}
-	if (!notice)
+	if (kind == K_PRIVMSG)
 		c->idle = time(NULL);
 	for (t = targets; t != NULL; t = next) {
 		if ((next = strchr(t, ',')) != NULL)
@@ -115,23 +163,30 @@ message_send(struct client *c, struct message *m, const char *cmd, int notice)
 		om.from = c;
 		om.cmd = cmd;
 		om.target = t;
-		om.text = m->params[1];
+		om.text = kind == K_TAGMSG ? NULL : m->params[1];
+		om.ctags = ctags;
 		if (casemap_is_channel(t) ||
 		    ((t[0] == '@' || t[0] == '+') && casemap_is_channel(t + 1)))
-			message_to_channel(c, &om, t, notice);
+			message_to_channel(c, &om, t, quiet);
 		else
-			message_to_user(c, &om, t, notice);
+			message_to_user(c, &om, t, kind);
 	}
 }
 
 void
 cmd_privmsg(struct client *c, struct message *m)
 {
-	message_send(c, m, "PRIVMSG", 0);
+	message_send(c, m, "PRIVMSG", K_PRIVMSG);
 }
 
 void
 cmd_notice(struct client *c, struct message *m)
 {
-	message_send(c, m, "NOTICE", 1);
+	message_send(c, m, "NOTICE", K_NOTICE);
+}
+
+void
+cmd_tagmsg(struct client *c, struct message *m)
+{
+	message_send(c, m, "TAGMSG", K_TAGMSG);
 }

@@ -22,8 +22,6 @@
 #include "ircd/whowas.h"
 #include "ircd/xmalloc.h"
 
-#define ERR_INVALIDCAPCMD	410
-
 static char	**motd;
 static size_t	  nmotd;
 
@@ -238,32 +236,4 @@ cmd_quit(struct client *c, struct message *m)
 		strlcpy(reason, "Client Quit", sizeof(reason));
 	reason[message_utf8_trunc(reason, strlen(reason), KICKLEN)] = '\0';
 	client_exit(c, reason);
-}
-
-/*
- * CAP: negotiation is understood so that clients which open with CAP LS
- * register normally; the capabilities themselves come with IRCv3 support.
- */
-void
-cmd_cap(struct client *c, struct message *m)
-{
-	const char *sub = m->params[0];
-
-	if (strcasecmp(sub, "LS") == 0) {
-		if (!(c->flags & CLIENT_REGISTERED))
-			c->flags |= CLIENT_CAP_NEGOTIATING;
-		client_send(c, ":%s CAP %s LS :", ircd.conf->name, client_name(c));
-	} else if (strcasecmp(sub, "LIST") == 0) {
-		client_send(c, ":%s CAP %s LIST :", ircd.conf->name, client_name(c));
-	} else if (strcasecmp(sub, "REQ") == 0) {
-		if (!(c->flags & CLIENT_REGISTERED))
-			c->flags |= CLIENT_CAP_NEGOTIATING;
-		client_send(c, ":%s CAP %s NAK :%s", ircd.conf->name, client_name(c),
-		    m->nparams > 1 ? m->params[1] : "");
-	} else if (strcasecmp(sub, "END") == 0) {
-		c->flags &= ~CLIENT_CAP_NEGOTIATING;
-		register_try(c);
-	} else
-		client_send(c, ":%s %d %s %s :Invalid CAP command", ircd.conf->name,
-		    ERR_INVALIDCAPCMD, client_name(c), sub);
 }

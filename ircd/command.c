@@ -9,6 +9,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "ircd/cap.h"
 #include "ircd/client.h"
 #include "ircd/command.h"
 #include "ircd/conn.h"
@@ -50,6 +51,7 @@ static struct command commands[] = {
 	{ "QUIT",	cmd_quit,	0, CMD_ANY,	P_FREE, 0 },
 	{ "REHASH",	cmd_rehash,	0, CMD_REG | CMD_OPER, P_FREE, 0 },
 	{ "SETNAME",	cmd_setname,	1, CMD_REG,	P_HEAVY, 0 },
+	{ "TAGMSG",	cmd_tagmsg,	1, CMD_REG,	P_STD, 0 },
 	{ "TIME",	cmd_time,	0, CMD_REG,	P_STD, 0 },
 	{ "TOPIC",	cmd_topic,	1, CMD_REG,	P_STD, 0 },
 	{ "USER",	cmd_user,	4, CMD_UNREG,	P_FREE, 0 },
@@ -117,5 +119,17 @@ command_dispatch(struct client *c, struct message *m)
 		return;
 	}
 	cmd->count++;
+	if (c->conn != NULL && (c->caps & CAP_LABELED_RESPONSE) && m->tags != NULL) {
+		char label[IRC_LINELEN];
+		struct conn *conn = c->conn;	/* c->conn is gone if c quits */
+
+		if (message_tag_get(m->tags, "label", label, sizeof(label)) &&
+		    label[0] != '\0' && strlen(label) <= 64) {
+			conn_label_begin(conn, label);
+			cmd->handler(c, m);
+			conn_label_end(conn);
+			return;
+		}
+	}
 	cmd->handler(c, m);
 }

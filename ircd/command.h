@@ -32,9 +32,10 @@ const struct command	*command_at(unsigned i);
 #define H(n) void n(struct client *, struct message *)
 /* cmd-register.c */
 H(cmd_pass); H(cmd_nick); H(cmd_user); H(cmd_ping); H(cmd_pong); H(cmd_quit);
+/* cmd-cap.c */
 H(cmd_cap);
 /* cmd-message.c */
-H(cmd_privmsg); H(cmd_notice);
+H(cmd_privmsg); H(cmd_notice); H(cmd_tagmsg);
 /* cmd-channel.c */
 H(cmd_join); H(cmd_part); H(cmd_topic); H(cmd_names); H(cmd_list);
 H(cmd_invite); H(cmd_kick);

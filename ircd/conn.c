@@ -22,6 +22,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "ircd/cap.h"
 #include "ircd/client.h"
 #include "ircd/command.h"
 #include "ircd/conf.h"
@@ -57,6 +58,12 @@ struct conn {
 	int			 flood_exempt;
 	int			 tls;
 	char			 ip[64];
+	/* labeled-response: the first reply is held until we know if there are more. */
+	int			 labeling;
+	unsigned		 label_lines;
+	char			 label[IRC_LINELEN];	/* escaped for a tag value */
+	char			 batch[16];
+	char			*held;
 	char			 line[CONN_MAXLINE + 1];
 };
 
@@ -77,6 +84,7 @@ conn_free_cb(evutil_socket_t fd, short what, void *arg)
 	struct conn *conn = arg;
 
 	bufferevent_free(conn->bev);
+	free(conn->held);
 	event_free(conn->timer);
 	event_free(conn->ev_free);
 	event_free(conn->ev_exit);
@@ -179,22 +187,165 @@ conn_count_ip(const char *ip)
 	return n;
 }
 
-void
-conn_write(struct conn *conn, const char *line, size_t len)
+/* Queue one line: "@tags " (when there are tags), the body, CRLF. */
+static void
+conn_put(struct conn *conn, const char *tags, const char *body, size_t len)
 {
 	struct evbuffer *out;
+	size_t tlen = tags != NULL ? strlen(tags) : 0;
 
 	if (conn->closing || conn->dead || conn->exit_reason != NULL)
 		return;
 	out = bufferevent_get_output(conn->bev);
-	if (evbuffer_get_length(out) + len + 2 > ircd.conf->sendq) {
+	if (evbuffer_get_length(out) + tlen + len + 4 > ircd.conf->sendq) {
 		/* Drop what it will never read; the ERROR line goes out alone. */
 		evbuffer_drain(out, evbuffer_get_length(out));
 		conn_exit_later(conn, "SendQ exceeded");
 		return;
 	}
-	evbuffer_add(out, line, len);
+	if (tlen > 0) {
+		evbuffer_add(out, "@", 1);
+		evbuffer_add(out, tags, tlen);
+		evbuffer_add(out, " ", 1);
+	}
+	evbuffer_add(out, body, len);
 	evbuffer_add(out, "\r\n", 2);
+}
+
+/* Join "a" and "b" as tag sections ("a;b"), either may be empty. */
+static const char *
+conn_tags_join(char *buf, size_t size, const char *a, const char *b)
+{
+	if (a == NULL || *a == '\0')
+		return b;
+	if (b == NULL || *b == '\0')
+		return a;
+	snprintf(buf, size, "%s;%s", a, b);
+	return buf;
+}
+
+/*
+ * Every line to a client goes through here. During a labeled command the
+ * first reply is held; a second one opens a labeled-response batch.
+ */
+static void
+conn_emit(struct conn *conn, const char *tags, const char *body, size_t len)
+{
+	char bt[IRC_TAGLEN + 32], tb[IRC_TAGLEN + 64];
+
+	if (!conn->labeling) {
+		conn_put(conn, tags, body, len);
+		return;
+	}
+	if (conn->label_lines == 0) {
+		free(conn->held);
+		/* "tags\nbody": the tags are split off again when it is sent. */
+		xasprintf(&conn->held, "%s\n%.*s", tags != NULL ? tags : "",
+		    (int)len, body);
+		conn->label_lines = 1;
+		return;
+	}
+	snprintf(bt, sizeof(bt), "batch=%s", conn->batch);
+	if (conn->label_lines == 1) {
+		char *nl = strchr(conn->held, '\n');
+		char open[128];
+		int n;
+
+		snprintf(tb, sizeof(tb), "label=%s", conn->label);
+		n = snprintf(open, sizeof(open), ":%s BATCH +%s labeled-response",
+		    ircd.conf->name, conn->batch);
+		conn_put(conn, tb, open, (size_t)n);
+		*nl = '\0';
+		conn_put(conn, conn_tags_join(tb, sizeof(tb), bt, conn->held),
+		    nl + 1, strlen(nl + 1));
+		free(conn->held);
+		conn->held = NULL;
+	}
+	conn->label_lines++;
+	conn_put(conn, conn_tags_join(tb, sizeof(tb), bt, tags), body, len);
+}
+
+void
+conn_label_begin(struct conn *conn, const char *label)
+{
+	static unsigned long seq;
+
+	conn->labeling = 1;
+	conn->label_lines = 0;
+	message_tag_escape(conn->label, sizeof(conn->label), label);
+	snprintf(conn->batch, sizeof(conn->batch), "L%lx", ++seq);
+}
+
+void
+conn_label_end(struct conn *conn)
+{
+	char tb[IRC_TAGLEN + 64], lt[IRC_LINELEN + 8], line[128];
+	int n;
+
+	if (!conn->labeling)
+		return;
+	conn->labeling = 0;
+	snprintf(lt, sizeof(lt), "label=%s", conn->label);
+	if (conn->label_lines == 0) {
+		/* A labeled command with no reply is acknowledged. */
+		n = snprintf(line, sizeof(line), ":%s ACK", ircd.conf->name);
+		conn_put(conn, lt, line, (size_t)n);
+	} else if (conn->label_lines == 1) {
+		char *nl = strchr(conn->held, '\n');
+
+		*nl = '\0';
+		conn_put(conn, conn_tags_join(tb, sizeof(tb), lt, conn->held),
+		    nl + 1, strlen(nl + 1));
+	} else {
+		n = snprintf(line, sizeof(line), ":%s BATCH -%s", ircd.conf->name,
+		    conn->batch);
+		conn_put(conn, NULL, line, (size_t)n);
+	}
+	free(conn->held);
+	conn->held = NULL;
+}
+
+void
+conn_write(struct conn *conn, const char *line, size_t len)
+{
+	char tags[64];
+	struct client *c = conn->client;
+
+	if (c != NULL && (c->caps & CAP_SERVER_TIME)) {
+		memcpy(tags, "time=", 5);
+		client_time_tag(tags + 5, sizeof(tags) - 5);
+		conn_emit(conn, tags, line, len);
+	} else
+		conn_emit(conn, NULL, line, len);
+}
+
+/* A relayed message: tags chosen by what this client negotiated. */
+static void
+conn_deliver(struct conn *conn, struct client *to, struct outmsg *m)
+{
+	char tags[IRC_TAGLEN];
+	size_t n = 0;
+	unsigned caps = to->caps;
+
+	tags[0] = '\0';
+#define ADD(...) do {							\
+	int w_ = snprintf(tags + n, sizeof(tags) - n, "%s", n ? ";" : "");	\
+	n += (size_t)w_;						\
+	w_ = snprintf(tags + n, sizeof(tags) - n, __VA_ARGS__);	\
+	if (w_ > 0 && (size_t)w_ < sizeof(tags) - n)			\
+		n += (size_t)w_;					\
+} while (0)
+	if (caps & CAP_SERVER_TIME)
+		ADD("time=%s", m->time);
+	if (caps & CAP_MESSAGE_TAGS) {
+		ADD("msgid=%s", m->msgid);
+		if (m->from->umodes & UMODE_BOT)
+			ADD("bot");
+		if (m->ctags != NULL && m->ctags[0] != '\0')
+			ADD("%s", m->ctags);
+	}
+#undef ADD
+	conn_emit(conn, n > 0 ? tags : NULL, m->line, m->len);
 }
 
 void
@@ -406,7 +557,10 @@ conn_send_op(struct client *c, const char *line, size_t len)
 static void
 conn_deliver_op(struct client *c, struct outmsg *m)
 {
-	conn_write(c->conn, m->line, m->len);
+	/* TAGMSG only reaches clients that can read tags. */
+	if (m->text == NULL && !(c->caps & CAP_MESSAGE_TAGS))
+		return;
+	conn_deliver(c->conn, c, m);
 }
 
 static void

@@ -18,6 +18,9 @@ struct conn	*conn_new(struct bufferevent *, const struct sockaddr *, socklen_t,
 		    struct listener *);
 /* Queue a line (CRLF appended). Past the SendQ the client is dropped. */
 void		 conn_write(struct conn *, const char *line, size_t len);
+/* Replies between these two carry the client's label (labeled-response). */
+void		 conn_label_begin(struct conn *, const char *label);
+void		 conn_label_end(struct conn *);
 /* Flush what is queued, then close; the client gets "ERROR :Closing Link: ..." first. */
 void		 conn_close(struct conn *, const char *reason);
 /* Add ms of flood penalty for the command being processed. */

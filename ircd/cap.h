@@ -1,0 +1,20 @@
+/*
+ * cap.h: IRCv3 capability negotiation (CAP LS 302, LIST, REQ, END,
+ * NEW/DEL with cap-notify). A client's capabilities are one bitmask.
+ */
+#ifndef IRCD_CAP_H
+#define IRCD_CAP_H
+
+struct client;
+
+#define CAP_CAP_NOTIFY		0x0001
+#define CAP_MESSAGE_TAGS	0x0002
+#define CAP_SERVER_TIME		0x0004
+#define CAP_ECHO_MESSAGE	0x0008
+#define CAP_BATCH		0x0010
+#define CAP_LABELED_RESPONSE	0x0020
+
+/* The names of caps in bits, space-separated, into buf. */
+void	cap_names(unsigned bits, char *buf, size_t len);
+
+#endif

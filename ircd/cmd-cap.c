@@ -1,0 +1,168 @@
+/*
+ * cmd-cap.c: the CAP command. Registration waits for CAP END once a
+ * client has sent CAP LS or CAP REQ; a request is applied whole or not
+ * at all; 302 clients get values and cap-notify implicitly.
+ */
+#include "compat.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "ircd/cap.h"
+#include "ircd/client.h"
+#include "ircd/command.h"
+#include "ircd/conf.h"
+#include "ircd/message.h"
+#include "ircd/reply.h"
+
+#define ERR_INVALIDCAPCMD	410
+
+struct cap {
+	const char	*name;
+	unsigned	 bit;
+	unsigned	 needs;		/* caps that must be enabled too */
+	int		 sticky;	/* cannot be disabled once implicit */
+};
+
+/* Only what the server really does is offered. */
+static const struct cap caps[] = {
+	{ "batch",		CAP_BATCH,		0, 0 },
+	{ "cap-notify",		CAP_CAP_NOTIFY,		0, 0 },
+	{ "echo-message",	CAP_ECHO_MESSAGE,	0, 0 },
+	{ "labeled-response",	CAP_LABELED_RESPONSE,	CAP_BATCH, 0 },
+	{ "message-tags",	CAP_MESSAGE_TAGS,	0, 0 },
+	{ "server-time",	CAP_SERVER_TIME,	0, 0 },
+};
+#define NCAPS (sizeof(caps) / sizeof(caps[0]))
+
+static const struct cap *
+cap_find(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < NCAPS; i++)
+		if (strcmp(caps[i].name, name) == 0)
+			return &caps[i];
+	return NULL;
+}
+
+void
+cap_names(unsigned bits, char *buf, size_t len)
+{
+	size_t i;
+
+	buf[0] = '\0';
+	for (i = 0; i < NCAPS; i++) {
+		if (!(bits & caps[i].bit))
+			continue;
+		if (buf[0] != '\0')
+			strlcat(buf, " ", len);
+		strlcat(buf, caps[i].name, len);
+	}
+}
+
+/*
+ * Send a cap list, split over several lines when long: every line but
+ * the last carries "*" (302 clients only; others get one line).
+ */
+static void
+cap_send_list(struct client *c, const char *sub, unsigned bits)
+{
+	char line[400] = "", word[64];
+	size_t i;
+
+	for (i = 0; i < NCAPS; i++) {
+		if (!(bits & caps[i].bit))
+			continue;
+		snprintf(word, sizeof(word), "%s", caps[i].name);
+		if (c->cap_version >= 302 && strlen(line) + strlen(word) + 1 > 300) {
+			client_send(c, ":%s CAP %s %s * :%s", ircd.conf->name,
+			    client_name(c), sub, line);
+			line[0] = '\0';
+		}
+		if (line[0] != '\0')
+			strlcat(line, " ", sizeof(line));
+		strlcat(line, word, sizeof(line));
+	}
+	client_send(c, ":%s CAP %s %s :%s", ircd.conf->name, client_name(c), sub,
+	    line);
+}
+
+static unsigned
+cap_all(void)
+{
+	unsigned bits = 0;
+	size_t i;
+
+	for (i = 0; i < NCAPS; i++)
+		bits |= caps[i].bit;
+	return bits;
+}
+
+static void
+cap_req(struct client *c, const char *list)
+{
+	char buf[IRC_LINELEN], *w, *save = NULL;
+	unsigned add = 0, del = 0, result;
+	const struct cap *cp;
+
+	strlcpy(buf, list, sizeof(buf));
+	for (w = strtok_r(buf, " ", &save); w != NULL; w = strtok_r(NULL, " ", &save)) {
+		int minus = w[0] == '-';
+
+		if ((cp = cap_find(w + minus)) == NULL)
+			goto nak;
+		if (minus) {
+			/* cap-notify is implicit for 302 clients: it cannot go. */
+			if (cp->bit == CAP_CAP_NOTIFY && c->cap_version >= 302)
+				goto nak;
+			del |= cp->bit;
+		} else
+			add |= cp->bit;
+	}
+	result = (c->caps | add) & ~del;
+	/* Every enabled cap must have what it depends on. */
+	for (cp = caps; cp < caps + NCAPS; cp++)
+		if ((result & cp->bit) && (result & cp->needs) != cp->needs)
+			goto nak;
+	c->caps = result;
+	client_send(c, ":%s CAP %s ACK :%s", ircd.conf->name, client_name(c), list);
+	return;
+nak:
+	client_send(c, ":%s CAP %s NAK :%s", ircd.conf->name, client_name(c), list);
+}
+
+void
+cmd_cap(struct client *c, struct message *m)
+{
+	const char *sub = m->params[0];
+
+	if (strcasecmp(sub, "LS") == 0) {
+		if (!(c->flags & CLIENT_REGISTERED))
+			c->flags |= CLIENT_CAP_NEGOTIATING;
+		if (m->nparams > 1) {
+			int v = atoi(m->params[1]);
+
+			if (v > c->cap_version)
+				c->cap_version = v;
+		}
+		if (c->cap_version >= 302)
+			c->caps |= CAP_CAP_NOTIFY;
+		cap_send_list(c, "LS", cap_all());
+	} else if (strcasecmp(sub, "LIST") == 0) {
+		cap_send_list(c, "LIST", c->caps);
+	} else if (strcasecmp(sub, "REQ") == 0) {
+		if (!(c->flags & CLIENT_REGISTERED))
+			c->flags |= CLIENT_CAP_NEGOTIATING;
+		cap_req(c, m->nparams > 1 ? m->params[1] : "");
+	} else if (strcasecmp(sub, "END") == 0) {
+		if (c->flags & CLIENT_REGISTERED)
+			return;
+		c->flags &= ~CLIENT_CAP_NEGOTIATING;
+		register_try(c);
+	} else
+		client_send(c, ":%s %d %s %s :Invalid CAP command", ircd.conf->name,
+		    ERR_INVALIDCAPCMD, client_name(c), sub);
+}
