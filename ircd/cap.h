@@ -5,6 +5,8 @@
 #ifndef IRCD_CAP_H
 #define IRCD_CAP_H
 
+#include <stddef.h>
+
 struct client;
 
 #define CAP_CAP_NOTIFY		0x0001
@@ -13,8 +15,13 @@ struct client;
 #define CAP_ECHO_MESSAGE	0x0008
 #define CAP_BATCH		0x0010
 #define CAP_LABELED_RESPONSE	0x0020
+#define CAP_SASL		0x0040
 
 /* The names of caps in bits, space-separated, into buf. */
 void	cap_names(unsigned bits, char *buf, size_t len);
+/* The caps offered now (some depend on the config). */
+unsigned cap_offered(void);
+/* After a reload: tell cap-notify clients what appeared and went. */
+void	cap_notify_change(unsigned before, unsigned after);
 
 #endif

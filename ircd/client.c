@@ -6,6 +6,7 @@
 #include "compat.h"
 
 #include <event2/event.h>
+#include <openssl/crypto.h>
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -20,6 +21,7 @@
 #include "ircd/dict.h"
 #include "ircd/log.h"
 #include "ircd/message.h"
+#include "ircd/sasl.h"
 #include "ircd/whowas.h"
 #include "ircd/xmalloc.h"
 
@@ -285,6 +287,7 @@ client_exit(struct client *c, const char *reason)
 		dict_del(ircd.clients, key);
 	}
 	c->flags |= CLIENT_CLOSING;
+	sasl_free(c);
 	while ((inv = LIST_FIRST(&c->invites)) != NULL) {
 		LIST_REMOVE(inv, entry);
 		free(inv);
@@ -308,6 +311,11 @@ client_reap(void)
 		free(c->away);
 		free(c->account);
 		free(c->oper);
+		free(c->certfp);
+		if (c->pass != NULL) {
+			OPENSSL_cleanse(c->pass, strlen(c->pass));
+			free(c->pass);
+		}
 		free(c);
 	}
 }

@@ -16,6 +16,7 @@ struct conn;
 struct client;
 struct member;
 struct outmsg;
+struct sasl;
 
 /* User modes, as bits. */
 #define UMODE_INVISIBLE	0x01	/* +i */
@@ -81,6 +82,9 @@ struct client {
 	char			*away;		/* NULL when here */
 	char			*account;	/* NULL when not logged in */
 	char			*oper;		/* operator block name */
+	char			*certfp;	/* TLS client certificate SHA-256, hex */
+	struct sasl		*sasl;		/* an AUTHENTICATE in progress */
+	char			*pass;		/* PASS, until registration checks it */
 	unsigned		 umodes;
 	unsigned		 flags;
 	unsigned		 caps;		/* CAP_* of cap.h */

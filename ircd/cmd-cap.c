@@ -10,6 +10,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "ircd/account.h"
 #include "ircd/cap.h"
 #include "ircd/client.h"
 #include "ircd/command.h"
@@ -23,17 +24,25 @@ struct cap {
 	const char	*name;
 	unsigned	 bit;
 	unsigned	 needs;		/* caps that must be enabled too */
-	int		 sticky;	/* cannot be disabled once implicit */
+	const char	*(*value)(void);	/* 302 value, or NULL */
+	int		 (*offered)(void);	/* NULL: always offered */
 };
+
+static const char *
+cap_sasl_value(void)
+{
+	return "PLAIN,EXTERNAL";
+}
 
 /* Only what the server really does is offered. */
 static const struct cap caps[] = {
-	{ "batch",		CAP_BATCH,		0, 0 },
-	{ "cap-notify",		CAP_CAP_NOTIFY,		0, 0 },
-	{ "echo-message",	CAP_ECHO_MESSAGE,	0, 0 },
-	{ "labeled-response",	CAP_LABELED_RESPONSE,	CAP_BATCH, 0 },
-	{ "message-tags",	CAP_MESSAGE_TAGS,	0, 0 },
-	{ "server-time",	CAP_SERVER_TIME,	0, 0 },
+	{ "batch",		CAP_BATCH,		0, NULL, NULL },
+	{ "cap-notify",		CAP_CAP_NOTIFY,		0, NULL, NULL },
+	{ "echo-message",	CAP_ECHO_MESSAGE,	0, NULL, NULL },
+	{ "labeled-response",	CAP_LABELED_RESPONSE,	CAP_BATCH, NULL, NULL },
+	{ "message-tags",	CAP_MESSAGE_TAGS,	0, NULL, NULL },
+	{ "sasl",		CAP_SASL,		0, cap_sasl_value, account_any },
+	{ "server-time",	CAP_SERVER_TIME,	0, NULL, NULL },
 };
 #define NCAPS (sizeof(caps) / sizeof(caps[0]))
 
@@ -43,9 +52,22 @@ cap_find(const char *name)
 	size_t i;
 
 	for (i = 0; i < NCAPS; i++)
-		if (strcmp(caps[i].name, name) == 0)
+		if (strcmp(caps[i].name, name) == 0 &&
+		    (caps[i].offered == NULL || caps[i].offered()))
 			return &caps[i];
 	return NULL;
+}
+
+unsigned
+cap_offered(void)
+{
+	unsigned bits = 0;
+	size_t i;
+
+	for (i = 0; i < NCAPS; i++)
+		if (caps[i].offered == NULL || caps[i].offered())
+			bits |= caps[i].bit;
+	return bits;
 }
 
 void
@@ -72,11 +94,17 @@ cap_send_list(struct client *c, const char *sub, unsigned bits)
 {
 	char line[400] = "", word[64];
 	size_t i;
+	int values = c->cap_version >= 302 &&
+	    (strcmp(sub, "LS") == 0 || strcmp(sub, "NEW") == 0);
 
 	for (i = 0; i < NCAPS; i++) {
 		if (!(bits & caps[i].bit))
 			continue;
-		snprintf(word, sizeof(word), "%s", caps[i].name);
+		if (values && caps[i].value != NULL)
+			snprintf(word, sizeof(word), "%s=%s", caps[i].name,
+			    caps[i].value());
+		else
+			snprintf(word, sizeof(word), "%s", caps[i].name);
 		if (c->cap_version >= 302 && strlen(line) + strlen(word) + 1 > 300) {
 			client_send(c, ":%s CAP %s %s * :%s", ircd.conf->name,
 			    client_name(c), sub, line);
@@ -90,15 +118,21 @@ cap_send_list(struct client *c, const char *sub, unsigned bits)
 	    line);
 }
 
-static unsigned
-cap_all(void)
+void
+cap_notify_change(unsigned before, unsigned after)
 {
-	unsigned bits = 0;
-	size_t i;
+	struct client *c;
 
-	for (i = 0; i < NCAPS; i++)
-		bits |= caps[i].bit;
-	return bits;
+	TAILQ_FOREACH(c, &ircd.all, entry) {
+		if (!(c->caps & CAP_CAP_NOTIFY))
+			continue;
+		if (after & ~before)
+			cap_send_list(c, "NEW", after & ~before);
+		if (before & ~after) {
+			cap_send_list(c, "DEL", before & ~after);
+			c->caps &= ~(before & ~after);
+		}
+	}
 }
 
 static void
@@ -150,7 +184,7 @@ cmd_cap(struct client *c, struct message *m)
 		}
 		if (c->cap_version >= 302)
 			c->caps |= CAP_CAP_NOTIFY;
-		cap_send_list(c, "LS", cap_all());
+		cap_send_list(c, "LS", cap_offered());
 	} else if (strcasecmp(sub, "LIST") == 0) {
 		cap_send_list(c, "LIST", c->caps);
 	} else if (strcasecmp(sub, "REQ") == 0) {

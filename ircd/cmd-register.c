@@ -4,21 +4,26 @@
  */
 #include "compat.h"
 
+#include <openssl/crypto.h>
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
+#include "ircd/account.h"
 #include "ircd/casemap.h"
 #include "ircd/channel.h"
 #include "ircd/client.h"
 #include "ircd/command.h"
 #include "ircd/conf.h"
+#include "ircd/conn.h"
 #include "ircd/isupport.h"
 #include "ircd/log.h"
 #include "ircd/message.h"
 #include "ircd/numeric.h"
 #include "ircd/reply.h"
+#include "ircd/sasl.h"
 #include "ircd/whowas.h"
 #include "ircd/xmalloc.h"
 
@@ -100,6 +105,32 @@ send_isupport(struct client *c)
 	isupport_send(c);
 }
 
+/* PASS account:password, for clients without SASL. 0 if it failed. */
+static int
+register_pass(struct client *c)
+{
+	char *colon = strchr(c->pass, ':');
+	const char *account = NULL;
+
+	if (colon != NULL) {
+		*colon = '\0';
+		account = account_check_password(c->pass, colon + 1);
+	}
+	OPENSSL_cleanse(c->pass, strlen(c->pass) + (colon != NULL ? strlen(colon + 1) + 1 : 0));
+	free(c->pass);
+	c->pass = NULL;
+	if (account != NULL) {
+		account_login(c, account);
+		return 1;
+	}
+	if (colon == NULL && !conn_needs_auth(c->conn))
+		return 1;	/* a server password we do not use: ignored */
+	reply(c, ERR_PASSWDMISMATCH);
+	account_failed(c);
+	client_exit(c, "Bad password");
+	return 0;
+}
+
 void
 register_try(struct client *c)
 {
@@ -109,6 +140,17 @@ register_try(struct client *c)
 	    !(c->flags & CLIENT_HAVE_NICK) || !(c->flags & CLIENT_HAVE_USER) ||
 	    (c->flags & CLIENT_CAP_NEGOTIATING))
 		return;
+	/* Registration ends any SASL exchange still open (906). */
+	sasl_abort(c);
+	if (c->pass != NULL && c->account == NULL && !register_pass(c))
+		return;
+	if (c->conn != NULL && conn_needs_auth(c->conn) && c->account == NULL) {
+		/* SEC-1: remote listeners serve only people with an account. */
+		reply_fail(c, "*", "ACCOUNT_REQUIRED", NULL,
+		    "Log in with SASL or PASS account:password to use this server");
+		client_exit(c, "Authentication required");
+		return;
+	}
 	c->flags |= CLIENT_REGISTERED;
 	c->signon = c->idle = time(NULL);
 	ircd.nunknown--;
@@ -136,9 +178,12 @@ register_try(struct client *c)
 void
 cmd_pass(struct client *c, struct message *m)
 {
-	/* Accounts check PASS (account:password) once they exist; kept for later. */
-	(void)m;
-	c->flags |= CLIENT_PASS_OK;
+	/* Checked when registration completes, as account:password. */
+	if (c->pass != NULL) {
+		OPENSSL_cleanse(c->pass, strlen(c->pass));
+		free(c->pass);
+	}
+	c->pass = xstrdup(m->params[0]);
 }
 
 void

@@ -25,6 +25,7 @@
 /* Sorted by name: command_find() relies on it (checked by the unit test). */
 static struct command commands[] = {
 	{ "ADMIN",	cmd_admin,	0, CMD_REG,	P_STD, 0 },
+	{ "AUTHENTICATE", cmd_authenticate, 1, CMD_ANY, P_FREE, 0 },
 	{ "AWAY",	cmd_away,	0, CMD_REG,	P_STD, 0 },
 	{ "CAP",	cmd_cap,	1, CMD_ANY,	P_FREE, 0 },
 	{ "DIE",	cmd_die,	0, CMD_REG | CMD_OPER, P_FREE, 0 },

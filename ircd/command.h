@@ -32,8 +32,8 @@ const struct command	*command_at(unsigned i);
 #define H(n) void n(struct client *, struct message *)
 /* cmd-register.c */
 H(cmd_pass); H(cmd_nick); H(cmd_user); H(cmd_ping); H(cmd_pong); H(cmd_quit);
-/* cmd-cap.c */
-H(cmd_cap);
+/* cmd-cap.c, sasl.c */
+H(cmd_cap); H(cmd_authenticate);
 /* cmd-message.c */
 H(cmd_privmsg); H(cmd_notice); H(cmd_tagmsg);
 /* cmd-channel.c */

@@ -13,6 +13,7 @@
 #include <event2/event.h>
 #include <openssl/err.h>
 #include <openssl/ssl.h>
+#include <openssl/x509.h>
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -49,6 +50,7 @@ struct conn {
 	struct event		*ev_exit;	/* deferred client_exit (SendQ) */
 	const char		*exit_reason;
 	uint64_t		 penalty;	/* ms (monotonic) the client has used up to */
+	uint64_t		 delay_until;	/* ms: no lines before (failed logins) */
 	time_t			 last_read;
 	time_t			 ping_sent;	/* 0 when no PING is outstanding */
 	int			 closing;
@@ -155,6 +157,22 @@ conn_penalty(struct conn *conn, unsigned ms)
 	if (conn->penalty < now)
 		conn->penalty = now;
 	conn->penalty += ms;
+}
+
+void
+conn_delay(struct conn *conn, unsigned ms)
+{
+	uint64_t now = conn_now_ms();
+
+	if (conn->delay_until < now)
+		conn->delay_until = now;
+	conn->delay_until += ms;
+}
+
+int
+conn_needs_auth(const struct conn *conn)
+{
+	return !conn->listener->loopback && !conn->listener->conf->open;
 }
 
 void
@@ -440,21 +458,22 @@ conn_process(struct conn *conn)
 	uint64_t burst = (uint64_t)ircd.conf->flood_burst * 1000;
 
 	while (!conn->closing && conn->exit_reason == NULL && conn->client != NULL) {
-		if (conn_flood_limited(conn)) {
-			uint64_t now = conn_now_ms();
+		uint64_t now = conn_now_ms(), wait = 0;
 
-			if (conn->penalty > now + burst) {
-				/* Come back when the client has earned another line. */
-				struct timeval tv;
-				uint64_t wait = conn->penalty - now - burst;
+		if (conn->delay_until > now)
+			wait = conn->delay_until - now;
+		else if (conn_flood_limited(conn) && conn->penalty > now + burst)
+			wait = conn->penalty - now - burst;
+		if (wait > 0) {
+			/* Come back when the client has earned another line. */
+			struct timeval tv;
 
-				tv.tv_sec = (time_t)(wait / 1000);
-				tv.tv_usec = (suseconds_t)(wait % 1000) * 1000;
-				evtimer_add(conn->timer, &tv);
-				if (evbuffer_get_length(in) > ircd.conf->recvq)
-					conn_exit_later(conn, "Excess Flood");
-				return;
-			}
+			tv.tv_sec = (time_t)(wait / 1000);
+			tv.tv_usec = (suseconds_t)(wait % 1000) * 1000;
+			evtimer_add(conn->timer, &tv);
+			if (evbuffer_get_length(in) > ircd.conf->recvq)
+				conn_exit_later(conn, "Excess Flood");
+			return;
 		}
 		if (!conn_take_line(conn, in))
 			break;
@@ -487,6 +506,28 @@ conn_write_cb(struct bufferevent *bev, void *arg)
 		conn_destroy_later(conn);
 }
 
+/* Remember the client certificate's SHA-256 for SASL EXTERNAL. */
+static void
+conn_tls_certfp(struct conn *conn)
+{
+	SSL *ssl = bufferevent_openssl_get_ssl(conn->bev);
+	X509 *cert;
+	unsigned char md[EVP_MAX_MD_SIZE];
+	unsigned int n, i;
+	char *hex;
+
+	if (ssl == NULL || (cert = SSL_get1_peer_certificate(ssl)) == NULL)
+		return;
+	if (X509_digest(cert, EVP_sha256(), md, &n) == 1) {
+		hex = xmalloc(n * 2 + 1);
+		for (i = 0; i < n; i++)
+			snprintf(hex + i * 2, 3, "%02x", md[i]);
+		free(conn->client->certfp);
+		conn->client->certfp = hex;
+	}
+	X509_free(cert);
+}
+
 static void
 conn_event_cb(struct bufferevent *bev, short what, void *arg)
 {
@@ -494,8 +535,11 @@ conn_event_cb(struct bufferevent *bev, short what, void *arg)
 	char reason[128];
 	unsigned long err;
 
-	if (what & BEV_EVENT_CONNECTED)
+	if (what & BEV_EVENT_CONNECTED) {
+		if (conn->tls && conn->client != NULL)
+			conn_tls_certfp(conn);
 		return;
+	}
 	conn->dead = 1;
 	if (conn->closing) {
 		conn_destroy_later(conn);

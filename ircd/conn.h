@@ -26,6 +26,10 @@ void		 conn_close(struct conn *, const char *reason);
 /* Add ms of flood penalty for the command being processed. */
 void		 conn_penalty(struct conn *, unsigned ms);
 void		 conn_set_flood_exempt(struct conn *, int exempt);
+/* Hold back the client's next lines for ms, exempt or not (failed logins). */
+void		 conn_delay(struct conn *, unsigned ms);
+/* Must this client log in before registering (SEC-1)? */
+int		 conn_needs_auth(const struct conn *);
 int		 conn_is_tls(const struct conn *);
 size_t		 conn_sendq(const struct conn *);
 /* How many connections come from this address right now. */

@@ -13,7 +13,9 @@
 #include <openssl/err.h>
 #include <openssl/ssl.h>
 
+#include <arpa/inet.h>
 #include <errno.h>
+#include <netinet/in.h>
 #include <netdb.h>
 #include <stdlib.h>
 #include <string.h>
@@ -116,6 +118,24 @@ listen_error_cb(struct evconnlistener *evl, void *arg)
 	log_warnx("accept: %s", evutil_socket_error_to_string(err));
 }
 
+static int
+listen_verify_any(int ok, X509_STORE_CTX *x)
+{
+	(void)ok;
+	(void)x;
+	return 1;
+}
+
+static int
+listen_is_loopback(const struct sockaddr *sa)
+{
+	if (sa->sa_family == AF_INET)
+		return (ntohl(((const struct sockaddr_in *)sa)->sin_addr.s_addr) >> 24) == 127;
+	if (sa->sa_family == AF_INET6)
+		return IN6_IS_ADDR_LOOPBACK(&((const struct sockaddr_in6 *)sa)->sin6_addr);
+	return 0;
+}
+
 static struct ssl_ctx_st *
 listen_tls_ctx(const struct conf_listen *cl)
 {
@@ -125,6 +145,12 @@ listen_tls_ctx(const struct conf_listen *cl)
 	if (ctx == NULL)
 		return NULL;
 	SSL_CTX_set_min_proto_version(ctx, TLS1_2_VERSION);
+	/*
+	 * Ask for a client certificate but accept any: its fingerprint, not a
+	 * CA, is what SASL EXTERNAL matches against an account.
+	 */
+	SSL_CTX_set_verify(ctx, SSL_VERIFY_PEER | SSL_VERIFY_CLIENT_ONCE,
+	    listen_verify_any);
 	SSL_CTX_set_options(ctx, SSL_OP_NO_RENEGOTIATION | SSL_OP_CIPHER_SERVER_PREFERENCE);
 	if (SSL_CTX_use_certificate_chain_file(ctx, cl->tls_cert) != 1 ||
 	    SSL_CTX_use_PrivateKey_file(ctx, cl->tls_key, SSL_FILETYPE_PEM) != 1 ||
@@ -160,6 +186,7 @@ listen_start(struct conf *cf)
 			goto fail;
 		}
 		l->conf = cl;
+		l->loopback = listen_is_loopback(res->ai_addr);
 		if (cl->tls_cert != NULL && (l->ssl = listen_tls_ctx(cl)) == NULL) {
 			freeaddrinfo(res);
 			goto fail;

@@ -120,6 +120,15 @@ static const char *const numeric_table[1000] = {
 	[RPL_HELPTXT] = "%s :%s",
 	[RPL_ENDOFHELP] = "%s :%s",
 	[ERR_INVALIDMODEPARAM] = "%s %c %s :%s",	/* target, mode, param, text */
+	[RPL_LOGGEDIN] = "%s %s :You are now logged in as %s",
+	[RPL_LOGGEDOUT] = "%s :You are now logged out",
+	[ERR_NICKLOCKED] = ":You must use a nick assigned to you",
+	[RPL_SASLSUCCESS] = ":SASL authentication successful",
+	[ERR_SASLFAIL] = ":SASL authentication failed",
+	[ERR_SASLTOOLONG] = ":SASL message too long",
+	[ERR_SASLABORTED] = ":SASL authentication aborted",
+	[ERR_SASLALREADY] = ":You have already authenticated using SASL",
+	[RPL_SASLMECHS] = "%s :are available SASL mechanisms",
 	[RPL_WHOISSECURE] = "%s :is using a secure connection",
 };
 

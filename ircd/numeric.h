@@ -119,6 +119,15 @@
 #define RPL_HELPTXT		705
 #define RPL_ENDOFHELP		706
 #define ERR_INVALIDMODEPARAM	696
+#define RPL_LOGGEDIN		900
+#define RPL_LOGGEDOUT		901
+#define ERR_NICKLOCKED		902
+#define RPL_SASLSUCCESS		903
+#define ERR_SASLFAIL		904
+#define ERR_SASLTOOLONG		905
+#define ERR_SASLABORTED		906
+#define ERR_SASLALREADY		907
+#define RPL_SASLMECHS		908
 
 /* The format after "<nick> " for numeric n, or NULL if unknown. */
 const char	*numeric_format(int n);

@@ -1,0 +1,204 @@
+/*
+ * sasl.c: AUTHENTICATE, for SASL PLAIN (RFC 4616) against the config's
+ * password hashes and EXTERNAL (RFC 4422) by TLS client certificate
+ * fingerprint. The exchange is client-first: one empty challenge, then
+ * the response in 400-byte base64 chunks.
+ */
+#include "compat.h"
+
+#include <openssl/crypto.h>
+#include <openssl/evp.h>
+
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "ircd/account.h"
+#include "ircd/client.h"
+#include "ircd/command.h"
+#include "ircd/conf.h"
+#include "ircd/message.h"
+#include "ircd/numeric.h"
+#include "ircd/reply.h"
+#include "ircd/sasl.h"
+#include "ircd/xmalloc.h"
+
+#define SASL_CHUNK	400
+/* PLAIN with a long password fits in far less; more is an attack. */
+#define SASL_MAX	8192
+
+enum sasl_mech { SASL_PLAIN = 1, SASL_EXTERNAL };
+
+struct sasl {
+	enum sasl_mech	 mech;
+	char		*buf;		/* base64 collected so far */
+	size_t		 len;
+};
+
+void
+sasl_free(struct client *c)
+{
+	if (c->sasl == NULL)
+		return;
+	if (c->sasl->buf != NULL) {
+		OPENSSL_cleanse(c->sasl->buf, c->sasl->len);
+		free(c->sasl->buf);
+	}
+	free(c->sasl);
+	c->sasl = NULL;
+}
+
+void
+sasl_abort(struct client *c)
+{
+	if (c->sasl == NULL)
+		return;
+	sasl_free(c);
+	reply(c, ERR_SASLABORTED);
+}
+
+static void
+sasl_fail(struct client *c)
+{
+	sasl_free(c);
+	reply(c, ERR_SASLFAIL);
+	account_failed(c);
+}
+
+/* Decode base64 into a new buffer; returns its length or -1. */
+static int
+sasl_decode(const char *in, size_t inlen, unsigned char **out)
+{
+	int n, pad = 0;
+
+	if (inlen % 4 != 0)
+		return -1;
+	*out = xmalloc(inlen / 4 * 3 + 1);
+	n = EVP_DecodeBlock(*out, (const unsigned char *)in, (int)inlen);
+	if (n < 0) {
+		free(*out);
+		return -1;
+	}
+	/* EVP_DecodeBlock counts padding as zero bytes: take them off. */
+	if (inlen >= 1 && in[inlen - 1] == '=')
+		pad++;
+	if (inlen >= 2 && in[inlen - 2] == '=')
+		pad++;
+	n -= pad;
+	(*out)[n] = '\0';
+	return n;
+}
+
+static void
+sasl_finish(struct client *c)
+{
+	struct sasl *s = c->sasl;
+	unsigned char *raw = NULL;
+	const char *account = NULL, *authzid, *authcid, *password;
+	int n = 0;
+
+	if (s->len > 0 && (n = sasl_decode(s->buf, s->len, &raw)) < 0) {
+		sasl_fail(c);
+		return;
+	}
+	if (s->mech == SASL_PLAIN) {
+		/* authzid NUL authcid NUL password */
+		const unsigned char *end = raw != NULL ? raw + n : NULL;
+		const char *p1, *p2;
+
+		if (raw == NULL || (p1 = memchr(raw, '\0', (size_t)n)) == NULL ||
+		    (p2 = memchr(p1 + 1, '\0', (size_t)(end - (const unsigned char *)p1 - 1))) == NULL) {
+			if (raw != NULL) {
+				OPENSSL_cleanse(raw, (size_t)n);
+				free(raw);
+			}
+			sasl_fail(c);
+			return;
+		}
+		authzid = (const char *)raw;
+		authcid = p1 + 1;
+		password = p2 + 1;
+		account = account_check_password(authcid, password);
+		if (account != NULL && authzid[0] != '\0' &&
+		    strcasecmp(authzid, authcid) != 0)
+			account = NULL;	/* no acting as someone else */
+	} else {
+		/* The identity is the certificate; an authzid must name it. */
+		account = account_check_certfp(c->certfp);
+		if (account != NULL && raw != NULL && raw[0] != '\0' &&
+		    strcasecmp((const char *)raw, account) != 0)
+			account = NULL;
+	}
+	if (raw != NULL) {
+		OPENSSL_cleanse(raw, (size_t)n);
+		free(raw);
+	}
+	if (account == NULL) {
+		sasl_fail(c);
+		return;
+	}
+	sasl_free(c);
+	account_login(c, account);
+	reply(c, RPL_SASLSUCCESS);
+}
+
+void
+cmd_authenticate(struct client *c, struct message *m)
+{
+	const char *arg = m->params[0];
+	struct sasl *s = c->sasl;
+	size_t len = strlen(arg);
+
+	if (!account_any()) {
+		reply(c, ERR_SASLFAIL);
+		return;
+	}
+	if (strcmp(arg, "*") == 0) {
+		if (s != NULL)
+			sasl_abort(c);
+		else
+			reply(c, ERR_SASLABORTED);
+		return;
+	}
+	if (len > SASL_CHUNK) {
+		sasl_free(c);
+		reply(c, ERR_SASLTOOLONG);
+		return;
+	}
+	if (s == NULL) {
+		if (c->account != NULL) {
+			reply(c, ERR_SASLALREADY);
+			return;
+		}
+		s = xcalloc(1, sizeof(*s));
+		if (strcasecmp(arg, "PLAIN") == 0)
+			s->mech = SASL_PLAIN;
+		else if (strcasecmp(arg, "EXTERNAL") == 0 && c->certfp != NULL)
+			s->mech = SASL_EXTERNAL;
+		else {
+			free(s);
+			reply(c, RPL_SASLMECHS, c->certfp != NULL ?
+			    "PLAIN,EXTERNAL" : "PLAIN");
+			reply(c, ERR_SASLFAIL);
+			return;
+		}
+		c->sasl = s;
+		client_send(c, "AUTHENTICATE +");
+		return;
+	}
+	if (strcmp(arg, "+") != 0) {
+		if (s->len + len > SASL_MAX) {
+			sasl_free(c);
+			reply(c, ERR_SASLTOOLONG);
+			return;
+		}
+		s->buf = xreallocarray(s->buf, s->len + len + 1, 1);
+		memcpy(s->buf + s->len, arg, len);
+		s->len += len;
+		s->buf[s->len] = '\0';
+	}
+	/* A full chunk means more follows (or "+" to end it). */
+	if (len == SASL_CHUNK)
+		return;
+	sasl_finish(c);
+}
