@@ -1,0 +1,201 @@
+/*
+ * cmd-oper.c: IRC operators: OPER with the config's [operator] blocks,
+ * and what only operators may do: KILL, WALLOPS, REHASH, DIE.
+ */
+#include "compat.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ircd/casemap.h"
+#include "ircd/client.h"
+#include "ircd/command.h"
+#include "ircd/conf.h"
+#include "ircd/conn.h"
+#include "ircd/ircd.h"
+#include "ircd/log.h"
+#include "ircd/message.h"
+#include "ircd/numeric.h"
+#include "ircd/passwd.h"
+#include "ircd/reply.h"
+#include "ircd/xmalloc.h"
+
+/* Extra flood cost of a failed OPER, so passwords cannot be guessed fast. */
+#define OPER_FAIL_PENALTY	3000
+
+/*
+ * Command handlers check operator status themselves too: the table's
+ * CMD_OPER is one gate, and a second one costs nothing.
+ */
+static int
+need_oper(struct client *c)
+{
+	if (client_is_oper(c))
+		return 1;
+	reply(c, ERR_NOPRIVILEGES);
+	return 0;
+}
+
+static const struct conf_oper *
+oper_find(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < ircd.conf->nopers; i++)
+		if (strcmp(ircd.conf->opers[i].name, name) == 0)
+			return &ircd.conf->opers[i];
+	return NULL;
+}
+
+static int
+oper_host_ok(const struct client *c, const struct conf_oper *o)
+{
+	char uh[USERLEN + HOSTLEN + 2], ui[USERLEN + 64 + 2];
+	const char *mask = o->mask != NULL ? o->mask : "*@*";
+
+	snprintf(uh, sizeof(uh), "%s@%s", c->user, c->host);
+	snprintf(ui, sizeof(ui), "%s@%s", c->user, c->ip);
+	return casemap_match(mask, uh) || (c->ip[0] != '\0' &&
+	    casemap_match(mask, ui));
+}
+
+/*
+ * A hash to check against when the name is unknown, so that a wrong
+ * name costs as long as a wrong password and timing tells nothing.
+ */
+static const char *
+oper_dummy_hash(void)
+{
+	static char *dummy;
+
+	if (dummy == NULL)
+		dummy = passwd_hash("agentircd-no-such-operator");
+	return dummy != NULL ? dummy : "*";
+}
+
+static void
+oper_fail(struct client *c, int numeric)
+{
+	reply(c, numeric);
+	if (c->conn != NULL)
+		conn_penalty(c->conn, OPER_FAIL_PENALTY);
+	log_info("failed OPER from %s (%s)", c->prefix, c->ip);
+}
+
+void
+cmd_oper(struct client *c, struct message *m)
+{
+	const struct conf_oper *o;
+
+	if (m->nparams < 2) {
+		reply(c, ERR_NEEDMOREPARAMS, "OPER");
+		return;
+	}
+	/*
+	 * The password is checked before the host, so that 491 is only
+	 * ever told to someone who knows the password.
+	 */
+	if ((o = oper_find(m->params[0])) == NULL) {
+		(void)passwd_verify(m->params[1], oper_dummy_hash());
+		oper_fail(c, ERR_PASSWDMISMATCH);
+		return;
+	}
+	if (!passwd_verify(m->params[1], o->password)) {
+		oper_fail(c, ERR_PASSWDMISMATCH);
+		return;
+	}
+	if (!oper_host_ok(c, o)) {
+		oper_fail(c, ERR_NOOPERHOST);
+		return;
+	}
+	free(c->oper);
+	c->oper = xstrdup(o->name);
+	/* Operators must be able to act fast, e.g. KILL during a flood. */
+	if (c->conn != NULL)
+		conn_set_flood_exempt(c->conn, 1);
+	reply(c, RPL_YOUREOPER);
+	if (!(c->umodes & UMODE_OPER)) {
+		c->umodes |= UMODE_OPER;
+		ircd.nopers++;
+		client_send(c, ":%s MODE %s :+o", c->nick, c->nick);
+	}
+	log_info("OPER %s by %s", o->name, c->prefix);
+}
+
+void
+cmd_kill(struct client *c, struct message *m)
+{
+	struct client *victim;
+	char reason[KICKLEN + 1], quit[IRC_LINELEN];
+	size_t len;
+
+	if (!need_oper(c))
+		return;
+	if (m->nparams < 1 || m->params[0][0] == '\0') {
+		reply(c, ERR_NEEDMOREPARAMS, "KILL");
+		return;
+	}
+	if (casemap_cmp(m->params[0], ircd.conf->name) == 0) {
+		reply(c, ERR_CANTKILLSERVER);
+		return;
+	}
+	if ((victim = client_find(m->params[0])) == NULL) {
+		reply(c, ERR_NOSUCHNICK, m->params[0]);
+		return;
+	}
+	if (m->nparams > 1 && m->params[1][0] != '\0') {
+		len = message_utf8_trunc(m->params[1], strlen(m->params[1]),
+		    KICKLEN);
+		snprintf(reason, sizeof(reason), "%.*s", (int)len, m->params[1]);
+	} else
+		strlcpy(reason, c->nick, sizeof(reason));
+	snprintf(quit, sizeof(quit), "Killed (%s (%s))", c->nick, reason);
+	log_info("KILL %s by %s: %s", victim->prefix, c->prefix, reason);
+	/* The victim learns who and why before its connection closes. */
+	client_send(victim, ":%s KILL %s :%s", c->prefix, victim->nick, reason);
+	client_exit(victim, quit);
+}
+
+void
+cmd_wallops(struct client *c, struct message *m)
+{
+	struct client *t;
+
+	if (!need_oper(c))
+		return;
+	if (m->nparams < 1 || m->params[0][0] == '\0') {
+		reply(c, ERR_NEEDMOREPARAMS, "WALLOPS");
+		return;
+	}
+	TAILQ_FOREACH(t, &ircd.all, entry)
+		if ((t->flags & CLIENT_REGISTERED) && (t->umodes & UMODE_WALLOPS))
+			client_send(t, ":%s WALLOPS :%s", c->prefix, m->params[0]);
+}
+
+void
+cmd_rehash(struct client *c, struct message *m)
+{
+	const char *file;
+
+	(void)m;
+	if (!need_oper(c))
+		return;
+	file = ircd.conf->path != NULL ? ircd.conf->path : "agentircd.conf";
+	if (strrchr(file, '/') != NULL)
+		file = strrchr(file, '/') + 1;
+	reply(c, RPL_REHASHING, file);
+	log_info("REHASH by %s", c->prefix);
+	/* After this ircd.conf may be a new object: nothing of the old is kept. */
+	server_rehash();
+}
+
+void
+cmd_die(struct client *c, struct message *m)
+{
+	(void)m;
+	if (!need_oper(c))
+		return;
+	log_info("DIE by %s", c->prefix);
+	server_shutdown("Server terminating");
+}
