@@ -16,6 +16,15 @@ struct client;
 #define CAP_BATCH		0x0010
 #define CAP_LABELED_RESPONSE	0x0020
 #define CAP_SASL		0x0040
+#define CAP_ACCOUNT_TAG		0x0080
+#define CAP_ACCOUNT_NOTIFY	0x0100
+#define CAP_AWAY_NOTIFY		0x0200
+#define CAP_EXTENDED_JOIN	0x0400
+#define CAP_INVITE_NOTIFY	0x0800
+#define CAP_MULTI_PREFIX	0x1000
+#define CAP_USERHOST_IN_NAMES	0x2000
+#define CAP_SETNAME		0x4000
+#define CAP_CHGHOST		0x8000
 
 /* The names of caps in bits, space-separated, into buf. */
 void	cap_names(unsigned bits, char *buf, size_t len);

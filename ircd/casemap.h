@@ -1,5 +1,5 @@
 /*
- * casemap.h: rfc1459 casemapping ([]\~ are the lower case of {}|^) and
+ * casemap.h: rfc1459 casemapping (A-Z[\]^ fold to a-z{|}~) and
  * nick/channel/user validity. Pure, unit-tested.
  */
 #ifndef IRCD_CASEMAP_H

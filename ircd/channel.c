@@ -133,10 +133,18 @@ void
 channel_sendn(struct channel *ch, struct client *except, const char *line, size_t len)
 {
 	struct member *m;
+	struct outmsg om;
 
+	/* A user's event carries its tags (time, msgid, account...) per recipient. */
+	if (outmsg_from_line(&om, line, len) == NULL) {
+		TAILQ_FOREACH(m, &ch->members, by_channel)
+			if (m->client != except)
+				client_sendn(m->client, line, len);
+		return;
+	}
 	TAILQ_FOREACH(m, &ch->members, by_channel)
-		if (m->client != except)
-			client_sendn(m->client, line, len);
+		if (m->client != except && !(m->client->flags & CLIENT_CLOSING))
+			m->client->ops->deliver(m->client, &om);
 }
 
 void

@@ -142,11 +142,48 @@ client_send(struct client *c, const char *fmt, ...)
 	client_sendn(c, buf, (size_t)n);
 }
 
+struct client *
+outmsg_from_line(struct outmsg *m, const char *line, size_t len)
+{
+	char nick[NICKLEN + 1];
+	size_t i;
+
+	memset(m, 0, sizeof(*m));
+	len = message_utf8_trunc(line, len, sizeof(m->line) - 1);
+	memcpy(m->line, line, len);
+	m->line[len] = '\0';
+	m->len = len;
+	if (line[0] != ':')
+		return NULL;
+	for (i = 0; i < NICKLEN && i + 1 < len && line[i + 1] != '!' &&
+	    line[i + 1] != ' '; i++)
+		nick[i] = line[i + 1];
+	nick[i] = '\0';
+	if ((m->from = client_find_any(nick)) == NULL)
+		return NULL;
+	client_time_tag(m->time, sizeof(m->time));
+	server_msgid(m->msgid, sizeof(m->msgid));
+	return m->from;
+}
+
+/* To one recipient: as a user's event when it has a source, else plain. */
+static void
+client_relay(struct client *to, struct outmsg *m)
+{
+	if (to->flags & CLIENT_CLOSING)
+		return;
+	if (m->from != NULL)
+		to->ops->deliver(to, m);
+	else
+		to->ops->send(to, m->line, m->len);
+}
+
 void
 client_send_common(struct client *c, int self, const char *fmt, ...)
 {
 	char buf[IRC_LINELEN * 2];
 	struct member *m, *o;
+	struct outmsg om;
 	uint64_t mark = ++mark_seq;
 	va_list ap;
 	int n;
@@ -158,17 +195,27 @@ client_send_common(struct client *c, int self, const char *fmt, ...)
 		return;
 	if ((size_t)n >= sizeof(buf))
 		n = sizeof(buf) - 1;
+	outmsg_from_line(&om, buf, (size_t)n);
 	c->mark = mark;		/* skip c, unless self */
 	if (self)
-		client_sendn(c, buf, (size_t)n);
+		client_relay(c, &om);
 	TAILQ_FOREACH(m, &c->channels, by_client) {
 		TAILQ_FOREACH(o, &m->channel->members, by_channel) {
 			if (o->client->mark == mark)
 				continue;
 			o->client->mark = mark;
-			client_sendn(o->client, buf, (size_t)n);
+			client_relay(o->client, &om);
 		}
 	}
+}
+
+void
+client_relayn(struct client *to, const char *line, size_t len)
+{
+	struct outmsg om;
+
+	outmsg_from_line(&om, line, len);
+	client_relay(to, &om);
 }
 
 void

@@ -45,6 +45,7 @@ struct outmsg {
 	const char	*target;	/* as the sender wrote it */
 	const char	*text;		/* NULL for TAGMSG */
 	const char	*ctags;		/* client-only tags, escaped, no '@'; or NULL */
+	int		 tagmsg;	/* only for clients with message-tags */
 	char		 time[32];	/* server-time value, the same for everyone */
 	char		 msgid[32];
 	char		 line[IRC_LINELEN];	/* ":prefix CMD target :text", no CRLF */
@@ -53,6 +54,11 @@ struct outmsg {
 
 /* Set time and msgid, and render the line (text cut to the line limit). */
 void	outmsg_render(struct outmsg *m);
+/*
+ * An event already formatted as a line by a user (JOIN, PART, NICK, ...):
+ * from is found from the line's prefix; NULL if the server sent it.
+ */
+struct client	*outmsg_from_line(struct outmsg *m, const char *line, size_t len);
 /* The current time as an IRCv3 server-time value. */
 void	client_time_tag(char *buf, size_t len);
 
@@ -124,6 +130,8 @@ void		 client_shutdown(void);
 void		 client_send(struct client *, const char *fmt, ...)
 		    __attribute__((format(printf, 2, 3)));
 void		 client_sendn(struct client *, const char *line, size_t len);
+/* A user's event (":nick!u@h CMD ...") to one client, with its tags. */
+void		 client_relayn(struct client *, const char *line, size_t len);
 /* Send to every client sharing a channel with c, each once (and c if self). */
 void		 client_send_common(struct client *c, int self, const char *fmt, ...)
 		    __attribute__((format(printf, 3, 4)));

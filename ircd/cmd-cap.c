@@ -36,13 +36,22 @@ cap_sasl_value(void)
 
 /* Only what the server really does is offered. */
 static const struct cap caps[] = {
+	{ "account-notify",	CAP_ACCOUNT_NOTIFY,	0, NULL, NULL },
+	{ "account-tag",	CAP_ACCOUNT_TAG,	0, NULL, NULL },
+	{ "away-notify",	CAP_AWAY_NOTIFY,	0, NULL, NULL },
 	{ "batch",		CAP_BATCH,		0, NULL, NULL },
 	{ "cap-notify",		CAP_CAP_NOTIFY,		0, NULL, NULL },
+	{ "chghost",		CAP_CHGHOST,		0, NULL, NULL },
 	{ "echo-message",	CAP_ECHO_MESSAGE,	0, NULL, NULL },
+	{ "extended-join",	CAP_EXTENDED_JOIN,	0, NULL, NULL },
+	{ "invite-notify",	CAP_INVITE_NOTIFY,	0, NULL, NULL },
 	{ "labeled-response",	CAP_LABELED_RESPONSE,	CAP_BATCH, NULL, NULL },
 	{ "message-tags",	CAP_MESSAGE_TAGS,	0, NULL, NULL },
+	{ "multi-prefix",	CAP_MULTI_PREFIX,	0, NULL, NULL },
 	{ "sasl",		CAP_SASL,		0, cap_sasl_value, account_any },
 	{ "server-time",	CAP_SERVER_TIME,	0, NULL, NULL },
+	{ "setname",		CAP_SETNAME,		0, NULL, NULL },
+	{ "userhost-in-names",	CAP_USERHOST_IN_NAMES,	0, NULL, NULL },
 };
 #define NCAPS (sizeof(caps) / sizeof(caps[0]))
 

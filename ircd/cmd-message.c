@@ -165,6 +165,7 @@ message_send(struct client *c, struct message *m, const char *cmd, enum kind kin
 		om.target = t;
 		om.text = kind == K_TAGMSG ? NULL : m->params[1];
 		om.ctags = ctags;
+		om.tagmsg = kind == K_TAGMSG;
 		if (casemap_is_channel(t) ||
 		    ((t[0] == '@' || t[0] == '+') && casemap_is_channel(t + 1)))
 			message_to_channel(c, &om, t, quiet);

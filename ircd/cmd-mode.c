@@ -16,6 +16,7 @@
 #include "ircd/client.h"
 #include "ircd/command.h"
 #include "ircd/conf.h"
+#include "ircd/conn.h"
 #include "ircd/ircd.h"
 #include "ircd/message.h"
 #include "ircd/mode.h"
@@ -177,6 +178,8 @@ mode_user(struct client *c, struct client *target, struct message *msg)
 				ircd.nopers--;
 				free(c->oper);
 				c->oper = NULL;
+				if (c->conn != NULL)
+					conn_set_flood_exempt(c->conn, 0);
 			}
 		} else
 			continue;

@@ -58,6 +58,7 @@ struct conn {
 	int			 dead;		/* the socket is gone: write nothing */
 	int			 discarding;	/* skipping the rest of an overlong line */
 	int			 flood_exempt;
+	int			 ip_exempt;	/* from flood-exempt in the config */
 	int			 tls;
 	char			 ip[64];
 	/* labeled-response: the first reply is held until we know if there are more. */
@@ -178,7 +179,8 @@ conn_needs_auth(const struct conn *conn)
 void
 conn_set_flood_exempt(struct conn *conn, int exempt)
 {
-	conn->flood_exempt = exempt;
+	/* Losing oper status falls back to what the address grants. */
+	conn->flood_exempt = exempt || conn->ip_exempt;
 }
 
 int
@@ -355,6 +357,8 @@ conn_deliver(struct conn *conn, struct client *to, struct outmsg *m)
 } while (0)
 	if (caps & CAP_SERVER_TIME)
 		ADD("time=%s", m->time);
+	if ((caps & CAP_ACCOUNT_TAG) && m->from->account != NULL)
+		ADD("account=%s", m->from->account);
 	if (caps & CAP_MESSAGE_TAGS) {
 		ADD("msgid=%s", m->msgid);
 		if (m->from->umodes & UMODE_BOT)
@@ -602,7 +606,7 @@ static void
 conn_deliver_op(struct client *c, struct outmsg *m)
 {
 	/* TAGMSG only reaches clients that can read tags. */
-	if (m->text == NULL && !(c->caps & CAP_MESSAGE_TAGS))
+	if (m->tagmsg && !(c->caps & CAP_MESSAGE_TAGS))
 		return;
 	conn_deliver(c->conn, c, m);
 }
@@ -672,7 +676,7 @@ conn_new(struct bufferevent *bev, const struct sockaddr *sa, socklen_t salen,
 	conn->timer = evtimer_new(ircd.base, conn_timer_cb, conn);
 	conn->ev_free = event_new(ircd.base, -1, 0, conn_free_cb, conn);
 	conn->ev_exit = event_new(ircd.base, -1, 0, conn_exit_cb, conn);
-	conn->flood_exempt = conn_ip_exempt(sa);
+	conn->flood_exempt = conn->ip_exempt = conn_ip_exempt(sa);
 	/* Replies are small and interactive: never wait for Nagle. */
 	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
 	if (sa->sa_family == AF_INET)
