@@ -178,35 +178,55 @@ client_relay(struct client *to, struct outmsg *m)
 		to->ops->send(to, m->line, m->len);
 }
 
-void
-client_send_common(struct client *c, int self, const char *fmt, ...)
+static void
+client_vsend_common(struct client *c, int self, unsigned cap, const char *fmt,
+    va_list ap)
 {
 	char buf[IRC_LINELEN * 2];
 	struct member *m, *o;
 	struct outmsg om;
 	uint64_t mark = ++mark_seq;
-	va_list ap;
 	int n;
 
-	va_start(ap, fmt);
 	n = vsnprintf(buf, sizeof(buf), fmt, ap);
-	va_end(ap);
 	if (n < 0)
 		return;
 	if ((size_t)n >= sizeof(buf))
 		n = sizeof(buf) - 1;
 	outmsg_from_line(&om, buf, (size_t)n);
 	c->mark = mark;		/* skip c, unless self */
-	if (self)
+	if (self && (cap == 0 || (c->caps & cap)))
 		client_relay(c, &om);
 	TAILQ_FOREACH(m, &c->channels, by_client) {
 		TAILQ_FOREACH(o, &m->channel->members, by_channel) {
 			if (o->client->mark == mark)
 				continue;
 			o->client->mark = mark;
-			client_relay(o->client, &om);
+			if (cap == 0 || (o->client->caps & cap))
+				client_relay(o->client, &om);
 		}
 	}
+}
+
+void
+client_send_common(struct client *c, int self, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	client_vsend_common(c, self, 0, fmt, ap);
+	va_end(ap);
+}
+
+void
+client_send_common_cap(struct client *c, int self, unsigned cap,
+    const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	client_vsend_common(c, self, cap, fmt, ap);
+	va_end(ap);
 }
 
 void

@@ -135,6 +135,9 @@ void		 client_relayn(struct client *, const char *line, size_t len);
 /* Send to every client sharing a channel with c, each once (and c if self). */
 void		 client_send_common(struct client *c, int self, const char *fmt, ...)
 		    __attribute__((format(printf, 3, 4)));
+/* The same, only to clients that negotiated cap (a CAP_* bit). */
+void		 client_send_common_cap(struct client *c, int self, unsigned cap,
+		    const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 /* The nick to use in replies: "*" until one is set. */
 const char	*client_name(const struct client *);
 int		 client_is_oper(const struct client *);

@@ -12,6 +12,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "ircd/cap.h"
 #include "ircd/casemap.h"
 #include "ircd/channel.h"
 #include "ircd/client.h"
@@ -128,19 +129,22 @@ chan_send_names(struct client *c, struct channel *ch)
 	if (budget >= sizeof(names))
 		budget = sizeof(names) - 1;
 	TAILQ_FOREACH(m, &ch->members, by_channel) {
-		const char *pfx;
+		const char *pfx, *who;
 		size_t need;
 
 		if (!member && (m->client->umodes & UMODE_INVISIBLE))
 			continue;
-		pfx = channel_prefix(m, 0);
-		need = strlen(pfx) + strlen(m->client->nick) + (len > 0);
+		pfx = channel_prefix(m, (c->caps & CAP_MULTI_PREFIX) != 0);
+		/* userhost-in-names: nick!user@host instead of the nick. */
+		who = (c->caps & CAP_USERHOST_IN_NAMES) ? m->client->prefix :
+		    m->client->nick;
+		need = strlen(pfx) + strlen(who) + (len > 0);
 		if (len > 0 && len + need > budget) {
 			reply(c, RPL_NAMREPLY, sym, ch->name, names);
 			len = 0;
 		}
 		len += (size_t)snprintf(names + len, sizeof(names) - len,
-		    "%s%s%s", len > 0 ? " " : "", pfx, m->client->nick);
+		    "%s%s%s", len > 0 ? " " : "", pfx, who);
 		if (len >= sizeof(names))
 			len = sizeof(names) - 1;
 	}
@@ -210,6 +214,38 @@ chan_join_check(struct client *c, struct channel *ch, const char *key)
 	return ERR_CHANNELISFULL;
 }
 
+/*
+ * The JOIN as each member asked for it: extended-join adds the account
+ * and realname; away-notify members learn at once that the joiner is away.
+ */
+static void
+chan_relay_join(struct client *c, struct channel *ch)
+{
+	struct outmsg plain, ext, away;
+	struct member *m;
+	char line[IRC_LINELEN];
+	int n;
+
+	n = snprintf(line, sizeof(line), ":%s JOIN %s", c->prefix, ch->name);
+	outmsg_from_line(&plain, line, (size_t)n);
+	n = snprintf(line, sizeof(line), ":%s JOIN %s %s :%s", c->prefix, ch->name,
+	    c->account != NULL ? c->account : "*", c->realname);
+	outmsg_from_line(&ext, line, (size_t)(n < (int)sizeof(line) ? n : (int)sizeof(line) - 1));
+	if (c->away != NULL) {
+		n = snprintf(line, sizeof(line), ":%s AWAY :%s", c->prefix, c->away);
+		outmsg_from_line(&away, line, (size_t)(n < (int)sizeof(line) ? n : (int)sizeof(line) - 1));
+	}
+	TAILQ_FOREACH(m, &ch->members, by_channel) {
+		struct client *to = m->client;
+
+		if (to->flags & CLIENT_CLOSING)
+			continue;
+		to->ops->deliver(to, (to->caps & CAP_EXTENDED_JOIN) ? &ext : &plain);
+		if (c->away != NULL && to != c && (to->caps & CAP_AWAY_NOTIFY))
+			to->ops->deliver(to, &away);
+	}
+}
+
 static void
 chan_join_one(struct client *c, const char *name, const char *key)
 {
@@ -240,7 +276,7 @@ chan_join_one(struct client *c, const char *name, const char *key)
 		client_invite_clear(c, ch->name);
 		channel_add(ch, c, 0);
 	}
-	channel_send(ch, NULL, ":%s JOIN %s", c->prefix, ch->name);
+	chan_relay_join(c, ch);
 	if (ch->topic != NULL)
 		chan_send_topic(c, ch);
 	chan_send_names(c, ch);
@@ -561,6 +597,17 @@ cmd_invite(struct client *c, struct message *msg)
 		reply(c, RPL_AWAY, target->nick, target->away);
 	client_send(target, ":%s INVITE %s %s", c->prefix, target->nick,
 	    ch->name);
+	/* invite-notify: the channel's other members see it too. */
+	{
+		struct member *o;
+		char line[IRC_LINELEN];
+		int n = snprintf(line, sizeof(line), ":%s INVITE %s %s", c->prefix,
+		    target->nick, ch->name);
+
+		TAILQ_FOREACH(o, &ch->members, by_channel)
+			if (o->client != c && (o->client->caps & CAP_INVITE_NOTIFY))
+				client_relayn(o->client, line, (size_t)n);
+	}
 }
 
 void

@@ -11,6 +11,7 @@
 #include <strings.h>
 #include <time.h>
 
+#include "ircd/cap.h"
 #include "ircd/casemap.h"
 #include "ircd/channel.h"
 #include "ircd/client.h"
@@ -137,10 +138,12 @@ who_parse_options(struct who_query *q, const char *opt)
 
 /* The H|G[*][@|+][B] flags of a WHO reply; m is the membership shown, if any. */
 static void
-who_flags(char *buf, size_t size, const struct client *t, const struct member *m)
+who_flags(char *buf, size_t size, const struct client *viewer,
+    const struct client *t, const struct member *m)
 {
 	snprintf(buf, size, "%c%s%s%s", t->away != NULL ? 'G' : 'H',
-	    client_is_oper(t) ? "*" : "", m != NULL ? channel_prefix(m, 0) : "",
+	    client_is_oper(t) ? "*" : "",
+	    m != NULL ? channel_prefix(m, (viewer->caps & CAP_MULTI_PREFIX) != 0) : "",
 	    (t->umodes & UMODE_BOT) ? "B" : "");
 }
 
@@ -161,7 +164,7 @@ who_send(struct client *c, const struct who_query *q, struct client *t,
 	const char *f;
 	long long idle;
 
-	who_flags(flags, sizeof(flags), t, m);
+	who_flags(flags, sizeof(flags), c, t, m);
 	if (!q->whox) {
 		reply(c, RPL_WHOREPLY, chname, t->user, t->host, server_name(),
 		    t->nick, flags, t->realname);
@@ -317,7 +320,7 @@ whois_channels(struct client *c, struct client *t)
 		if ((m->channel->modes & CMODE_SECRET) && c != t &&
 		    channel_member(m->channel, c) == NULL)
 			continue;
-		pfx = channel_prefix(m, 1);
+		pfx = channel_prefix(m, (c->caps & CAP_MULTI_PREFIX) != 0);
 		need = (len > 0 ? 1 : 0) + strlen(pfx) + strlen(m->channel->name);
 		if (len > 0 && len + need > room) {
 			reply(c, RPL_WHOISCHANNELS, t->nick, buf);
@@ -460,11 +463,14 @@ cmd_away(struct client *c, struct message *m)
 	c->away = NULL;
 	if (text[0] == '\0') {
 		reply(c, RPL_UNAWAY);
+		client_send_common_cap(c, 0, CAP_AWAY_NOTIFY, ":%s AWAY", c->prefix);
 		return;
 	}
 	len = message_utf8_trunc(text, strlen(text), AWAYLEN);
 	c->away = xstrndup(text, len);
 	reply(c, RPL_NOWAWAY);
+	client_send_common_cap(c, 0, CAP_AWAY_NOTIFY, ":%s AWAY :%s", c->prefix,
+	    c->away);
 }
 
 /* ---- ISON, USERHOST ---- */
@@ -758,5 +764,7 @@ cmd_setname(struct client *c, struct message *m)
 		return;
 	}
 	strlcpy(c->realname, name, sizeof(c->realname));
-	client_send(c, ":%s SETNAME :%s", c->prefix, c->realname);
+	/* Without the cap the change is silent (setname spec). */
+	client_send_common_cap(c, 1, CAP_SETNAME, ":%s SETNAME :%s", c->prefix,
+	    c->realname);
 }
