@@ -151,6 +151,9 @@ listen_tls_ctx(const struct conf_listen *cl)
 	 */
 	SSL_CTX_set_verify(ctx, SSL_VERIFY_PEER | SSL_VERIFY_CLIENT_ONCE,
 	    listen_verify_any);
+	/* Resumption (a reconnecting phone, a benchmark) needs a context id. */
+	SSL_CTX_set_session_id_context(ctx, (const unsigned char *)"agentircd", 9);
+	SSL_CTX_set_session_cache_mode(ctx, SSL_SESS_CACHE_SERVER);
 	SSL_CTX_set_options(ctx, SSL_OP_NO_RENEGOTIATION | SSL_OP_CIPHER_SERVER_PREFERENCE);
 	if (SSL_CTX_use_certificate_chain_file(ctx, cl->tls_cert) != 1 ||
 	    SSL_CTX_use_PrivateKey_file(ctx, cl->tls_key, SSL_FILETYPE_PEM) != 1 ||
@@ -207,6 +210,25 @@ listen_start(struct conf *cf)
 fail:
 	listen_stop();
 	return -1;
+}
+
+void
+listen_reload_tls(void)
+{
+	size_t i;
+
+	for (i = 0; i < nlisteners; i++) {
+		struct ssl_ctx_st *ctx;
+
+		if (listeners[i].ssl == NULL)
+			continue;
+		/* A bad new certificate keeps the old one serving. */
+		if ((ctx = listen_tls_ctx(listeners[i].conf)) == NULL)
+			continue;
+		/* Live connections hold their own reference to the old context. */
+		SSL_CTX_free(listeners[i].ssl);
+		listeners[i].ssl = ctx;
+	}
 }
 
 void

@@ -18,5 +18,7 @@ struct listener {
 /* Bind every listener of conf; on failure log and return -1 (nothing left bound). */
 int	listen_start(struct conf *);
 void	listen_stop(void);
+/* Load every TLS listener's certificate and key again (SIGHUP). */
+void	listen_reload_tls(void);
 
 #endif

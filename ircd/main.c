@@ -17,6 +17,7 @@
 #include "ircd/conf.h"
 #include "ircd/ircd.h"
 #include "ircd/log.h"
+#include "ircd/mkcert.h"
 #include "ircd/passwd.h"
 
 /* sysexits(3) values, spelled out to need no BSD header. */
@@ -33,6 +34,7 @@ usage(void)
 	fprintf(stderr,
 	    "usage: agentircd [-dn] [-f file]\n"
 	    "       agentircd --hash-password < password\n"
+	    "       agentircd --mkcert dir\n"
 	    "       agentircd --version\n");
 	exit(EX_USAGE);
 }
@@ -89,6 +91,7 @@ main(int argc, char *argv[])
 {
 	static const struct option longopts[] = {
 		{ "hash-password", no_argument, NULL, 'H' },
+		{ "mkcert", required_argument, NULL, 'M' },
 		{ "version", no_argument, NULL, 'V' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -111,6 +114,8 @@ main(int argc, char *argv[])
 			break;
 		case 'H':
 			return hash_password();
+		case 'M':
+			return mkcert_run(optarg, "agentircd") == 0 ? EX_OK : EX_SOFTWARE;
 		case 'V':
 			printf("%s\n", IRCD_VERSION);
 			return EX_OK;

@@ -14,6 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "ircd/cap.h"
 #include "ircd/casemap.h"
 #include "ircd/channel.h"
 #include "ircd/client.h"
@@ -189,11 +190,38 @@ server_shutdown(const char *reason)
 	}
 }
 
+/*
+ * SIGHUP and REHASH: accounts, operators and the MOTD come from the file
+ * again, and TLS listeners load their certificates again. Connected
+ * clients stay; a config with an error changes nothing.
+ */
 void
 server_rehash(void)
 {
+	struct conf *nc;
+	char err[1024];
+	unsigned before = cap_offered();
+
+	if ((nc = conf_load(ircd.conf->path, err, sizeof(err))) == NULL) {
+		log_warnx("rehash: %s; keeping the running configuration", err);
+		return;
+	}
+#define SWAP(f) do {							\
+	__typeof__(ircd.conf->f) t_ = ircd.conf->f;			\
+	ircd.conf->f = nc->f;						\
+	nc->f = t_;							\
+} while (0)
+	SWAP(accounts);
+	SWAP(naccounts);
+	SWAP(opers);
+	SWAP(nopers);
+	SWAP(motd);
+#undef SWAP
+	conf_free(nc);
 	motd_load();
-	log_info("rehashed: MOTD reloaded");
+	listen_reload_tls();
+	cap_notify_change(before, cap_offered());
+	log_info("rehashed: accounts, operators, MOTD and certificates reloaded");
 }
 
 const char *

@@ -1,0 +1,101 @@
+/*
+ * mkcert.c: agentircd --mkcert DIR writes a self-signed certificate and
+ * key for a quick TLS start, and prints the fingerprint clients can pin.
+ */
+#include "compat.h"
+
+#include <openssl/evp.h>
+#include <openssl/pem.h>
+#include <openssl/x509.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "ircd/mkcert.h"
+
+static int
+mkcert_write(const char *path, int mode, int (*fn)(FILE *, void *), void *arg)
+{
+	int fd;
+	FILE *fp;
+
+	if ((fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, mode)) == -1) {
+		fprintf(stderr, "agentircd: %s: %s\n", path, strerror(errno));
+		return -1;
+	}
+	if ((fp = fdopen(fd, "w")) == NULL) {
+		close(fd);
+		return -1;
+	}
+	if (!fn(fp, arg)) {
+		fclose(fp);
+		fprintf(stderr, "agentircd: cannot write %s\n", path);
+		return -1;
+	}
+	return fclose(fp) == 0 ? 0 : -1;
+}
+
+static int
+write_key(FILE *fp, void *arg)
+{
+	return PEM_write_PrivateKey(fp, arg, NULL, NULL, 0, NULL, NULL);
+}
+
+static int
+write_cert(FILE *fp, void *arg)
+{
+	return PEM_write_X509(fp, arg);
+}
+
+int
+mkcert_run(const char *dir, const char *cn)
+{
+	char keypath[4096], certpath[4096];
+	unsigned char md[EVP_MAX_MD_SIZE];
+	unsigned int n, i;
+	EVP_PKEY *key = NULL;
+	X509 *x = NULL;
+	X509_NAME *name;
+	int rc = 1;
+
+	snprintf(keypath, sizeof(keypath), "%s/agentircd.key", dir);
+	snprintf(certpath, sizeof(certpath), "%s/agentircd.crt", dir);
+	if (mkdir(dir, 0755) == -1 && errno != EEXIST) {
+		fprintf(stderr, "agentircd: %s: %s\n", dir, strerror(errno));
+		return 1;
+	}
+	/* P-256: fast handshakes, and every client supports it. */
+	if ((key = EVP_EC_gen("P-256")) == NULL || (x = X509_new()) == NULL)
+		goto out;
+	X509_set_version(x, 2);
+	ASN1_INTEGER_set(X509_get_serialNumber(x), (long)time(NULL));
+	X509_gmtime_adj(X509_getm_notBefore(x), 0);
+	X509_gmtime_adj(X509_getm_notAfter(x), 10L * 365 * 24 * 3600);
+	X509_set_pubkey(x, key);
+	name = X509_get_subject_name(x);
+	X509_NAME_add_entry_by_txt(name, "CN", MBSTRING_ASC,
+	    (const unsigned char *)cn, -1, -1, 0);
+	X509_set_issuer_name(x, name);
+	if (!X509_sign(x, key, EVP_sha256()))
+		goto out;
+	if (mkcert_write(keypath, 0600, write_key, key) == -1 ||
+	    mkcert_write(certpath, 0644, write_cert, x) == -1)
+		goto out;
+	if (!X509_digest(x, EVP_sha256(), md, &n))
+		goto out;
+	printf("tls-cert = %s\ntls-key = %s\n", certpath, keypath);
+	printf("SHA-256 fingerprint: ");
+	for (i = 0; i < n; i++)
+		printf("%02X%s", md[i], i + 1 < n ? ":" : "\n");
+	rc = 0;
+out:
+	if (rc != 0)
+		fprintf(stderr, "agentircd: cannot make a certificate in %s\n", dir);
+	X509_free(x);
+	EVP_PKEY_free(key);
+	return rc;
+}
