@@ -1,0 +1,163 @@
+#!/usr/bin/env python3
+"""Command line and config file: -n checks, file:line errors with sysexits codes, SEC-1 plain
+listeners, --hash-password (SEC-2), refusing an in-use port."""
+
+import os
+import re
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from ircharness import Server, daemon_path, free_port, run_tests  # noqa: E402
+
+EX_NOINPUT = 66
+EX_CONFIG = 78
+
+TMP = tempfile.mkdtemp(prefix="agentircd-conf-")
+
+
+def teardown_module():
+    shutil.rmtree(TMP, ignore_errors=True)
+
+
+def write(name, text):
+    path = os.path.join(TMP, name)
+    with open(path, "w") as f:
+        f.write(text)
+    return path
+
+
+def run(*args, stdin=None, timeout=20):
+    return subprocess.run([daemon_path()] + list(args), input=stdin, stdout=subprocess.PIPE,
+                          stderr=subprocess.PIPE, timeout=timeout)
+
+
+GOOD = """# a good config
+[server]
+name = irc.test
+network = TestNet
+ping-interval = 30
+max-channels = 10
+flood-exempt = 127.0.0.1/32
+
+[listen]
+address = 127.0.0.1:%d
+""" % free_port()
+
+
+def check_error(text, name, line, what=None):
+    path = write(name, text)
+    r = run("-n", "-f", path)
+    err = r.stderr.decode("utf-8", "replace")
+    assert r.returncode == EX_CONFIG, (r.returncode, err)
+    assert re.search(r"%s:%d: \S" % (re.escape(name), line), err), \
+        "no '%s:%d: message' in stderr: %r" % (name, line, err)
+    if what:
+        assert re.search(what, err, re.I), (what, err)
+    assert "AddressSanitizer" not in err and "runtime error:" not in err, err
+    return err
+
+
+def test_check_good_config_exits_0():
+    path = write("good.conf", GOOD)
+    r = run("-n", "-f", path)
+    assert r.returncode == 0, (r.returncode, r.stderr)
+
+
+def test_example_config_checks():
+    """conf/agentircd.conf.example is a valid config."""
+    src = os.environ.get("SRCDIR") or os.path.dirname(os.path.dirname(
+        os.path.dirname(os.path.abspath(__file__))))
+    ex = os.path.join(src, "conf", "agentircd.conf.example")
+    if not os.path.exists(ex):
+        from ircharness import SkipTest
+        raise SkipTest("no conf/agentircd.conf.example yet")
+    d = tempfile.mkdtemp(dir=TMP)
+    shutil.copy(ex, os.path.join(d, "agentircd.conf"))
+    motd = os.path.join(src, "conf", "agentircd.motd")
+    if os.path.exists(motd):
+        shutil.copy(motd, d)
+    r = run("-n", "-f", os.path.join(d, "agentircd.conf"))
+    assert r.returncode == 0, (r.returncode, r.stderr)
+
+
+def test_unknown_key_file_line_78():
+    check_error("[server]\nname = irc.test\n\nbogus-key = 1\n", "unknown.conf", 4, "bogus-key")
+
+
+def test_unknown_section():
+    check_error("[server]\nname = irc.test\n[nonsense]\n", "section.conf", 3, "nonsense")
+
+
+def test_bad_values():
+    check_error("[server]\nping-interval = soon\n", "badint.conf", 2, "ping-interval")
+    check_error("[server]\nname = irc.test\n\n\nmax-channels = -3\n", "range.conf", 5)
+    check_error("[server]\nflood-exempt = not-an-address\n", "cidr.conf", 2)
+    check_error("[listen]\naddress = 127.0.0.1\n", "noport.conf", 2)
+    check_error("[server]\nname irc.test\n", "noequals.conf", 2)
+    check_error("[server\nname = x\n", "bracket.conf", 1)
+    check_error("[operator op]\npassword = plaintext\n", "plainpw.conf", 2, "password|hash")
+
+
+def test_plain_listener_on_any_address_refused():
+    """SEC-1: a plain-text listener on 0.0.0.0 needs TLS or open = yes."""
+    text = "[server]\nname = irc.test\n\n[listen]\naddress = 0.0.0.0:%d\n" % free_port()
+    err = check_error(text, "open.conf", 4)
+    assert "0.0.0.0" in err, err
+    path = write("opened.conf", text + "open = yes\n")
+    r = run("-n", "-f", path)
+    assert r.returncode == 0, (r.returncode, r.stderr)
+
+
+def test_missing_file_66():
+    r = run("-n", "-f", os.path.join(TMP, "does-not-exist.conf"))
+    assert r.returncode == EX_NOINPUT, (r.returncode, r.stderr)
+    assert b"does-not-exist.conf" in r.stderr, r.stderr
+
+
+def test_hash_password():
+    """--hash-password reads stdin and prints a crypt(3) hash with a random salt (SEC-2)."""
+    r1 = run("--hash-password", stdin=b"hunter2\n")
+    r2 = run("--hash-password", stdin=b"hunter2\n")
+    assert r1.returncode == 0 and r2.returncode == 0, (r1, r2)
+    h1 = r1.stdout.decode().strip()
+    h2 = r2.stdout.decode().strip()
+    assert re.match(r"^\$(y|6)\$\S+$", h1), h1
+    assert h1 != h2, "same salt twice"
+    assert b"hunter2" not in r1.stdout + r1.stderr
+    # the hash is accepted in a config
+    path = write("hashed.conf", GOOD + "\n[operator admin]\npassword = %s\n" % h1)
+    r = run("-n", "-f", path)
+    assert r.returncode == 0, (r.returncode, r.stderr)
+
+
+def test_in_use_port_refused():
+    """The daemon refuses to start on a port already in use, with a clear message."""
+    s = socket.socket()
+    s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    s.bind(("127.0.0.1", 0))
+    s.listen(1)
+    port = s.getsockname()[1]
+    try:
+        path = write("inuse.conf", "[server]\nname = irc.test\n[listen]\naddress = "
+                     "127.0.0.1:%d\n" % port)
+        r = run("-f", path, timeout=30)
+        err = r.stderr.decode("utf-8", "replace")
+        assert r.returncode != 0, (r.returncode, err)
+        assert str(port) in err and re.search(r"in use|bind", err, re.I), err
+        assert "AddressSanitizer" not in err, err
+    finally:
+        s.close()
+
+
+def test_starts_and_stops_cleanly():
+    """SIGTERM: exit status 0 and no sanitizer report."""
+    with Server() as srv:
+        assert srv.alive()
+
+
+if __name__ == "__main__":
+    run_tests(globals())

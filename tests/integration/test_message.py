@@ -1,0 +1,217 @@
+#!/usr/bin/env python3
+"""PRIVMSG and NOTICE (RFC 2812 3.3): channels, users, several targets, errors, AWAY."""
+
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from ircharness import Client, Server, Shared, run_tests  # noqa: E402
+
+S = Shared(max_targets=4)
+
+
+def three(base):
+    s = S()
+    cs = [Client(s, S.nick(base)) for _ in range(3)]
+    ch = S.chan("#" + base)
+    for c in cs:
+        c.join(ch)
+    cs[0].sync()
+    cs[0].drain()
+    cs[1].drain()
+    return s, cs, ch
+
+
+def test_privmsg_channel():
+    s, (a, b, c), ch = three("pc")
+    a.send("PRIVMSG %s :hello channel" % ch)
+    for x in (b, c):
+        x.expect(r"^:%s!~?\S+@\S+ PRIVMSG %s :hello channel$" % (a.nick, ch))
+    a.assert_nothing(0.3, "hello channel")   # no echo without echo-message
+    for x in (a, b, c):
+        x.quit()
+
+
+def test_notice_channel_and_user():
+    s, (a, b, c), ch = three("nc")
+    a.send("NOTICE %s :note to all" % ch)
+    b.expect(r"^:%s!\S+ NOTICE %s :note to all$" % (a.nick, ch))
+    c.expect(r"NOTICE %s :note to all$" % ch)
+    a.send("NOTICE %s :just you" % b.nick)
+    b.expect(r"^:%s!\S+ NOTICE %s :just you$" % (a.nick, b.nick))
+    c.assert_nothing(0.3, "just you")
+    for x in (a, b, c):
+        x.quit()
+
+
+def test_privmsg_user_and_self():
+    s = S()
+    a = Client(s, S.nick("pu"))
+    b = Client(s, S.nick("pu"))
+    a.send("PRIVMSG %s :psst" % b.nick)
+    b.expect(r"^:%s!\S+@\S+ PRIVMSG %s :psst$" % (a.nick, b.nick))
+    a.send("PRIVMSG %s :psst" % b.nick.upper())   # nicks are case-insensitive
+    b.expect(r"PRIVMSG \S+ :psst$")
+    a.send("PRIVMSG %s :note to self" % a.nick)
+    a.expect(r"^:%s!\S+ PRIVMSG %s :note to self$" % (a.nick, a.nick))
+    a.send("PRIVMSG %s :with  two  spaces and : colon" % b.nick)
+    b.expect(r"PRIVMSG %s :with  two  spaces and : colon$" % b.nick)
+    a.send("PRIVMSG %s oneword" % b.nick)
+    b.expect(r"PRIVMSG %s :?oneword$" % b.nick)
+    a.quit()
+    b.quit()
+
+
+def test_several_targets():
+    s, (a, b, c), ch = three("st")
+    d = Client(s, S.nick("st"))
+    a.send("PRIVMSG %s,%s :multi" % (ch, d.nick))
+    b.expect(r"PRIVMSG %s :multi$" % ch)
+    c.expect(r"PRIVMSG %s :multi$" % ch)
+    d.expect(r"^:%s!\S+ PRIVMSG %s :multi$" % (a.nick, d.nick))
+    a.send("PRIVMSG %s,nobody-xx,%s :partly" % (b.nick, c.nick))
+    a.expect(r" 401 %s nobody-xx :" % a.nick)
+    b.expect("PRIVMSG %s :partly" % b.nick)
+    c.expect("PRIVMSG %s :partly" % c.nick)
+    for x in (a, b, c, d):
+        x.quit()
+
+
+def test_errors_401_403_411_412():
+    s = S()
+    a = Client(s, S.nick("er"))
+    b = Client(s, S.nick("er"))
+    a.send("PRIVMSG nobody-here :hi")
+    a.expect(r"^:irc\.test 401 %s nobody-here :" % a.nick)
+    a.send("PRIVMSG #nowhere :hi")
+    a.expect(r"^:irc\.test (403|401) %s #nowhere :" % a.nick)
+    a.send("PRIVMSG")
+    a.expect(r"^:irc\.test 411 %s :" % a.nick)
+    a.send("PRIVMSG %s" % b.nick)
+    a.expect(r"^:irc\.test 412 %s :" % a.nick)
+    a.send("PRIVMSG %s :" % b.nick)
+    a.expect(r"^:irc\.test 412 %s :" % a.nick)
+    b.assert_nothing(0.3, "PRIVMSG")
+    a.quit()
+    b.quit()
+
+
+def test_404_cannot_send_plus_n():
+    s, (a, b, c), ch = three("cs")
+    d = Client(s, S.nick("cs"))
+    d.send("PRIVMSG %s :outside" % ch)
+    d.expect(r"^:irc\.test 404 %s %s :" % (d.nick, ch))
+    a.assert_nothing(0.3, "outside")
+    for x in (a, b, c, d):
+        x.quit()
+
+
+def test_too_many_targets_407():
+    """max-targets = 4: five targets get 407 ERR_TOOMANYTARGETS."""
+    s = S()
+    a = Client(s, S.nick("tm"))
+    peers = [Client(s, S.nick("tm")) for _ in range(5)]
+    a.send("PRIVMSG %s :too many" % ",".join(p.nick for p in peers))
+    a.expect(r"^:irc\.test 407 %s \S+ :" % a.nick)
+    a.sync()
+    got = sum(1 for p in peers if any("too many" in l for l in p.drain(0.3)))
+    assert got <= 4, "%d of 5 peers got a message over TARGMAX" % got
+    a.send("PRIVMSG %s :four ok" % ",".join(p.nick for p in peers[:4]))
+    for p in peers[:4]:
+        p.expect("four ok")
+    for x in [a] + peers:
+        x.quit()
+
+
+def test_notice_never_errors():
+    """NOTICE never gets an automatic reply (RFC 2812 3.3.2)."""
+    s, (a, b, c), ch = three("ne")
+    d = Client(s, S.nick("ne"))
+    for cmd in ("NOTICE nobody-here :x", "NOTICE #nowhere :x", "NOTICE %s :outside" % ch,
+                "NOTICE %s" % b.nick, "NOTICE %s :" % b.nick):
+        d.send(cmd)
+    lines = d.sync()
+    assert not lines, lines
+    b.send("AWAY :out")
+    b.expect(" 306 ")
+    d.send("NOTICE %s :are you there" % b.nick)
+    lines = d.sync()
+    assert not any(" 301 " in l for l in lines), lines
+    for x in (a, b, c, d):
+        x.quit()
+
+
+def test_away_301_305_306():
+    s = S()
+    a = Client(s, S.nick("aw"))
+    b = Client(s, S.nick("aw"))
+    b.send("AWAY :gone to lunch")
+    b.expect(r"^:irc\.test 306 %s :" % b.nick)
+    a.send("PRIVMSG %s :hello?" % b.nick)
+    a.expect(r"^:irc\.test 301 %s %s :gone to lunch$" % (a.nick, b.nick))
+    b.expect("PRIVMSG %s :hello" % b.nick)
+    a.send("WHOIS %s" % b.nick)
+    lines = a.collect_until(" 318 ")
+    assert any(" 301 %s %s :gone to lunch" % (a.nick, b.nick) in l for l in lines), lines
+    a.send("USERHOST %s" % b.nick)
+    a.expect(r" 302 %s :%s=-" % (a.nick, b.nick))
+    b.send("AWAY")
+    b.expect(r"^:irc\.test 305 %s :" % b.nick)
+    a.send("PRIVMSG %s :back?" % b.nick)
+    b.expect("back")
+    lines = a.sync()
+    assert not any(" 301 " in l for l in lines), lines
+    b.send("AWAY :")
+    b.expect(r" 305 %s " % b.nick)
+    a.quit()
+    b.quit()
+
+
+def test_ctcp_action_relayed():
+    s, (a, b, c), ch = three("ct")
+    a.send("PRIVMSG %s :\x01ACTION waves\x01" % ch)
+    b.expect("PRIVMSG %s :\x01ACTION waves\x01$" % ch)
+    for x in (a, b, c):
+        x.quit()
+
+
+def test_utf8_text():
+    s = S()
+    a = Client(s, S.nick("u8"))
+    b = Client(s, S.nick("u8"))
+    a.send("PRIVMSG %s :héllo wörld ☃" % b.nick)
+    b.expect("PRIVMSG %s :héllo wörld ☃$" % b.nick)
+    a.quit()
+    b.quit()
+
+
+def test_statusmsg_ops_and_voiced():
+    """STATUSMSG=@+ (advertised): PRIVMSG @#c reaches ops only, +#c voiced and ops."""
+    s, (a, b, c), ch = three("sm")
+    a.send("MODE %s +v %s" % (ch, b.nick))
+    c.expect(r"MODE %s \+v" % ch)
+    c.send("PRIVMSG @%s :to ops" % ch)
+    a.expect(r"^:%s!\S+ PRIVMSG @%s :to ops$" % (c.nick, ch))
+    b.assert_nothing(0.3, "to ops")
+    c.send("PRIVMSG +%s :to voiced" % ch)
+    a.expect(r"PRIVMSG \+%s :to voiced$" % ch)
+    b.expect(r"PRIVMSG \+%s :to voiced$" % ch)
+    for x in (a, b, c):
+        x.quit()
+
+
+def test_relayed_line_fits_512():
+    """A 510-byte PRIVMSG relayed with a longer prefix is cut, never over 512 bytes."""
+    s = S()
+    a = Client(s, S.nick("longsender"))
+    b = Client(s, S.nick("lr"))
+    line = "PRIVMSG %s :" % b.nick
+    a.send(line + "x" * (510 - len(line)))
+    m = b.expect_msg(r"PRIVMSG %s :x+$" % b.nick)
+    assert len(m.raw.encode()) + 2 <= 512, len(m.raw)
+    a.quit()
+    b.quit()
+
+
+if __name__ == "__main__":
+    run_tests(globals())
