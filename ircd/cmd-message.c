@@ -85,6 +85,31 @@ message_to_user(struct client *c, struct outmsg *om, const char *nick,
 		reply(c, RPL_AWAY, to->nick, to->away);
 }
 
+/*
+ * Is client-only tag key (without '+') denied by CLIENTTAGDENY? The list
+ * is read in order: "*" denies all, "name" denies one, "-name" allows it.
+ */
+static int
+message_tag_denied(const char *key, size_t klen)
+{
+	const char *p = ircd.conf->client_tag_deny;
+	int denied = 0;
+
+	while (p != NULL && *p != '\0') {
+		const char *end = strchr(p, ',');
+		size_t len = end != NULL ? (size_t)(end - p) : strlen(p);
+
+		if (len == 1 && p[0] == '*')
+			denied = 1;
+		else if (p[0] == '-' && len - 1 == klen && strncmp(p + 1, key, klen) == 0)
+			denied = 0;
+		else if (len == klen && strncmp(p, key, klen) == 0)
+			denied = 1;
+		p = end != NULL ? end + 1 : NULL;
+	}
+	return denied;
+}
+
 /* Keep the client-only (+) tags of the sender for relaying. */
 static int
 message_client_tags(const char *tags, char *out, size_t size)
@@ -97,7 +122,9 @@ message_client_tags(const char *tags, char *out, size_t size)
 		const char *end = strchr(p, ';');
 		size_t len = end != NULL ? (size_t)(end - p) : strlen(p);
 
-		if (p[0] == '+') {
+		size_t klen = strcspn(p, "=;");
+
+		if (p[0] == '+' && !message_tag_denied(p + 1, klen - 1)) {
 			total += len + 1;
 			if (total > CLIENT_TAGS_MAX + 1 || n + len + 2 > size)
 				return -1;

@@ -115,6 +115,7 @@ static const struct conf_key conf_keys[] = {
 	{ SEC_SERVER, "flood-burst",	T_INT,	S(flood_burst), 1, 3600, 0 },
 	{ SEC_SERVER, "flood-exempt",	T_CIDRS, S(flood_exempt), 0, 0, 0 },
 	{ SEC_SERVER, "default-modes",	T_DEFMODES, S(default_modes), 0, 0, 0 },
+	{ SEC_SERVER, "client-tag-deny", T_STR, S(client_tag_deny), 0, 0, 0 },
 	{ SEC_SERVER, "whowas",		T_INT,	S(whowas), 0, 100000, 0 },
 
 	{ SEC_LISTEN, "address",	T_ADDRESS,	L(address), 0, 0, 0 },
@@ -1325,6 +1326,7 @@ conf_free(struct conf *c)
 	free(c->admin);
 	conf_strv_free(c->flood_exempt);
 	free(c->default_modes);
+	free(c->client_tag_deny);
 	for (i = 0; i < c->nlistens; i++) {
 		free(c->listens[i].address);
 		free(c->listens[i].host);

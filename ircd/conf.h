@@ -77,6 +77,7 @@ struct conf {
 	int	 flood_burst;	/* seconds of penalty a client may run ahead */
 	char	**flood_exempt;	/* NULL-terminated list of CIDR masks */
 	char	*default_modes;	/* modes of a new channel, default "+nt" */
+	char	*client_tag_deny; /* CLIENTTAGDENY value ("*,-typing"), or NULL */
 	int	 whowas;	/* WHOWAS entries kept */
 
 	struct conf_listen	*listens;

@@ -38,6 +38,8 @@ isupport_build(void)
 	T("CHANMODES=b,k,l,imnst");
 	T("CHANNELLEN=%d", CHANNELLEN);
 	T("CHANTYPES=#");
+	if (cf->client_tag_deny != NULL)
+		T("CLIENTTAGDENY=%s", cf->client_tag_deny);
 	T("ELIST=CMNTU");
 	T("HOSTLEN=%d", HOSTLEN);
 	T("KICKLEN=%d", KICKLEN);
@@ -50,7 +52,8 @@ isupport_build(void)
 	T("PREFIX=(ov)@+");
 	T("SAFELIST");
 	T("STATUSMSG=@+");
-	T("TARGMAX=JOIN:,KICK:1,LIST:,NAMES:1,NOTICE:%d,PART:,PRIVMSG:%d,WHOIS:1",
+	T("TARGMAX=JOIN:,KICK:%d,LIST:,NAMES:%d,NOTICE:%d,PART:,PRIVMSG:%d,TAGMSG:%d,WHOIS:%d",
+	    cf->max_targets, cf->max_targets, cf->max_targets, cf->max_targets,
 	    cf->max_targets, cf->max_targets);
 	T("TOPICLEN=%d", TOPICLEN);
 	T("USERLEN=%d", USERLEN);
