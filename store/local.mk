@@ -1,0 +1,2 @@
+# store/local.mk: the SQLite store and its unit tests, included by the
+# top-level Makefile.am (still one non-recursive make).

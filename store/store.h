@@ -1,0 +1,152 @@
+/*
+ * store.h: everything agentircd remembers, in one SQLite file beside the
+ * config (HS-1). This header is the only way in: no SQL lives outside
+ * store/. It knows nothing of IRC structures; callers pass plain values.
+ *
+ * Errors: functions returning int give 0 on success and -1 on failure,
+ * after logging the reason through the log hook; a failure never leaves
+ * a half-written row (each write is one statement or one transaction).
+ */
+#ifndef STORE_STORE_H
+#define STORE_STORE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct store;
+
+/* Where store/ writes its log lines (the daemon plugs its logger in). */
+void	store_set_log(void (*fn)(int is_error, const char *msg));
+
+/*
+ * Open (creating if needed) the database at path: WAL, synchronous=NORMAL,
+ * foreign keys, busy timeout, then every migration not yet applied, each
+ * in one transaction (PRAGMA user_version counts them). NULL on error
+ * with the reason in err.
+ */
+struct store	*store_open(const char *path, char *err, size_t errlen);
+void		 store_close(struct store *);
+/* The schema version the file is at now. */
+int		 store_version(struct store *);
+/* The schema version this build creates. */
+int		 store_version_latest(void);
+
+/* ---- history (HS-2, HS-3) ---- */
+
+/*
+ * One stored message. For a channel, conv is the casefolded channel
+ * name; for a private conversation it is the key of its two
+ * participants (see store_private_key). time is Unix milliseconds.
+ */
+struct store_msg {
+	int64_t		 id;		/* rowid, set by add and by queries */
+	char		 msgid[64];
+	int64_t		 time;
+	const char	*conv;
+	const char	*target;	/* as sent: "#chan" or the recipient's nick */
+	const char	*kind;		/* "PRIVMSG" or "NOTICE" */
+	const char	*prefix;	/* sender nick!user@host */
+	const char	*nick;		/* sender nick */
+	const char	*account;	/* sender account, or NULL */
+	const char	*text;
+	const char	*tags;		/* client tags worth keeping ("+reply=x"), or NULL */
+};
+
+/* Store m (msgid, time and the strings are copied in). Sets m->id. */
+int	store_history_add(struct store *, struct store_msg *m);
+
+/*
+ * Private conversation key of two principals (each "a:<account>" for a
+ * logged-in user, "c:<connection id>" without one, "g:<agent>" for an
+ * agent): the two sorted, joined by a space, into buf.
+ */
+void	store_private_key(char *buf, size_t len, const char *p1, const char *p2);
+
+/* A selector: by msgid, or by time (ms). */
+struct store_ref {
+	const char	*msgid;		/* NULL: use time */
+	int64_t		 time;
+};
+
+enum store_dir {
+	STORE_LATEST,	/* the newest, after ref when ref is set ("*" = none) */
+	STORE_BEFORE,	/* older than ref, newest first up to limit */
+	STORE_AFTER,	/* newer than ref, oldest first up to limit */
+	STORE_AROUND,	/* limit messages around ref */
+	STORE_BETWEEN,	/* strictly between ref and ref2, either order */
+};
+
+/*
+ * Query conv. Calls fn for each message in ascending time order (the
+ * strings are valid only during the call). ref may be NULL for LATEST.
+ * Returns the number of messages, -1 on error, -2 when a msgid ref is
+ * not found in conv.
+ */
+int	store_history_query(struct store *, const char *conv, enum store_dir,
+	    const struct store_ref *ref, const struct store_ref *ref2, int limit,
+	    void (*fn)(const struct store_msg *, void *), void *arg);
+
+/*
+ * Conversations with messages between t1 and t2 (ms, either order) for
+ * which keep(conv, arg) says yes: fn gets each conv, its latest target
+ * name as sent, and the time of its latest message in the range, newest
+ * last, at most limit.
+ */
+int	store_history_targets(struct store *, int64_t t1, int64_t t2, int limit,
+	    int (*keep)(const char *conv, void *),
+	    void (*fn)(const char *conv, const char *target, int64_t time, void *),
+	    void *arg);
+
+/*
+ * The newest private conversation key containing principal whose other
+ * side used nick (casefolded) as sender or recipient; for CHATHISTORY on
+ * a nick that is offline. 0 and key in buf, or -1 if none.
+ */
+int	store_private_find(struct store *, const char *principal,
+	    const char *nick_folded, char *buf, size_t len);
+
+/* Retention: delete messages older than days (0: keep) and beyond max_rows (0: all). */
+int	store_history_prune(struct store *, int days, int64_t max_rows);
+
+/* ---- channels (HS-2: topic, modes, bans survive a restart) ---- */
+
+struct store_channel {
+	const char	*conv;		/* the key: the casefolded name, as in history */
+	const char	*name;		/* as created, e.g. "#General" */
+	const char	*topic;		/* NULL: none */
+	const char	*topic_who;
+	int64_t		 topic_time;	/* seconds */
+	int64_t		 created;	/* seconds */
+	const char	*modes;		/* flag letters, e.g. "nt" */
+	const char	*key;		/* NULL: none */
+	unsigned	 limit;		/* 0: none */
+};
+
+struct store_ban {
+	const char	*mask;
+	const char	*setter;
+	int64_t		 time;
+};
+
+/* Insert or replace the channel's row (its bans are kept). */
+int	store_channel_save(struct store *, const struct store_channel *);
+int	store_channel_delete(struct store *, const char *conv);
+int	store_ban_add(struct store *, const char *conv, const struct store_ban *);
+int	store_ban_del(struct store *, const char *conv, const char *mask);
+/*
+ * Every stored channel, and every channel with history but no row (by
+ * its latest target name): fn is called with the channel, then ban_fn
+ * with each of its bans (strings valid during the call only).
+ */
+int	store_channel_load_all(struct store *,
+	    void (*fn)(const struct store_channel *, void *),
+	    void (*ban_fn)(const char *conv, const struct store_ban *, void *),
+	    void *arg);
+
+/* ---- key/value, for small server state that later issues need ---- */
+
+int	store_kv_set(struct store *, const char *key, const char *value);
+/* Copies the value into buf; 0 found, 1 not found, -1 error. */
+int	store_kv_get(struct store *, const char *key, char *buf, size_t len);
+
+#endif
