@@ -1,0 +1,273 @@
+/*
+ * acp.h: everything the server may ask of an agent. acp/ starts agent
+ * processes, speaks ACP v1 (JSON-RPC over stdio) to them and keeps them
+ * healthy; it knows nothing of IRC. All handles are opaque; all results
+ * come back through callbacks, run from the caller's libevent loop.
+ *
+ * Lifetimes: an acp_agent is a configured agent, with or without a
+ * running process. An acp_session is one conversation with it; it
+ * outlives the process (crash, eviction): the next prompt starts the
+ * process again and resumes the session (session/load when advertised,
+ * its replay flagged as such, else a new session: see on_open).
+ * Never free an agent or session from inside one of its own callbacks;
+ * if it happens anyway the free is deferred.
+ */
+#ifndef ACP_ACP_H
+#define ACP_ACP_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct event_base;
+struct acp_agent;
+struct acp_session;
+struct acp_pool;
+struct acp_prompt;
+
+enum acp_log_level {
+	ACP_LOG_DEBUG, ACP_LOG_INFO, ACP_LOG_WARN, ACP_LOG_ERROR
+};
+
+/* Where acp/ logs (default: stderr), and from which level. */
+void	acp_log_set(void (*)(enum acp_log_level, const char *msg, void *),
+	    void *arg, enum acp_log_level min);
+
+/*
+ * Split a command line into argv with shell-like quoting ('...', "...",
+ * backslash), but no shell: no expansion, no redirection. Returns a
+ * NULL-terminated array to free with acp_argv_free(), or NULL with *err
+ * set to a static message.
+ */
+char	**acp_argv_parse(const char *, const char **err);
+void	  acp_argv_free(char **);
+
+/* 0 means the default, given in brackets. */
+struct acp_agent_config {
+	const char	 *name;		/* for logs */
+	const char	 *command;	/* parsed with acp_argv_parse */
+	const char	 *cwd;		/* absolute; [the daemon's cwd] */
+	const char	**env;		/* "NAME=value" added, NULL-ended */
+	const char	 *auth_method;	/* authenticate with this id [none] */
+	size_t		  max_frame;	/* bytes [32 MiB] */
+	int		  max_bad_lines; /* non-JSON lines in a row [100] */
+	int		  init_timeout_ms;	/* initialize [60 s] */
+	int		  request_timeout_ms;	/* session/new etc. [60 s] */
+	int		  turn_timeout_ms;	/* TN-8 watchdog [30 min] */
+	int		  cancel_timeout_ms;	/* then restart [10 s] */
+	int		  grace_ms;	/* EOF->TERM->KILL steps [2 s] */
+	int		  backoff_ms;	/* first restart delay [1 s] */
+	int		  backoff_max_ms;	/* [60 s] */
+	int		  max_failures;	/* in a row, then broken [5] */
+};
+
+enum acp_text_kind {
+	ACP_TEXT_AGENT,		/* agent_message_chunk */
+	ACP_TEXT_THOUGHT,	/* agent_thought_chunk */
+	ACP_TEXT_USER		/* user_message_chunk (mostly replay) */
+};
+
+struct acp_text {
+	enum acp_text_kind	 kind;
+	const char		*text;	/* a delta, not a whole message */
+	size_t			 len;
+	const char		*message_id;	/* or NULL */
+	int			 replay;	/* from session/load: old */
+	int			 cancelling;	/* after session/cancel */
+};
+
+/* A tool call as known so far: tool_call merged with its updates. */
+struct acp_tool {
+	const char	*id;
+	const char	*title;		/* never NULL */
+	const char	*kind;		/* read, edit, execute, ... [other] */
+	const char	*status;	/* pending, in_progress, completed, failed */
+	const char	*path;		/* first location or diff path, or NULL */
+	const char	*text;		/* first text content, or NULL */
+	const char	*raw_input;	/* JSON text, or NULL */
+	int		 is_update;	/* tool_call_update, not tool_call */
+	int		 replay;
+};
+
+struct acp_plan_entry {
+	const char	*content;
+	const char	*priority;	/* high, medium, low */
+	const char	*status;	/* pending, in_progress, completed */
+};
+
+struct acp_command {
+	const char	*name;		/* without the leading '/' */
+	const char	*description;
+	const char	*hint;		/* input hint, or NULL */
+};
+
+struct acp_mode {
+	const char	*id;
+	const char	*name;
+	const char	*description;	/* or NULL */
+};
+
+enum acp_perm_kind {
+	ACP_PERM_ALLOW_ONCE, ACP_PERM_ALLOW_ALWAYS,
+	ACP_PERM_REJECT_ONCE, ACP_PERM_REJECT_ALWAYS, ACP_PERM_OTHER
+};
+
+struct acp_perm_option {
+	const char		*id;
+	const char		*name;
+	enum acp_perm_kind	 kind;
+};
+
+/* Valid during the callback only; answer later by its id. */
+struct acp_permission {
+	uint64_t			 id;	/* unique in the process */
+	const struct acp_tool		*tool;	/* merged with the tool call */
+	const struct acp_perm_option	*options;
+	size_t				 noptions;
+};
+
+enum acp_stop {
+	ACP_STOP_END_TURN, ACP_STOP_MAX_TOKENS, ACP_STOP_MAX_TURN_REQUESTS,
+	ACP_STOP_REFUSAL, ACP_STOP_CANCELLED,
+	ACP_STOP_ERROR		/* error set; includes the agent's death */
+};
+
+struct acp_turn_end {
+	enum acp_stop	 stop;
+	const char	*stop_reason;	/* as sent, or NULL */
+	int		 code;		/* JSON-RPC error code, or 0 */
+	const char	*error;		/* for the user, or NULL */
+	int		 cancelled;	/* a cancel had been asked for */
+	int		 timed_out;	/* the watchdog fired */
+};
+
+enum acp_open_how {
+	ACP_OPEN_NEW,		/* a fresh session: it remembers nothing */
+	ACP_OPEN_LOADED,	/* session/load: history replayed (flagged) */
+	ACP_OPEN_RESUMED,	/* session/resume: no replay */
+	ACP_OPEN_FAILED		/* error says why (e.g. a login is needed) */
+};
+
+struct acp_exit {
+	int		 status;	/* wait(2) status, or -1 if unknown */
+	int		 requested;	/* we stopped it (stop, eviction) */
+	int		 evicted;	/* SS-5 */
+	int		 broken;	/* too many failures: will not start */
+	const char	*reason;	/* readable, e.g. "killed by signal 9" */
+};
+
+/*
+ * Callbacks. The void * is the agent's arg for agent events, and the
+ * session's arg for session events. Any may be NULL.
+ */
+struct acp_callbacks {
+	void	(*on_ready)(struct acp_agent *, void *);
+	void	(*on_open)(struct acp_session *, enum acp_open_how,
+		    const char *error, void *);
+	void	(*on_text)(struct acp_session *, const struct acp_text *,
+		    void *);
+	void	(*on_tool)(struct acp_session *, const struct acp_tool *,
+		    void *);
+	void	(*on_plan)(struct acp_session *,
+		    const struct acp_plan_entry *, size_t, void *);
+	/* A full replacement of the command list. */
+	void	(*on_commands)(struct acp_session *,
+		    const struct acp_command *, size_t, void *);
+	void	(*on_mode)(struct acp_session *, const char *mode_id,
+		    void *);
+	/* A JSON array of ConfigOption, the complete state. */
+	void	(*on_config)(struct acp_session *, const char *json, void *);
+	void	(*on_title)(struct acp_session *, const char *title, void *);
+	/* Answer with acp_session_permit(). Unanswered, the turn waits. */
+	void	(*on_permission)(struct acp_session *,
+		    const struct acp_permission *, void *);
+	/* A permission was settled without us (cancel, exit): drop its card. */
+	void	(*on_permission_gone)(struct acp_session *, uint64_t id,
+		    void *);
+	void	(*on_turn_end)(struct acp_session *,
+		    const struct acp_turn_end *, void *);
+	void	(*on_agent_exit)(struct acp_agent *, const struct acp_exit *,
+		    void *);
+};
+
+/*
+ * The library. acp_init() registers a SIGCHLD handler on the base (only
+ * our own children are reaped, by pid) and ignores SIGPIPE.
+ */
+int	 acp_init(struct event_base *);
+void	 acp_shutdown(void);
+
+/* SS-5: at most max processes; LRU eviction of idle agents. */
+struct acp_pool	*acp_pool_new(int max);
+void		 acp_pool_free(struct acp_pool *);
+void		 acp_pool_set_max(struct acp_pool *, int);
+int		 acp_pool_running(struct acp_pool *);
+
+/* The config is copied. pool may be NULL (no cap). */
+struct acp_agent *acp_agent_new(struct acp_pool *,
+		    const struct acp_agent_config *,
+		    const struct acp_callbacks *, void *arg);
+void		 acp_agent_free(struct acp_agent *);
+/* Start now (normally done on demand by a session). */
+int		 acp_agent_start(struct acp_agent *);
+/* Close stdin, SIGTERM, SIGKILL (grace periods between). */
+void		 acp_agent_stop(struct acp_agent *);
+/* Forget failures and the broken state (INVITE, config reload). */
+void		 acp_agent_reset(struct acp_agent *);
+const char	*acp_agent_name(struct acp_agent *);
+int		 acp_agent_running(struct acp_agent *);	/* has a process */
+int		 acp_agent_ready(struct acp_agent *);	/* initialized */
+int		 acp_agent_busy(struct acp_agent *);	/* a turn is on */
+int		 acp_agent_broken(struct acp_agent *);
+const char	*acp_agent_broken_reason(struct acp_agent *);
+long		 acp_agent_pid(struct acp_agent *);	/* or -1 */
+/* From initialize: agentInfo name/version, or NULL before. */
+const char	*acp_agent_info(struct acp_agent *);
+int		 acp_agent_can_load(struct acp_agent *);
+
+/*
+ * A session of agent a. id is a stored ACP session id to resume, or
+ * NULL. Nothing is sent until acp_session_open() or a prompt.
+ */
+struct acp_session *acp_session_new(struct acp_agent *, const char *id,
+		    void *arg);
+/* session/close where advertised, then free. */
+void		 acp_session_free(struct acp_session *);
+/* Open (start the agent if needed; load/resume or new); on_open tells. */
+int		 acp_session_open(struct acp_session *);
+int		 acp_session_is_open(struct acp_session *);
+const char	*acp_session_id(struct acp_session *);	/* or NULL */
+struct acp_agent *acp_session_agent(struct acp_session *);
+void		*acp_session_arg(struct acp_session *);
+const char	*acp_session_mode(struct acp_session *);	/* or NULL */
+size_t		 acp_session_modes(struct acp_session *,
+		    const struct acp_mode **);
+int		 acp_session_in_turn(struct acp_session *);
+
+/* Prompt content: text and resource_link blocks. */
+struct acp_prompt *acp_prompt_new(void);
+int		 acp_prompt_text(struct acp_prompt *, const char *);
+int		 acp_prompt_link(struct acp_prompt *, const char *uri,
+		    const char *name);
+void		 acp_prompt_free(struct acp_prompt *);
+
+/*
+ * Start a turn; takes the prompt. -1 if a turn is on (the caller
+ * queues: one turn per session at a time) or the agent is broken.
+ * Opens the session first when needed. on_turn_end always follows a 0.
+ */
+int		 acp_session_prompt(struct acp_session *, struct acp_prompt *);
+/*
+ * session/cancel with its duties: pending permissions answered
+ * "cancelled", watchdog: no answer in cancel_timeout, the process is
+ * killed and the turn ends. 0 if a turn was on.
+ */
+int		 acp_session_cancel(struct acp_session *);
+/* option_id NULL: outcome "cancelled". -1 if the id is not pending. */
+int		 acp_session_permit(struct acp_session *, uint64_t id,
+		    const char *option_id);
+/* Remembered and re-applied after a load. */
+int		 acp_session_set_mode(struct acp_session *, const char *);
+int		 acp_session_set_config(struct acp_session *,
+		    const char *config_id, const char *value);
+
+#endif

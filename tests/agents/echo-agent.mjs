@@ -1,0 +1,282 @@
+// echo-agent.mjs: the ACP test agent of agentircd's tests, a real ACP v1
+// agent on the official SDK. It echoes word by word and can misbehave on
+// demand: ECHO_AGENT_MODE picks a startup behaviour, prompts pick the rest.
+//
+// Environment:
+//   ECHO_AGENT_MODE   normal | hang-init | crash-init | banner | pipeline |
+//                     flood | auth | no-load | stubborn
+//   ECHO_AGENT_DELAY_MS   delay between words (slow agent)
+//   ECHO_AGENT_STATE  directory for session history (session/load replay)
+// Prompt commands: /perm <what>, /plan, /crash, /hang, /garbage <n>,
+//   /huge <bytes>, /hugegarbage <bytes>, /mode, anything else is echoed.
+import * as acp from "@agentclientprotocol/sdk";
+import { Readable, Writable } from "node:stream";
+import { randomUUID } from "node:crypto";
+import fs from "node:fs";
+import path from "node:path";
+
+const MODE = process.env.ECHO_AGENT_MODE || "normal";
+const DELAY = Number(process.env.ECHO_AGENT_DELAY_MS || 0);
+const STATE = process.env.ECHO_AGENT_STATE || "";
+const log = (...a) => console.error("[echo-agent]", ...a);
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+// Raw stdout, bypassing the SDK: for the garbage the tests need.
+// Awaited, or a big write races the SDK's own writes.
+const raw = (s) => new Promise((r) => process.stdout.write(s, r));
+
+if (MODE === "crash-init") {
+  log("crashing at startup");
+  process.exit(2);
+}
+if (MODE === "banner") raw("Echo agent v0.1 starting...\nloading config\n");
+if (MODE === "stubborn") {
+  // Ignores EOF and SIGTERM: only SIGKILL ends it.
+  process.on("SIGTERM", () => log("SIGTERM ignored"));
+  setInterval(() => {}, 1 << 30);
+}
+
+const MODES = {
+  currentModeId: "ask",
+  availableModes: [
+    { id: "ask", name: "Ask", description: "Request permission before acting" },
+    { id: "code", name: "Code", description: "Act without asking" },
+  ],
+};
+const COMMANDS = [
+  { name: "perm", description: "Ask for permission, then pretend to run a tool", input: { hint: "what to do" } },
+  { name: "plan", description: "Emit a sample plan" },
+];
+
+const sessions = new Map(); // id -> {cwd, history, abort, mode}
+let authed = false;
+
+function stateFile(id) {
+  return STATE ? path.join(STATE, id.replace(/[^A-Za-z0-9_-]/g, "_") + ".json") : "";
+}
+function save(id) {
+  const s = sessions.get(id);
+  if (STATE && s) fs.writeFileSync(stateFile(id), JSON.stringify({ cwd: s.cwd, history: s.history, mode: s.mode }));
+}
+function loadState(id) {
+  if (!STATE) return null;
+  try {
+    return JSON.parse(fs.readFileSync(stateFile(id), "utf8"));
+  } catch {
+    return null;
+  }
+}
+
+function render(blocks) {
+  return blocks
+    .map((b) => {
+      if (b.type === "text") return b.text;
+      if (b.type === "resource_link") return `[link ${b.uri}]`;
+      if (b.type === "resource") return `[resource ${b.resource?.uri}]`;
+      return `[${b.type}]`;
+    })
+    .join(" ");
+}
+
+let client;
+const update = (sessionId, u) => client.notify(acp.methods.client.session.update, { sessionId, update: u });
+const say = (sid, text) => update(sid, { sessionUpdate: "agent_message_chunk", content: { type: "text", text } });
+
+function announce(sid) {
+  setImmediate(() => update(sid, { sessionUpdate: "available_commands_update", availableCommands: COMMANDS }).catch(() => {}));
+}
+
+async function permTurn(sid, s, what, signal) {
+  const toolCallId = "call_" + randomUUID().slice(0, 8);
+  await update(sid, {
+    sessionUpdate: "tool_call", toolCallId, title: `Pretend action: ${what}`,
+    kind: "execute", status: "pending", rawInput: { what },
+  });
+  let res;
+  try {
+    res = await client.request(acp.methods.client.session.requestPermission, {
+      sessionId: sid,
+      toolCall: { toolCallId, title: "Pretend action", kind: "execute", status: "pending" },
+      options: [
+        { optionId: "allow-once", name: "Allow once", kind: "allow_once" },
+        { optionId: "allow-always", name: "Always allow", kind: "allow_always" },
+        { optionId: "reject-once", name: "Reject", kind: "reject_once" },
+        { optionId: "reject-always", name: "Always reject", kind: "reject_always" },
+      ],
+    }, { cancellationSignal: signal });
+  } catch (e) {
+    if (signal.aborted) res = { outcome: { outcome: "cancelled" } };
+    else throw e;
+  }
+  if (res.outcome.outcome === "cancelled" || signal.aborted) {
+    await update(sid, { sessionUpdate: "tool_call_update", toolCallId, status: "failed" });
+    return "cancelled";
+  }
+  const id = res.outcome.optionId;
+  if (id.startsWith("allow")) {
+    await update(sid, { sessionUpdate: "tool_call_update", toolCallId, status: "completed",
+      content: [{ type: "content", content: { type: "text", text: "done" } }] });
+    await say(sid, `permission granted (${id})`);
+    s.history.push({ role: "agent", text: `permission granted (${id})` });
+  } else {
+    await update(sid, { sessionUpdate: "tool_call_update", toolCallId, status: "failed",
+      content: [{ type: "content", content: { type: "text", text: "rejected by user" } }] });
+    await say(sid, `permission denied (${id})`);
+    s.history.push({ role: "agent", text: `permission denied (${id})` });
+  }
+  return "end_turn";
+}
+
+async function turn(sid, s, text, signal) {
+  const [cmd, ...rest] = text.trim().split(/\s+/);
+  const arg = rest.join(" ");
+  if (cmd === "/perm") return permTurn(sid, s, arg, signal);
+  if (cmd === "/plan") {
+    await update(sid, { sessionUpdate: "plan", entries: [
+      { content: "Read the prompt", priority: "high", status: "completed" },
+      { content: "Echo it back", priority: "medium", status: "in_progress" },
+    ] });
+    await say(sid, "plan sent");
+    s.history.push({ role: "agent", text: "plan sent" });
+    return "end_turn";
+  }
+  if (cmd === "/crash") {
+    await say(sid, "about to crash");
+    await sleep(50);
+    log("crashing mid-turn");
+    process.exit(3);
+  }
+  if (cmd === "/hang") {
+    await say(sid, "hanging");
+    log("hanging, cancel ignored");
+    await new Promise(() => {});
+  }
+  if (cmd === "/garbage") {
+    for (let i = 0; i < Number(arg || 3); i++) await raw(`garbage line ${i} {not json\n`);
+    await say(sid, "after garbage");
+    return "end_turn";
+  }
+  if (cmd === "/huge") {
+    await say(sid, "x".repeat(Number(arg || 1000000)));
+    return "end_turn";
+  }
+  if (cmd === "/hugegarbage") {
+    await raw("y".repeat(Number(arg || 1000000)) + "\n");
+    await say(sid, "after huge garbage");
+    return "end_turn";
+  }
+  if (cmd === "/mode") {
+    await say(sid, `mode ${s.mode}`);
+    return "end_turn";
+  }
+  await update(sid, { sessionUpdate: "agent_thought_chunk", content: { type: "text", text: "echoing" } });
+  const words = ("echo: " + text).split(/(?<= )/);
+  for (const w of words) {
+    if (signal.aborted) return "cancelled";
+    await say(sid, w);
+    if (DELAY) await sleep(DELAY);
+  }
+  if (signal.aborted) return "cancelled";
+  s.history.push({ role: "agent", text: "echo: " + text });
+  return "end_turn";
+}
+
+const app = acp
+  .agent({ name: "echo-agent" })
+  .onRequest(acp.methods.agent.initialize, async () => {
+    if (MODE === "hang-init") {
+      log("never answering initialize");
+      return new Promise(() => {});
+    }
+    if (MODE === "flood") {
+      setTimeout(() => { for (let i = 0; i < 500; i++) raw("flood " + i + "\n"); }, 100);
+    }
+    return {
+      protocolVersion: acp.PROTOCOL_VERSION,
+      agentCapabilities: {
+        loadSession: MODE !== "no-load",
+        promptCapabilities: { image: false, audio: false, embeddedContext: true },
+        mcpCapabilities: { http: false, sse: false },
+        sessionCapabilities: { list: {} },
+      },
+      agentInfo: { name: "echo-agent", title: "Echo Agent", version: "0.1.0" },
+      authMethods: MODE === "auth"
+        ? [{ id: "test-api-key", name: "API key" }, { id: "browser", name: "Browser login" }]
+        : [],
+    };
+  })
+  .onRequest(acp.methods.agent.authenticate, async ({ params }) => {
+    if (params.methodId !== "test-api-key") throw acp.RequestError.invalidParams({ methodId: params.methodId });
+    authed = true;
+    return {};
+  })
+  .onRequest(acp.methods.agent.session.new, async ({ params }) => {
+    if (MODE === "auth" && !authed) throw acp.RequestError.authRequired();
+    const sessionId = "sess_" + randomUUID();
+    sessions.set(sessionId, { cwd: params.cwd, history: [], abort: null, mode: "ask" });
+    save(sessionId);
+    if (MODE === "pipeline") {
+      // Misbehaviour: updates for the session before its id is known.
+      await update(sessionId, { sessionUpdate: "available_commands_update", availableCommands: COMMANDS });
+      await say(sessionId, "early bird ");
+    } else announce(sessionId);
+    return { sessionId, modes: MODES };
+  })
+  .onRequest(acp.methods.agent.session.load, async ({ params }) => {
+    const st = loadState(params.sessionId);
+    if (!st) throw acp.RequestError.sessionNotFound(params.sessionId);
+    sessions.set(params.sessionId, { cwd: params.cwd, history: st.history, abort: null, mode: st.mode || "ask" });
+    for (const h of st.history) {
+      await update(params.sessionId, {
+        sessionUpdate: h.role === "user" ? "user_message_chunk" : "agent_message_chunk",
+        content: { type: "text", text: h.text },
+      });
+    }
+    announce(params.sessionId);
+    return { modes: { ...MODES, currentModeId: st.mode || "ask" } };
+  })
+  .onRequest(acp.methods.agent.session.list, async ({ params }) => {
+    const out = [];
+    if (STATE) for (const f of fs.readdirSync(STATE)) {
+      const st = JSON.parse(fs.readFileSync(path.join(STATE, f), "utf8"));
+      if (params.cwd && st.cwd !== params.cwd) continue;
+      const first = st.history.find((h) => h.role === "user");
+      out.push({ sessionId: f.replace(/\.json$/, ""), cwd: st.cwd, title: first ? first.text.slice(0, 40) : undefined });
+    }
+    return { sessions: out };
+  })
+  .onRequest(acp.methods.agent.session.setMode, async ({ params }) => {
+    const s = sessions.get(params.sessionId);
+    if (!s) throw acp.RequestError.sessionNotFound(params.sessionId);
+    if (!MODES.availableModes.some((m) => m.id === params.modeId)) throw acp.RequestError.invalidParams({ modeId: params.modeId });
+    s.mode = params.modeId;
+    save(params.sessionId);
+    setImmediate(() => update(params.sessionId, { sessionUpdate: "current_mode_update", currentModeId: params.modeId }).catch(() => {}));
+    return {};
+  })
+  .onRequest(acp.methods.agent.session.prompt, async ({ params }) => {
+    const sid = params.sessionId;
+    const s = sessions.get(sid);
+    if (!s) throw acp.RequestError.sessionNotFound(sid);
+    s.abort?.abort(); // a new prompt aborts the previous turn
+    const ac = new AbortController();
+    s.abort = ac;
+    const text = render(params.prompt);
+    s.history.push({ role: "user", text });
+    let stopReason;
+    try {
+      stopReason = await turn(sid, s, text, ac.signal);
+    } finally {
+      if (s.abort === ac) s.abort = null;
+      save(sid);
+    }
+    return { stopReason: ac.signal.aborted ? "cancelled" : stopReason };
+  })
+  .onNotification(acp.methods.agent.session.cancel, async ({ params }) => {
+    sessions.get(params.sessionId)?.abort?.abort();
+  });
+
+const conn = app.connect(acp.ndJsonStream(Writable.toWeb(process.stdout), Readable.toWeb(process.stdin)));
+client = conn.client;
+await conn.closed;
+log("connection closed");
+if (MODE !== "stubborn") process.exit(0);
