@@ -81,16 +81,27 @@ enum store_dir {
  * strings are valid only during the call). ref may be NULL for LATEST.
  * Returns the number of messages, -1 on error, -2 when a msgid ref is
  * not found in conv.
+ *
+ * References are exclusive; a timestamp ref falls between messages, so
+ * BEFORE t is time < t and AFTER t is time > t. AROUND gives limit/2
+ * messages before ref and the rest from ref on (a msgid ref itself
+ * included; limit 1 is just it). BETWEEN keeps the end nearest ref: the
+ * oldest when ref < ref2, the newest when ref > ref2. Ties in time are
+ * ordered by id. Callbacks (here and below) must not call back into the
+ * same store function: its cached statement is in use.
  */
 int	store_history_query(struct store *, const char *conv, enum store_dir,
 	    const struct store_ref *ref, const struct store_ref *ref2, int limit,
 	    void (*fn)(const struct store_msg *, void *), void *arg);
 
 /*
- * Conversations with messages between t1 and t2 (ms, either order) for
- * which keep(conv, arg) says yes: fn gets each conv, its latest target
- * name as sent, and the time of its latest message in the range, newest
- * last, at most limit.
+ * Conversations with messages between t1 and t2 (ms, either order,
+ * inclusive) for which keep(conv, arg) says yes: fn gets each conv, its
+ * latest target name as sent, and the time of its latest message in the
+ * range, newest last, at most limit (counted after keep). As BETWEEN:
+ * t1 < t2 keeps the oldest limit, t1 > t2 the newest. For a private conv
+ * the target is the recipient of its latest message, which may be either
+ * side. Returns how many, or -1.
  */
 int	store_history_targets(struct store *, int64_t t1, int64_t t2, int limit,
 	    int (*keep)(const char *conv, void *),
@@ -100,12 +111,18 @@ int	store_history_targets(struct store *, int64_t t1, int64_t t2, int limit,
 /*
  * The newest private conversation key containing principal whose other
  * side used nick (casefolded) as sender or recipient; for CHATHISTORY on
- * a nick that is offline. 0 and key in buf, or -1 if none.
+ * a nick that is offline. 0 and key in buf, or -1 if none (or on error,
+ * logged). Nicks compare with SQLite's ASCII NOCASE: "[]\~" do not
+ * match "{}|^" as rfc1459 would.
  */
 int	store_private_find(struct store *, const char *principal,
 	    const char *nick_folded, char *buf, size_t len);
 
-/* Retention: delete messages older than days (0: keep) and beyond max_rows (0: all). */
+/*
+ * Retention: delete messages older than days (0: keep) and beyond
+ * max_rows (0: all), oldest first, in batches of 1000 rows (each its own
+ * transaction, so the write lock is held briefly). 0 or -1.
+ */
 int	store_history_prune(struct store *, int days, int64_t max_rows);
 
 /* ---- channels (HS-2: topic, modes, bans survive a restart) ---- */
@@ -117,7 +134,8 @@ struct store_channel {
 	const char	*topic_who;
 	int64_t		 topic_time;	/* seconds */
 	int64_t		 created;	/* seconds */
-	const char	*modes;		/* flag letters, e.g. "nt" */
+	const char	*modes;		/* flag letters, e.g. "nt"; NULL: never
+					   saved, apply the defaults */
 	const char	*key;		/* NULL: none */
 	unsigned	 limit;		/* 0: none */
 };
@@ -130,7 +148,15 @@ struct store_ban {
 
 /* Insert or replace the channel's row (its bans are kept). */
 int	store_channel_save(struct store *, const struct store_channel *);
+/* Deletes the row and its bans; a channel with history still reappears. */
 int	store_channel_delete(struct store *, const char *conv);
+/*
+ * A ban needs no prior store_channel_save: a channel without a row gets a
+ * minimal one in the same transaction (name: its latest history target,
+ * else conv; created: its first message, else now; modes NULL). Adding
+ * an existing mask keeps the first setter and time. Masks are compared
+ * exactly: store_ban_del takes the mask as it was added.
+ */
 int	store_ban_add(struct store *, const char *conv, const struct store_ban *);
 int	store_ban_del(struct store *, const char *conv, const char *mask);
 /*
@@ -145,8 +171,9 @@ int	store_channel_load_all(struct store *,
 
 /* ---- key/value, for small server state that later issues need ---- */
 
+/* value NULL deletes the key. */
 int	store_kv_set(struct store *, const char *key, const char *value);
-/* Copies the value into buf; 0 found, 1 not found, -1 error. */
+/* Copies the value into buf; 0 found, 1 not found, -1 error (or too long). */
 int	store_kv_get(struct store *, const char *key, char *buf, size_t len);
 
 #endif

@@ -1,0 +1,521 @@
+/*
+ * history.c: the messages table: storing what is relayed, the
+ * draft/chathistory queries over it (HS-3), private conversation keys,
+ * and retention.
+ */
+#include "compat.h"
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "store/store-int.h"
+
+/* Rows deleted per statement when pruning: short write locks. */
+#define PRUNE_BATCH	1000
+
+#define MSG_COLUMNS \
+	"id, msgid, time, conv, target, kind, prefix, nick, account, " \
+	"text, tags"
+
+/* A point in the (time, id) order of a conversation. */
+struct key {
+	int64_t	t;
+	int64_t	id;
+};
+
+/*
+ * A resolved reference: messages strictly older than it are those with
+ * (time, id) < below, strictly newer those with (time, id) > above. A
+ * msgid names one row, so below = above = its (time, id); a timestamp
+ * falls between rows: below = (t, 0) and above = (t, max), ids being >= 1.
+ */
+struct bound {
+	struct key	below;
+	struct key	above;
+};
+
+static const struct key key_min = { INT64_MIN, INT64_MIN };
+static const struct key key_max = { INT64_MAX, INT64_MAX };
+
+int
+store_history_add(struct store *s, struct store_msg *m)
+{
+	sqlite3_stmt *st;
+
+	st = store_stmt(s, SQL_HISTORY_ADD,
+	    "INSERT INTO messages (msgid, time, conv, target, kind, prefix,\n"
+	    "    nick, account, text, tags)\n"
+	    "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)");
+	if (st == NULL)
+		return -1;
+	store_bind_text(st, 1, m->msgid);
+	sqlite3_bind_int64(st, 2, m->time);
+	store_bind_text(st, 3, m->conv);
+	store_bind_text(st, 4, m->target);
+	store_bind_text(st, 5, m->kind);
+	store_bind_text(st, 6, m->prefix);
+	store_bind_text(st, 7, m->nick);
+	store_bind_text(st, 8, m->account);
+	store_bind_text(st, 9, m->text);
+	store_bind_text(st, 10, m->tags);
+	if (store_step_done(s, st, "store message") == -1)
+		return -1;
+	m->id = sqlite3_last_insert_rowid(s->db);
+	return 0;
+}
+
+void
+store_private_key(char *buf, size_t len, const char *p1, const char *p2)
+{
+	if (strcmp(p1, p2) > 0)
+		snprintf(buf, len, "%s %s", p2, p1);
+	else
+		snprintf(buf, len, "%s %s", p1, p2);
+}
+
+/* 0, -1 on error, -2 when the msgid is not in conv. */
+static int
+store_resolve(struct store *s, const char *conv, const struct store_ref *ref,
+    struct bound *b)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	if (ref->msgid == NULL) {
+		b->below.t = b->above.t = ref->time;
+		b->below.id = 0;
+		b->above.id = INT64_MAX;
+		return 0;
+	}
+	st = store_stmt(s, SQL_HISTORY_REF,
+	    "SELECT time, id\n"
+	    "FROM messages\n"
+	    "WHERE msgid = ?1 AND conv = ?2");
+	if (st == NULL)
+		return -1;
+	store_bind_text(st, 1, ref->msgid);
+	store_bind_text(st, 2, conv);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW) {
+		b->below.t = b->above.t = sqlite3_column_int64(st, 0);
+		b->below.id = b->above.id = sqlite3_column_int64(st, 1);
+		sqlite3_reset(st);
+		return 0;
+	}
+	if (rc == SQLITE_DONE) {
+		sqlite3_reset(st);
+		return -2;
+	}
+	store_fail(s, "find msgid");
+	sqlite3_reset(st);
+	return -1;
+}
+
+static int
+key_cmp(struct key a, struct key b)
+{
+	if (a.t != b.t)
+		return a.t < b.t ? -1 : 1;
+	if (a.id != b.id)
+		return a.id < b.id ? -1 : 1;
+	return 0;
+}
+
+/*
+ * Calls fn for up to limit messages of conv with lo < (time, id) < hi,
+ * ascending; newest picks the newest of them instead of the oldest.
+ * Returns how many, or -1.
+ */
+static int
+store_range(struct store *s, const char *conv, struct key lo, struct key hi,
+    int limit, int newest, void (*fn)(const struct store_msg *, void *),
+    void *arg)
+{
+	struct store_msg m;
+	sqlite3_stmt *st;
+	const char *msgid;
+	int n = 0, rc;
+
+	if (limit <= 0)
+		return 0;
+	if (newest)
+		/* Newest first to find them, then put back in order. */
+		st = store_stmt(s, SQL_HISTORY_DESC,
+		    "SELECT *\n"
+		    "FROM (\n"
+		    "	SELECT " MSG_COLUMNS "\n"
+		    "	FROM messages\n"
+		    "	WHERE conv = ?1\n"
+		    "	    AND (time, id) > (?2, ?3)\n"
+		    "	    AND (time, id) < (?4, ?5)\n"
+		    "	ORDER BY time DESC, id DESC\n"
+		    "	LIMIT ?6\n"
+		    ")\n"
+		    "ORDER BY time, id");
+	else
+		st = store_stmt(s, SQL_HISTORY_ASC,
+		    "SELECT " MSG_COLUMNS "\n"
+		    "FROM messages\n"
+		    "WHERE conv = ?1\n"
+		    "    AND (time, id) > (?2, ?3)\n"
+		    "    AND (time, id) < (?4, ?5)\n"
+		    "ORDER BY time, id\n"
+		    "LIMIT ?6");
+	if (st == NULL)
+		return -1;
+	store_bind_text(st, 1, conv);
+	sqlite3_bind_int64(st, 2, lo.t);
+	sqlite3_bind_int64(st, 3, lo.id);
+	sqlite3_bind_int64(st, 4, hi.t);
+	sqlite3_bind_int64(st, 5, hi.id);
+	sqlite3_bind_int(st, 6, limit);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		memset(&m, 0, sizeof(m));
+		m.id = sqlite3_column_int64(st, 0);
+		if ((msgid = store_column_text(st, 1)) != NULL)
+			strlcpy(m.msgid, msgid, sizeof(m.msgid));
+		m.time = sqlite3_column_int64(st, 2);
+		m.conv = store_column_text(st, 3);
+		m.target = store_column_text(st, 4);
+		m.kind = store_column_text(st, 5);
+		m.prefix = store_column_text(st, 6);
+		m.nick = store_column_text(st, 7);
+		m.account = store_column_text(st, 8);
+		m.text = store_column_text(st, 9);
+		m.tags = store_column_text(st, 10);
+		fn(&m, arg);
+		n++;
+	}
+	if (rc != SQLITE_DONE) {
+		store_fail(s, "history query");
+		n = -1;
+	}
+	sqlite3_reset(st);
+	return n;
+}
+
+int
+store_history_query(struct store *s, const char *conv, enum store_dir dir,
+    const struct store_ref *ref, const struct store_ref *ref2, int limit,
+    void (*fn)(const struct store_msg *, void *), void *arg)
+{
+	struct bound b, b2;
+	struct key at;
+	int n, n2, rc;
+
+	if (ref == NULL && dir != STORE_LATEST) {
+		store_log(1, "%s: history query without a reference", s->path);
+		return -1;
+	}
+	if (dir == STORE_BETWEEN && ref2 == NULL) {
+		store_log(1, "%s: history BETWEEN without a second reference",
+		    s->path);
+		return -1;
+	}
+	if (ref != NULL && (rc = store_resolve(s, conv, ref, &b)) != 0)
+		return rc;
+	if (dir == STORE_BETWEEN &&
+	    (rc = store_resolve(s, conv, ref2, &b2)) != 0)
+		return rc;
+
+	switch (dir) {
+	case STORE_LATEST:
+		return store_range(s, conv, ref != NULL ? b.above : key_min,
+		    key_max, limit, 1, fn, arg);
+	case STORE_BEFORE:
+		return store_range(s, conv, key_min, b.below, limit, 1,
+		    fn, arg);
+	case STORE_AFTER:
+		return store_range(s, conv, b.above, key_max, limit, 0,
+		    fn, arg);
+	case STORE_AROUND:
+		/*
+		 * limit/2 older, the rest from the reference on: a msgid
+		 * reference is itself included, and limit 1 gives just it.
+		 */
+		n = store_range(s, conv, key_min, b.below, limit / 2, 1,
+		    fn, arg);
+		if (n == -1)
+			return -1;
+		at = b.below;
+		at.id--;
+		n2 = store_range(s, conv, at, key_max, limit - limit / 2, 0,
+		    fn, arg);
+		return n2 == -1 ? -1 : n + n2;
+	case STORE_BETWEEN:
+		/* From ref towards ref2: the end nearest ref is kept. */
+		if (key_cmp(b.below, b2.below) <= 0)
+			return store_range(s, conv, b.above, b2.below, limit, 0,
+			    fn, arg);
+		return store_range(s, conv, b2.above, b.below, limit, 1,
+		    fn, arg);
+	}
+	store_log(1, "%s: history query: bad direction %d", s->path, (int)dir);
+	return -1;
+}
+
+struct target {
+	char	*conv;
+	char	*target;
+	int64_t	 time;
+};
+
+int
+store_history_targets(struct store *s, int64_t t1, int64_t t2, int limit,
+    int (*keep)(const char *conv, void *),
+    void (*fn)(const char *conv, const char *target, int64_t time, void *),
+    void *arg)
+{
+	struct target *v = NULL;
+	sqlite3_stmt *st;
+	const char *conv, *target;
+	int64_t lo, hi;
+	int newest, n = 0, i, rc = SQLITE_DONE, ret = -1;
+
+	if (limit <= 0)
+		return 0;
+	/*
+	 * As BETWEEN: from t1 towards t2. Ascending keeps the oldest limit
+	 * conversations, descending the newest; both are delivered oldest
+	 * first. keep() filters before counting.
+	 */
+	newest = t1 > t2;
+	lo = newest ? t2 : t1;
+	hi = newest ? t1 : t2;
+	/* target is a bare column: SQLite takes it from the max() row. */
+	if (newest) {
+		if ((v = calloc((size_t)limit, sizeof(*v))) == NULL) {
+			store_log(1, "%s: targets: out of memory", s->path);
+			return -1;
+		}
+		st = store_stmt(s, SQL_HISTORY_TARGETS_DESC,
+		    "SELECT conv, target, max(time) AS latest\n"
+		    "FROM messages\n"
+		    "WHERE time >= ?1 AND time <= ?2\n"
+		    "GROUP BY conv\n"
+		    "ORDER BY latest DESC, conv DESC");
+	} else
+		st = store_stmt(s, SQL_HISTORY_TARGETS_ASC,
+		    "SELECT conv, target, max(time) AS latest\n"
+		    "FROM messages\n"
+		    "WHERE time >= ?1 AND time <= ?2\n"
+		    "GROUP BY conv\n"
+		    "ORDER BY latest, conv");
+	if (st == NULL)
+		goto out;
+	sqlite3_bind_int64(st, 1, lo);
+	sqlite3_bind_int64(st, 2, hi);
+	while (n < limit && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+		conv = store_column_text(st, 0);
+		target = store_column_text(st, 1);
+		if (conv == NULL || target == NULL)
+			continue;
+		if (keep != NULL && !keep(conv, arg))
+			continue;
+		if (!newest) {
+			fn(conv, target, sqlite3_column_int64(st, 2), arg);
+			n++;
+			continue;
+		}
+		if ((v[n].conv = strdup(conv)) == NULL ||
+		    (v[n].target = strdup(target)) == NULL) {
+			free(v[n].conv);
+			store_log(1, "%s: targets: out of memory", s->path);
+			sqlite3_reset(st);
+			goto out;
+		}
+		v[n++].time = sqlite3_column_int64(st, 2);
+	}
+	if (n < limit && rc != SQLITE_DONE) {
+		store_fail(s, "history targets");
+		sqlite3_reset(st);
+		goto out;
+	}
+	sqlite3_reset(st);
+	for (i = n - 1; newest && i >= 0; i--)
+		fn(v[i].conv, v[i].target, v[i].time, arg);
+	ret = n;
+out:
+	for (i = 0; v != NULL && i < n; i++) {
+		free(v[i].conv);
+		free(v[i].target);
+	}
+	free(v);
+	return ret;
+}
+
+/* Is principal one of the two sides of conv ("p1 p2")? */
+static int
+private_has(const char *conv, const char *principal)
+{
+	size_t lc = strlen(conv), lp = strlen(principal);
+
+	if (lc <= lp)
+		return 0;
+	if (strncmp(conv, principal, lp) == 0 && conv[lp] == ' ')
+		return 1;
+	return conv[lc - lp - 1] == ' ' &&
+	    strcmp(conv + lc - lp, principal) == 0;
+}
+
+/*
+ * Walks the distinct conversations one index seek at a time and looks
+ * only into the principal's own: scanning every message for a nick would
+ * block the loop for a second on a million messages.
+ *
+ * SQLite's NOCASE folds ASCII only, so "[\]~" and "{|}^" stay distinct
+ * where rfc1459 casemapping would match them; a nick with those letters
+ * must be given as it was sent. Good enough for finding an offline peer.
+ */
+int
+store_private_find(struct store *s, const char *principal,
+    const char *nick_folded, char *buf, size_t len)
+{
+	sqlite3_stmt *next, *st;
+	struct key best = { INT64_MIN, INT64_MIN }, k;
+	char *conv = NULL, *p;
+	const char *v;
+	int rc, found = 0, ret = -1;
+
+	for (;;) {
+		next = store_stmt(s, SQL_HISTORY_NEXT_CONV,
+		    "SELECT conv\n"
+		    "FROM messages\n"
+		    "WHERE conv > ?1\n"
+		    "ORDER BY conv\n"
+		    "LIMIT 1");
+		if (next == NULL)
+			goto out;
+		store_bind_text(next, 1, conv != NULL ? conv : "");
+		rc = sqlite3_step(next);
+		if (rc == SQLITE_DONE) {
+			sqlite3_reset(next);
+			break;
+		}
+		if (rc != SQLITE_ROW || (v = store_column_text(next, 0)) ==
+		    NULL || (p = strdup(v)) == NULL) {
+			store_fail(s, "find private conversation");
+			sqlite3_reset(next);
+			goto out;
+		}
+		sqlite3_reset(next);
+		free(conv);
+		conv = p;
+		if (!private_has(conv, principal))
+			continue;
+
+		st = store_stmt(s, SQL_HISTORY_PRIVATE_FIND,
+		    "SELECT time, id\n"
+		    "FROM messages\n"
+		    "WHERE conv = ?1\n"
+		    "    AND (nick = ?2 COLLATE NOCASE\n"
+		    "        OR target = ?2 COLLATE NOCASE)\n"
+		    "ORDER BY time DESC, id DESC\n"
+		    "LIMIT 1");
+		if (st == NULL)
+			goto out;
+		store_bind_text(st, 1, conv);
+		store_bind_text(st, 2, nick_folded);
+		rc = sqlite3_step(st);
+		if (rc == SQLITE_ROW) {
+			k.t = sqlite3_column_int64(st, 0);
+			k.id = sqlite3_column_int64(st, 1);
+			if (key_cmp(k, best) > 0) {
+				best = k;
+				strlcpy(buf, conv, len);
+				found = 1;
+			}
+		} else if (rc != SQLITE_DONE) {
+			store_fail(s, "find private conversation");
+			sqlite3_reset(st);
+			goto out;
+		}
+		sqlite3_reset(st);
+	}
+	ret = found ? 0 : -1;
+out:
+	free(conv);
+	return ret;
+}
+
+/* Delete in batches until a batch comes back short. */
+static int
+store_prune_batches(struct store *s, enum store_sql slot, const char *sql,
+    int64_t arg, int64_t total, int64_t *deleted)
+{
+	sqlite3_stmt *st;
+	int64_t want;
+	int n;
+
+	while (total > 0) {
+		want = total < PRUNE_BATCH ? total : PRUNE_BATCH;
+		if ((st = store_stmt(s, slot, sql)) == NULL)
+			return -1;
+		sqlite3_bind_int64(st, 1, want);
+		if (sqlite3_bind_parameter_count(st) >= 2)
+			sqlite3_bind_int64(st, 2, arg);
+		if (store_step_done(s, st, "prune history") == -1)
+			return -1;
+		n = sqlite3_changes(s->db);
+		*deleted += n;
+		total -= n;
+		if (n < want)
+			break;
+	}
+	return 0;
+}
+
+int
+store_history_prune(struct store *s, int days, int64_t max_rows)
+{
+	struct timespec ts;
+	sqlite3_stmt *st;
+	int64_t now, count, deleted = 0;
+	int rc;
+
+	if (days > 0) {
+		clock_gettime(CLOCK_REALTIME, &ts);
+		now = (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+		if (store_prune_batches(s, SQL_HISTORY_PRUNE_TIME,
+		    "DELETE FROM messages\n"
+		    "WHERE id IN (\n"
+		    "	SELECT id\n"
+		    "	FROM messages\n"
+		    "	WHERE time < ?2\n"
+		    "	ORDER BY time\n"
+		    "	LIMIT ?1\n"
+		    ")", now - (int64_t)days * 86400000, INT64_MAX,
+		    &deleted) == -1)
+			return -1;
+	}
+	if (max_rows > 0) {
+		st = store_stmt(s, SQL_HISTORY_COUNT,
+		    "SELECT count(*) FROM messages");
+		if (st == NULL)
+			return -1;
+		if ((rc = sqlite3_step(st)) != SQLITE_ROW) {
+			store_fail(s, "count history");
+			sqlite3_reset(st);
+			return -1;
+		}
+		count = sqlite3_column_int64(st, 0);
+		sqlite3_reset(st);
+		if (count > max_rows && store_prune_batches(s,
+		    SQL_HISTORY_PRUNE_OLDEST,
+		    "DELETE FROM messages\n"
+		    "WHERE id IN (\n"
+		    "	SELECT id\n"
+		    "	FROM messages\n"
+		    "	ORDER BY time, id\n"
+		    "	LIMIT ?1\n"
+		    ")", 0, count - max_rows, &deleted) == -1)
+			return -1;
+	}
+	if (deleted > 0)
+		store_log(0, "%s: pruned %lld messages from history", s->path,
+		    (long long)deleted);
+	return 0;
+}

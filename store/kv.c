@@ -1,0 +1,63 @@
+/*
+ * kv.c: a small key/value table for server state that needs no table of
+ * its own (a counter, a last-run time, a flag of a later issue).
+ */
+#include "compat.h"
+
+#include <string.h>
+
+#include "store/store-int.h"
+
+/* A NULL value deletes the key. */
+int
+store_kv_set(struct store *s, const char *key, const char *value)
+{
+	sqlite3_stmt *st;
+
+	if (value == NULL) {
+		st = store_stmt(s, SQL_KV_DEL,
+		    "DELETE FROM kv WHERE key = ?1");
+		if (st == NULL)
+			return -1;
+		store_bind_text(st, 1, key);
+		return store_step_done(s, st, "delete key");
+	}
+	st = store_stmt(s, SQL_KV_SET,
+	    "INSERT INTO kv (key, value)\n"
+	    "VALUES (?1, ?2)\n"
+	    "ON CONFLICT (key) DO UPDATE SET value = excluded.value");
+	if (st == NULL)
+		return -1;
+	store_bind_text(st, 1, key);
+	store_bind_text(st, 2, value);
+	return store_step_done(s, st, "set key");
+}
+
+int
+store_kv_get(struct store *s, const char *key, char *buf, size_t len)
+{
+	sqlite3_stmt *st;
+	const char *v;
+	int rc, ret = -1;
+
+	st = store_stmt(s, SQL_KV_GET,
+	    "SELECT value FROM kv WHERE key = ?1");
+	if (st == NULL)
+		return -1;
+	store_bind_text(st, 1, key);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_DONE)
+		ret = 1;
+	else if (rc != SQLITE_ROW)
+		store_fail(s, "get key");
+	else if ((v = store_column_text(st, 0)) == NULL)
+		ret = 1;
+	else if (strlcpy(buf, v, len) >= len)
+		/* A cut value would be silently wrong; say so instead. */
+		store_log(1, "%s: kv %s: value longer than %zu bytes",
+		    s->path, key, len);
+	else
+		ret = 0;
+	sqlite3_reset(st);
+	return ret;
+}

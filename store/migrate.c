@@ -1,0 +1,150 @@
+/*
+ * migrate.c: the schema, as the list of migrations that builds it. The
+ * file's PRAGMA user_version counts the migrations applied; each one runs
+ * in its own transaction together with the version bump.
+ *
+ * Rules for later issues: never edit a migration once released, append a
+ * new one. A conversation is named everywhere by its plain text key
+ * (casefolded channel name, or store_private_key() of two principals),
+ * so agent sessions, command lists, schedules and wake chains can key on
+ * it without a conversations table.
+ */
+#include "compat.h"
+
+#include <stdio.h>
+
+#include "store/store-int.h"
+
+#define nitems(a)	(sizeof(a) / sizeof((a)[0]))
+
+/* Version 1: history, channels with their bans, key/value. */
+static const char *const v1[] = {
+	/*
+	 * AUTOINCREMENT: ids only grow, even after pruning everything, so a
+	 * later table may remember "seen up to id N" safely. time is Unix
+	 * milliseconds; (time, id) orders messages, id breaking ties.
+	 */
+	"CREATE TABLE messages (\n"
+	"	id	INTEGER PRIMARY KEY AUTOINCREMENT,\n"
+	"	msgid	TEXT NOT NULL UNIQUE,\n"
+	"	time	INTEGER NOT NULL,\n"
+	"	conv	TEXT NOT NULL,\n"
+	"	target	TEXT NOT NULL,\n"
+	"	kind	TEXT NOT NULL CHECK (kind IN ('PRIVMSG', 'NOTICE')),\n"
+	"	prefix	TEXT NOT NULL,\n"
+	"	nick	TEXT NOT NULL,\n"
+	"	account	TEXT,\n"
+	"	text	TEXT NOT NULL,\n"
+	"	tags	TEXT\n"
+	")",
+	/* CHATHISTORY: one conversation, a range of (time, id). */
+	"CREATE INDEX messages_conv_time ON messages (conv, time, id)",
+	/* TARGETS, retention by age, and the newest-first private lookup. */
+	"CREATE INDEX messages_time ON messages (time)",
+	/*
+	 * modes NULL: never saved with modes (a row made for a ban), the
+	 * daemon applies its defaults.
+	 */
+	"CREATE TABLE channels (\n"
+	"	conv		TEXT PRIMARY KEY,\n"
+	"	name		TEXT NOT NULL,\n"
+	"	topic		TEXT,\n"
+	"	topic_who	TEXT,\n"
+	"	topic_time	INTEGER NOT NULL DEFAULT 0,\n"
+	"	created		INTEGER NOT NULL DEFAULT 0,\n"
+	"	modes		TEXT,\n"
+	"	key		TEXT,\n"
+	"	lim		INTEGER NOT NULL DEFAULT 0\n"
+	")",
+	"CREATE TABLE bans (\n"
+	"	conv	TEXT NOT NULL\n"
+	"		REFERENCES channels (conv) ON DELETE CASCADE,\n"
+	"	mask	TEXT NOT NULL,\n"
+	"	setter	TEXT NOT NULL,\n"
+	"	time	INTEGER NOT NULL,\n"
+	"	PRIMARY KEY (conv, mask)\n"
+	")",
+	"CREATE TABLE kv (\n"
+	"	key	TEXT PRIMARY KEY,\n"
+	"	value	TEXT NOT NULL\n"
+	")",
+	NULL
+};
+
+static const char *const *const migrations[] = {
+	v1,
+};
+
+int
+store_migrations(void)
+{
+	return (int)nitems(migrations);
+}
+
+static int
+store_exec(struct store *s, const char *sql, char *err, size_t errlen)
+{
+	char *msg = NULL;
+
+	if (sqlite3_exec(s->db, sql, NULL, NULL, &msg) != SQLITE_OK) {
+		snprintf(err, errlen, "%s: migration: %s", s->path,
+		    msg != NULL ? msg : sqlite3_errmsg(s->db));
+		sqlite3_free(msg);
+		return -1;
+	}
+	return 0;
+}
+
+static int
+store_check_version(struct store *s, int v, char *err, size_t errlen)
+{
+	if (v < 0) {
+		snprintf(err, errlen, "%s: cannot read the schema version: %s",
+		    s->path, sqlite3_errmsg(s->db));
+		return -1;
+	}
+	if (v > store_migrations()) {
+		snprintf(err, errlen, "%s: schema version %d is newer than "
+		    "this agentircd knows (%d); refusing to open it",
+		    s->path, v, store_migrations());
+		return -1;
+	}
+	return 0;
+}
+
+int
+store_migrate(struct store *s, char *err, size_t errlen)
+{
+	const char *const *sql;
+	char bump[64];
+	int v;
+
+	/* Up to date: no write at all, so a read-only file still opens. */
+	v = store_version(s);
+	if (store_check_version(s, v, err, errlen) == -1)
+		return -1;
+	while (v < store_migrations()) {
+		if (store_exec(s, "BEGIN IMMEDIATE", err, errlen) == -1)
+			return -1;
+		/* Read again under the lock: another process may have won. */
+		v = store_version(s);
+		if (store_check_version(s, v, err, errlen) == -1)
+			goto fail;
+		if (v == store_migrations())
+			return store_exec(s, "COMMIT", err, errlen);
+		for (sql = migrations[v]; *sql != NULL; sql++)
+			if (store_exec(s, *sql, err, errlen) == -1)
+				goto fail;
+		snprintf(bump, sizeof(bump), "PRAGMA user_version = %d", v + 1);
+		if (store_exec(s, bump, err, errlen) == -1 ||
+		    store_exec(s, "COMMIT", err, errlen) == -1)
+			goto fail;
+		v++;
+		store_log(0, "%s: schema migrated to version %d", s->path, v);
+	}
+	return 0;
+fail:
+	if (!sqlite3_get_autocommit(s->db))
+		sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
+	return -1;
+}

@@ -1,0 +1,69 @@
+/*
+ * store-int.h: what the files of store/ share and nobody else sees: the
+ * handle, the prepared-statement cache, logging and transactions.
+ */
+#ifndef STORE_STORE_INT_H
+#define STORE_STORE_INT_H
+
+#include <sqlite3.h>
+
+#include "store/store.h"
+
+/*
+ * One slot per statement of the cache. Each statement is prepared the
+ * first time it is used and kept until store_close(), so a message
+ * costs no SQL parsing on the hot path.
+ */
+enum store_sql {
+	SQL_BEGIN,
+	SQL_COMMIT,
+	SQL_ROLLBACK,
+	SQL_HISTORY_ADD,
+	SQL_HISTORY_REF,
+	SQL_HISTORY_ASC,
+	SQL_HISTORY_DESC,
+	SQL_HISTORY_TARGETS_ASC,
+	SQL_HISTORY_TARGETS_DESC,
+	SQL_HISTORY_NEXT_CONV,
+	SQL_HISTORY_PRIVATE_FIND,
+	SQL_HISTORY_PRUNE_TIME,
+	SQL_HISTORY_COUNT,
+	SQL_HISTORY_PRUNE_OLDEST,
+	SQL_CHANNEL_SAVE,
+	SQL_CHANNEL_DELETE,
+	SQL_CHANNEL_ENSURE,
+	SQL_CHANNEL_ALL,
+	SQL_CHANNEL_NEXT_CONV,
+	SQL_CHANNEL_FROM_HISTORY,
+	SQL_BAN_ADD,
+	SQL_BAN_DEL,
+	SQL_BAN_LIST,
+	SQL_KV_SET,
+	SQL_KV_DEL,
+	SQL_KV_GET,
+	SQL_MAX
+};
+
+struct store {
+	sqlite3		*db;
+	char		*path;
+	sqlite3_stmt	*stmt[SQL_MAX];
+};
+
+/* store.c */
+void		 store_log(int is_error, const char *fmt, ...)
+		    __attribute__((format(printf, 2, 3)));
+void		 store_fail(struct store *, const char *what);
+sqlite3_stmt	*store_stmt(struct store *, enum store_sql, const char *sql);
+int		 store_step_done(struct store *, sqlite3_stmt *, const char *what);
+int		 store_begin(struct store *);
+int		 store_commit(struct store *);
+void		 store_rollback(struct store *);
+void		 store_bind_text(sqlite3_stmt *, int, const char *);
+const char	*store_column_text(sqlite3_stmt *, int);
+
+/* migrate.c */
+int		 store_migrate(struct store *, char *err, size_t errlen);
+int		 store_migrations(void);
+
+#endif

@@ -1,0 +1,264 @@
+/*
+ * store.c: opening and closing the database, the pragmas that make it
+ * durable, the log hook, and the prepared-statement cache that the other
+ * files of store/ share.
+ */
+#include "compat.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "store/store-int.h"
+
+/* Long enough to ride out a backup or sqlite3 shell holding a lock. */
+#define STORE_BUSY_MS	5000
+
+static void	(*log_fn)(int, const char *);
+
+void
+store_set_log(void (*fn)(int is_error, const char *msg))
+{
+	log_fn = fn;
+}
+
+void
+store_log(int is_error, const char *fmt, ...)
+{
+	char buf[1024];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	if (log_fn != NULL) {
+		log_fn(is_error, buf);
+		return;
+	}
+	fprintf(stderr, "store %s: %s\n", is_error ? "error" : "info", buf);
+}
+
+/* Log the connection's last error; every failing path goes through here. */
+void
+store_fail(struct store *s, const char *what)
+{
+	store_log(1, "%s: %s: %s (sqlite code %d)", s->path, what,
+	    sqlite3_errmsg(s->db), sqlite3_extended_errcode(s->db));
+}
+
+/*
+ * The cached statement for slot, prepared from sql on first use. It comes
+ * back reset with no bindings; callers reset it again when done so that
+ * no read transaction stays open (it would hold back WAL checkpoints).
+ * A callback must therefore not re-enter the function that is calling it.
+ */
+sqlite3_stmt *
+store_stmt(struct store *s, enum store_sql slot, const char *sql)
+{
+	sqlite3_stmt *st = s->stmt[slot];
+
+	if (st != NULL) {
+		sqlite3_reset(st);
+		sqlite3_clear_bindings(st);
+		return st;
+	}
+	if (sqlite3_prepare_v3(s->db, sql, -1, SQLITE_PREPARE_PERSISTENT,
+	    &st, NULL) != SQLITE_OK) {
+		store_fail(s, "prepare");
+		return NULL;
+	}
+	s->stmt[slot] = st;
+	return st;
+}
+
+/* Run a statement that returns no rows (or whose rows do not matter). */
+int
+store_step_done(struct store *s, sqlite3_stmt *st, const char *what)
+{
+	int rc;
+
+	rc = sqlite3_step(st);
+	if (rc != SQLITE_DONE && rc != SQLITE_ROW) {
+		store_fail(s, what);
+		sqlite3_reset(st);
+		return -1;
+	}
+	sqlite3_reset(st);
+	return 0;
+}
+
+/*
+ * IMMEDIATE takes the write lock at once: a deferred transaction that
+ * reads first and writes later can fail with BUSY halfway through.
+ */
+int
+store_begin(struct store *s)
+{
+	sqlite3_stmt *st;
+
+	if ((st = store_stmt(s, SQL_BEGIN, "BEGIN IMMEDIATE")) == NULL)
+		return -1;
+	return store_step_done(s, st, "begin");
+}
+
+int
+store_commit(struct store *s)
+{
+	sqlite3_stmt *st;
+
+	if ((st = store_stmt(s, SQL_COMMIT, "COMMIT")) == NULL ||
+	    store_step_done(s, st, "commit") == -1) {
+		store_rollback(s);
+		return -1;
+	}
+	return 0;
+}
+
+void
+store_rollback(struct store *s)
+{
+	sqlite3_stmt *st;
+
+	/* After some errors SQLite has already rolled back for us. */
+	if (sqlite3_get_autocommit(s->db))
+		return;
+	if ((st = store_stmt(s, SQL_ROLLBACK, "ROLLBACK")) != NULL)
+		store_step_done(s, st, "rollback");
+}
+
+/* NULL binds SQL NULL; the text is copied (SQLITE_TRANSIENT). */
+void
+store_bind_text(sqlite3_stmt *st, int i, const char *v)
+{
+	if (v == NULL)
+		sqlite3_bind_null(st, i);
+	else
+		sqlite3_bind_text(st, i, v, -1, SQLITE_TRANSIENT);
+}
+
+const char *
+store_column_text(sqlite3_stmt *st, int i)
+{
+	return (const char *)sqlite3_column_text(st, i);
+}
+
+static int
+store_pragma(struct store *s, const char *sql, char *err, size_t errlen)
+{
+	char *msg = NULL;
+
+	if (sqlite3_exec(s->db, sql, NULL, NULL, &msg) != SQLITE_OK) {
+		snprintf(err, errlen, "%s: %s: %s", s->path, sql,
+		    msg != NULL ? msg : sqlite3_errmsg(s->db));
+		sqlite3_free(msg);
+		return -1;
+	}
+	return 0;
+}
+
+static int
+store_journal_wal(struct store *s, char *err, size_t errlen)
+{
+	sqlite3_stmt *st;
+	const char *mode;
+	int rc;
+
+	if (sqlite3_prepare_v2(s->db, "PRAGMA journal_mode = WAL", -1, &st,
+	    NULL) != SQLITE_OK) {
+		snprintf(err, errlen, "%s: %s", s->path, sqlite3_errmsg(s->db));
+		return -1;
+	}
+	if ((rc = sqlite3_step(st)) != SQLITE_ROW) {
+		snprintf(err, errlen, "%s: %s", s->path, sqlite3_errmsg(s->db));
+		sqlite3_finalize(st);
+		return -1;
+	}
+	/* A file system without shared memory keeps the old journal. */
+	mode = store_column_text(st, 0);
+	if (mode == NULL || strcmp(mode, "wal") != 0)
+		store_log(0, "%s: journal_mode is %s, not wal", s->path,
+		    mode != NULL ? mode : "unknown");
+	sqlite3_finalize(st);
+	return 0;
+}
+
+struct store *
+store_open(const char *path, char *err, size_t errlen)
+{
+	struct store *s;
+
+	if ((s = calloc(1, sizeof(*s))) == NULL ||
+	    (s->path = strdup(path)) == NULL) {
+		snprintf(err, errlen, "%s: out of memory", path);
+		free(s);
+		return NULL;
+	}
+	if (sqlite3_open_v2(path, &s->db,
+	    SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL) != SQLITE_OK) {
+		snprintf(err, errlen, "%s: %s", path, s->db != NULL ?
+		    sqlite3_errmsg(s->db) : "out of memory");
+		goto fail;
+	}
+	sqlite3_extended_result_codes(s->db, 1);
+	sqlite3_busy_timeout(s->db, STORE_BUSY_MS);
+
+	/*
+	 * WAL with synchronous=NORMAL: a committed transaction is in the WAL
+	 * file before sqlite3_step() returns, so a crash or kill -9 of the
+	 * process loses nothing acknowledged; only a power loss or an OS
+	 * crash may lose the last transactions since the WAL was last
+	 * synced (at checkpoints). FULL would fsync every message, which
+	 * costs more than a chat server should pay (docs say the same).
+	 */
+	if (store_journal_wal(s, err, errlen) == -1 ||
+	    store_pragma(s, "PRAGMA synchronous = NORMAL", err, errlen) == -1 ||
+	    store_pragma(s, "PRAGMA foreign_keys = ON", err, errlen) == -1)
+		goto fail;
+	if (store_migrate(s, err, errlen) == -1)
+		goto fail;
+	return s;
+fail:
+	store_close(s);
+	return NULL;
+}
+
+void
+store_close(struct store *s)
+{
+	size_t i;
+
+	if (s == NULL)
+		return;
+	for (i = 0; i < SQL_MAX; i++)
+		sqlite3_finalize(s->stmt[i]);
+	if (s->db != NULL && sqlite3_close(s->db) != SQLITE_OK)
+		store_log(1, "%s: close: %s", s->path, sqlite3_errmsg(s->db));
+	free(s->path);
+	free(s);
+}
+
+int
+store_version(struct store *s)
+{
+	sqlite3_stmt *st;
+	int v = -1;
+
+	if (sqlite3_prepare_v2(s->db, "PRAGMA user_version", -1, &st,
+	    NULL) != SQLITE_OK) {
+		store_fail(s, "user_version");
+		return -1;
+	}
+	if (sqlite3_step(st) == SQLITE_ROW)
+		v = sqlite3_column_int(st, 0);
+	else
+		store_fail(s, "user_version");
+	sqlite3_finalize(st);
+	return v;
+}
+
+int
+store_version_latest(void)
+{
+	return store_migrations();
+}

@@ -1,0 +1,888 @@
+/*
+ * test_store.c: the store API on temporary databases: migrations, every
+ * CHATHISTORY direction, private keys, targets, retention, channels and
+ * bans, key/value, and writes that fail without crashing.
+ */
+#include "compat.h"
+
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <sqlite3.h>
+
+#include "store/store.h"
+#include "tests/unit/tap.h"
+
+static char dir[64];
+static char err[512];
+static char last_log[1024];
+static int n_errors;
+
+static void
+capture_log(int is_error, const char *msg)
+{
+	strlcpy(last_log, msg, sizeof(last_log));
+	if (is_error)
+		n_errors++;
+}
+
+static const char *
+path_in(const char *name)
+{
+	static char buf[4][128];
+	static int i;
+
+	i = (i + 1) % 4;
+	snprintf(buf[i], sizeof(buf[i]), "%s/%s", dir, name);
+	return buf[i];
+}
+
+static int64_t
+now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static int
+add(struct store *s, const char *conv, const char *target, const char *nick,
+    const char *msgid, int64_t t)
+{
+	struct store_msg m;
+	char prefix[64];
+
+	memset(&m, 0, sizeof(m));
+	strlcpy(m.msgid, msgid, sizeof(m.msgid));
+	m.time = t;
+	m.conv = conv;
+	m.target = target;
+	m.kind = "PRIVMSG";
+	snprintf(prefix, sizeof(prefix), "%s!u@h", nick);
+	m.prefix = prefix;
+	m.nick = nick;
+	m.account = NULL;
+	m.text = msgid;
+	m.tags = NULL;
+	return store_history_add(s, &m);
+}
+
+/* Collects "msgid,msgid,..." and checks the ascending order. */
+struct seen {
+	char	ids[1024];
+	int64_t	last_time, last_id;
+	int	unordered;
+};
+
+static void
+collect(const struct store_msg *m, void *arg)
+{
+	struct seen *sn = arg;
+
+	if (m->time < sn->last_time ||
+	    (m->time == sn->last_time && m->id <= sn->last_id))
+		sn->unordered = 1;
+	sn->last_time = m->time;
+	sn->last_id = m->id;
+	if (sn->ids[0] != '\0')
+		strlcat(sn->ids, ",", sizeof(sn->ids));
+	strlcat(sn->ids, m->msgid, sizeof(sn->ids));
+}
+
+static struct seen sn;
+
+static int
+count_ids(const char *s)
+{
+	int n;
+
+	if (*s == '\0')
+		return 0;
+	for (n = 1; *s != '\0'; s++)
+		if (*s == ',')
+			n++;
+	return n;
+}
+
+/* Runs a query; returns the ids seen ("" for none), "-1"/"-2" on errors. */
+static const char *
+q(struct store *s, const char *conv, enum store_dir dir_,
+    const struct store_ref *r1, const struct store_ref *r2, int limit)
+{
+	static char out[1100];
+	int n;
+
+	memset(&sn, 0, sizeof(sn));
+	sn.last_time = INT64_MIN;
+	sn.last_id = INT64_MIN;
+	n = store_history_query(s, conv, dir_, r1, r2, limit, collect, &sn);
+	if (n < 0) {
+		snprintf(out, sizeof(out), "%d", n);
+		return out;
+	}
+	if (sn.unordered)
+		return "(not ascending)";
+	if (n != count_ids(sn.ids))
+		return "(count mismatch)";
+	snprintf(out, sizeof(out), "%s", sn.ids);
+	return out;
+}
+
+static struct store_ref *
+id(const char *msgid)
+{
+	static struct store_ref r[4];
+	static int i;
+
+	i = (i + 1) % 4;
+	r[i].msgid = msgid;
+	r[i].time = 0;
+	return &r[i];
+}
+
+static struct store_ref *
+at(int64_t t)
+{
+	static struct store_ref r[4];
+	static int i;
+
+	i = (i + 1) % 4;
+	r[i].msgid = NULL;
+	r[i].time = t;
+	return &r[i];
+}
+
+static int
+raw_exec(const char *path, const char *sql)
+{
+	sqlite3 *db;
+	int rc;
+
+	if (sqlite3_open(path, &db) != SQLITE_OK) {
+		sqlite3_close(db);
+		return -1;
+	}
+	rc = sqlite3_exec(db, sql, NULL, NULL, NULL);
+	sqlite3_close(db);
+	return rc == SQLITE_OK ? 0 : -1;
+}
+
+static void
+test_open(void)
+{
+	struct store *s;
+	FILE *f;
+
+	is_int(store_version_latest(), 1, "this build knows schema version 1");
+	s = store_open(path_in("a.db"), err, sizeof(err));
+	ok(s != NULL, "open creates a new database");
+	if (s == NULL) {
+		printf("# %s\n", err);
+		exit(1);
+	}
+	is_int(store_version(s), store_version_latest(),
+	    "a new database is at the latest version");
+	is_int(add(s, "#keep", "#Keep", "alice", "keep1", 1000), 0,
+	    "add a message");
+	store_close(s);
+
+	s = store_open(path_in("a.db"), err, sizeof(err));
+	ok(s != NULL, "reopen");
+	is_str(q(s, "#keep", STORE_LATEST, NULL, NULL, 10), "keep1",
+	    "reopen keeps the data");
+	is_int(store_version(s), store_version_latest(),
+	    "reopen stays at the latest version");
+	store_close(s);
+
+	/* An empty file is a database at user_version 0 with no tables. */
+	f = fopen(path_in("empty.db"), "w");
+	if (f != NULL)
+		fclose(f);
+	s = store_open(path_in("empty.db"), err, sizeof(err));
+	ok(s != NULL, "an empty file opens");
+	is_int(s != NULL ? store_version(s) : -1, store_version_latest(),
+	    "an empty file migrates to the latest version");
+	is_int(s != NULL ? add(s, "#x", "#x", "a", "e1", 1) : -1, 0,
+	    "and takes messages");
+	store_close(s);
+
+	/* A database at 0 that some tool already touched (a page exists). */
+	ok(raw_exec(path_in("zero.db"),
+	    "CREATE TABLE unrelated (x); PRAGMA user_version = 0") == 0,
+	    "make a version 0 database");
+	s = store_open(path_in("zero.db"), err, sizeof(err));
+	is_int(s != NULL ? store_version(s) : -1, store_version_latest(),
+	    "a version 0 database migrates");
+	store_close(s);
+
+	ok(raw_exec(path_in("future.db"), "PRAGMA user_version = 99") == 0,
+	    "make a version 99 database");
+	s = store_open(path_in("future.db"), err, sizeof(err));
+	ok(s == NULL, "a newer schema is refused");
+	ok(strstr(err, "newer") != NULL && strstr(err, "99") != NULL,
+	    "with a clear error");
+	printf("# %s\n", err);
+	store_close(s);
+
+	f = fopen(path_in("junk.db"), "w");
+	if (f != NULL) {
+		fputs("this is not a database, not at all, not even close\n"
+		    "padding padding padding padding padding padding\n", f);
+		fclose(f);
+	}
+	s = store_open(path_in("junk.db"), err, sizeof(err));
+	ok(s == NULL, "a file that is not a database is refused");
+	ok(strstr(err, "junk.db") != NULL, "the error names the file");
+	printf("# %s\n", err);
+	store_close(s);
+}
+
+/*
+ * #chan: m1@1000 m2@2000 m3@2000 m4@3000 m5@4000 m6@4000 m7@4000
+ * m8@5000 m9@6000 m10@7000, with #other interleaved at the same times.
+ */
+static void
+fill_chan(struct store *s)
+{
+	static const int64_t t[] = { 1000, 2000, 2000, 3000, 4000, 4000, 4000,
+	    5000, 6000, 7000 };
+	char msgid[16];
+	int i, fail = 0;
+
+	for (i = 0; i < 10; i++) {
+		snprintf(msgid, sizeof(msgid), "m%d", i + 1);
+		fail |= add(s, "#chan", "#Chan", "alice", msgid, t[i]);
+		snprintf(msgid, sizeof(msgid), "o%d", i + 1);
+		fail |= add(s, "#other", "#other", "bob", msgid, t[i]);
+	}
+	is_int(fail, 0, "add 20 messages");
+}
+
+static void
+first_fields(const struct store_msg *m, void *arg)
+{
+	struct store_msg *out = arg;
+	static char text[64], prefix[64], tags[64], conv[64], target[64];
+	static char kind[16], nick[32], account[32];
+
+	if (out->id != 0)
+		return;
+	*out = *m;
+	strlcpy(text, m->text, sizeof(text));
+	strlcpy(prefix, m->prefix, sizeof(prefix));
+	strlcpy(conv, m->conv, sizeof(conv));
+	strlcpy(target, m->target, sizeof(target));
+	strlcpy(tags, m->tags != NULL ? m->tags : "(null)", sizeof(tags));
+	out->text = text;
+	out->prefix = prefix;
+	out->conv = conv;
+	out->target = target;
+	out->tags = tags;
+	strlcpy(kind, m->kind, sizeof(kind));
+	strlcpy(nick, m->nick, sizeof(nick));
+	strlcpy(account, m->account != NULL ? m->account : "(null)",
+	    sizeof(account));
+	out->kind = kind;
+	out->nick = nick;
+	out->account = account;
+}
+
+static void
+test_history(void)
+{
+	struct store *s;
+	struct store_msg m, got;
+	int n;
+
+	s = store_open(path_in("h.db"), err, sizeof(err));
+	if (s == NULL) {
+		printf("# %s\n", err);
+		exit(1);
+	}
+	fill_chan(s);
+
+	memset(&m, 0, sizeof(m));
+	strlcpy(m.msgid, "full", sizeof(m.msgid));
+	m.time = 8000;
+	m.conv = "#fields";
+	m.target = "#Fields";
+	m.kind = "NOTICE";
+	m.prefix = "carol!c@host";
+	m.nick = "carol";
+	m.account = "carolacct";
+	m.text = "hello \x01" "ACTION waves\x01";
+	m.tags = "+reply=m1";
+	is_int(store_history_add(s, &m), 0, "add a message with every field");
+	ok(m.id > 0, "add sets the id");
+	memset(&got, 0, sizeof(got));
+	n = store_history_query(s, "#fields", STORE_LATEST, NULL, NULL, 5,
+	    first_fields, &got);
+	is_int(n, 1, "query returns it");
+	is_int(got.id, m.id, "same id");
+	is_str(got.msgid, "full", "msgid");
+	is_int(got.time, 8000, "time");
+	is_str(got.kind, "NOTICE", "kind");
+	is_str(got.prefix, "carol!c@host", "prefix");
+	is_str(got.nick, "carol", "nick");
+	is_str(got.account, "carolacct", "account");
+	is_str(got.conv, "#fields", "conv");
+	is_str(got.target, "#Fields", "target");
+	is_str(got.text, "hello \x01" "ACTION waves\x01", "text");
+	is_str(got.tags, "+reply=m1", "tags");
+
+	n_errors = 0;
+	is_int(store_history_add(s, &m), -1, "a duplicate msgid is refused");
+	ok(n_errors == 1 && strstr(last_log, "UNIQUE") != NULL,
+	    "with a log line");
+	printf("# %s\n", last_log);
+	strlcpy(m.msgid, "join", sizeof(m.msgid));
+	m.kind = "JOIN";
+	is_int(store_history_add(s, &m), -1, "kind must be PRIVMSG or NOTICE");
+
+	is_str(q(s, "#chan", STORE_LATEST, NULL, NULL, 3), "m8,m9,m10",
+	    "LATEST * 3");
+	is_str(q(s, "#chan", STORE_LATEST, NULL, NULL, 100),
+	    "m1,m2,m3,m4,m5,m6,m7,m8,m9,m10", "LATEST * 100");
+	is_str(q(s, "#chan", STORE_LATEST, NULL, NULL, 8),
+	    "m3,m4,m5,m6,m7,m8,m9,m10", "LATEST cuts a tie by id");
+	is_str(q(s, "#chan", STORE_LATEST, NULL, NULL, 0), "", "limit 0");
+	is_str(q(s, "#nothing", STORE_LATEST, NULL, NULL, 10), "",
+	    "an unknown conversation is empty");
+	is_str(q(s, "#chan", STORE_LATEST, id("m7"), NULL, 2), "m9,m10",
+	    "LATEST after a msgid, newest");
+	is_str(q(s, "#chan", STORE_LATEST, id("m7"), NULL, 10), "m8,m9,m10",
+	    "LATEST after a msgid");
+	is_str(q(s, "#chan", STORE_LATEST, id("m5"), NULL, 10),
+	    "m6,m7,m8,m9,m10", "LATEST after a msgid within a tie");
+	is_str(q(s, "#chan", STORE_LATEST, at(4000), NULL, 10), "m8,m9,m10",
+	    "LATEST after a time is exclusive");
+	is_str(q(s, "#chan", STORE_LATEST, id("m10"), NULL, 10), "",
+	    "LATEST after the newest is empty");
+
+	is_str(q(s, "#chan", STORE_BEFORE, id("m6"), NULL, 3), "m3,m4,m5",
+	    "BEFORE a msgid: the 3 just before");
+	is_str(q(s, "#chan", STORE_BEFORE, id("m3"), NULL, 10), "m1,m2",
+	    "BEFORE a msgid within a tie");
+	is_str(q(s, "#chan", STORE_BEFORE, at(4000), NULL, 10),
+	    "m1,m2,m3,m4", "BEFORE a time is exclusive");
+	is_str(q(s, "#chan", STORE_BEFORE, at(4001), NULL, 2), "m6,m7",
+	    "BEFORE a time, limited");
+	is_str(q(s, "#chan", STORE_BEFORE, id("m1"), NULL, 10), "",
+	    "BEFORE the oldest is empty");
+
+	is_str(q(s, "#chan", STORE_AFTER, id("m2"), NULL, 2), "m3,m4",
+	    "AFTER a msgid: the 2 just after");
+	is_str(q(s, "#chan", STORE_AFTER, at(2000), NULL, 3), "m4,m5,m6",
+	    "AFTER a time is exclusive");
+	is_str(q(s, "#chan", STORE_AFTER, at(0), NULL, 100),
+	    "m1,m2,m3,m4,m5,m6,m7,m8,m9,m10", "AFTER the epoch: everything");
+
+	is_str(q(s, "#chan", STORE_AROUND, id("m6"), NULL, 5),
+	    "m4,m5,m6,m7,m8", "AROUND a msgid includes it");
+	is_str(q(s, "#chan", STORE_AROUND, id("m6"), NULL, 1), "m6",
+	    "AROUND limit 1 is the message itself");
+	is_str(q(s, "#chan", STORE_AROUND, id("m6"), NULL, 4),
+	    "m4,m5,m6,m7", "AROUND an even limit");
+	is_str(q(s, "#chan", STORE_AROUND, id("m1"), NULL, 4), "m1,m2",
+	    "AROUND the oldest");
+	is_str(q(s, "#chan", STORE_AROUND, at(4000), NULL, 4),
+	    "m3,m4,m5,m6", "AROUND a time");
+
+	is_str(q(s, "#chan", STORE_BETWEEN, id("m2"), id("m8"), 10),
+	    "m3,m4,m5,m6,m7", "BETWEEN two msgids, exclusive");
+	is_str(q(s, "#chan", STORE_BETWEEN, id("m2"), id("m8"), 2), "m3,m4",
+	    "BETWEEN ascending keeps the oldest");
+	is_str(q(s, "#chan", STORE_BETWEEN, id("m8"), id("m2"), 2), "m6,m7",
+	    "BETWEEN descending keeps the newest");
+	is_str(q(s, "#chan", STORE_BETWEEN, id("m8"), id("m2"), 10),
+	    "m3,m4,m5,m6,m7", "BETWEEN descending, all, ascending order");
+	is_str(q(s, "#chan", STORE_BETWEEN, at(2000), at(5000), 10),
+	    "m4,m5,m6,m7", "BETWEEN two times, exclusive");
+	is_str(q(s, "#chan", STORE_BETWEEN, at(5000), id("m2"), 10),
+	    "m3,m4,m5,m6,m7", "BETWEEN a time and a msgid");
+	is_str(q(s, "#chan", STORE_BETWEEN, id("m5"), id("m7"), 10), "m6",
+	    "BETWEEN inside a tie");
+	is_str(q(s, "#chan", STORE_BETWEEN, id("m5"), id("m5"), 10), "",
+	    "BETWEEN a message and itself is empty");
+
+	is_str(q(s, "#chan", STORE_BEFORE, id("nope"), NULL, 10), "-2",
+	    "an unknown msgid is -2");
+	is_str(q(s, "#chan", STORE_AFTER, id("o3"), NULL, 10), "-2",
+	    "a msgid of another conversation is -2");
+	is_str(q(s, "#chan", STORE_BETWEEN, id("m1"), id("nope"), 10), "-2",
+	    "an unknown second msgid is -2");
+	is_str(q(s, "#other", STORE_LATEST, NULL, NULL, 3), "o8,o9,o10",
+	    "conversations do not mix");
+	n_errors = 0;
+	is_str(q(s, "#chan", STORE_BEFORE, NULL, NULL, 10), "-1",
+	    "BEFORE without a reference is an error");
+	is_int(n_errors, 1, "that logs");
+	store_close(s);
+}
+
+static void
+test_private(void)
+{
+	struct store *s;
+	char key[128], ab[128], ac[128], a7[128];
+
+	store_private_key(key, sizeof(key), "c:5", "a:bob");
+	is_str(key, "a:bob c:5", "private key sorts");
+	store_private_key(key, sizeof(key), "a:bob", "c:5");
+	is_str(key, "a:bob c:5", "private key is symmetric");
+	store_private_key(key, sizeof(key), "g:claude", "g:claude");
+	is_str(key, "g:claude g:claude", "private key with oneself");
+
+	s = store_open(path_in("p.db"), err, sizeof(err));
+	if (s == NULL)
+		exit(1);
+	store_private_key(ab, sizeof(ab), "a:alice", "a:bob");
+	store_private_key(ac, sizeof(ac), "g:claude", "a:alice");
+	store_private_key(a7, sizeof(a7), "a:alice", "c:7");
+	add(s, ab, "Bob", "Alice", "p1", 1000);
+	add(s, ab, "Alice", "Bob", "p2", 2000);
+	add(s, ac, "Claude", "Alice", "p3", 3000);
+	add(s, "#chan", "#chan", "Bob", "p4", 3500);
+
+	ok(store_private_find(s, "a:alice", "bob", key, sizeof(key)) == 0 &&
+	    strcmp(key, ab) == 0, "find a peer by the nick it used");
+	ok(store_private_find(s, "a:bob", "alice", key, sizeof(key)) == 0 &&
+	    strcmp(key, ab) == 0, "from the other side");
+	ok(store_private_find(s, "a:alice", "claude", key, sizeof(key)) == 0 &&
+	    strcmp(key, ac) == 0, "as a recipient");
+	ok(store_private_find(s, "a:alice", "BOB", key, sizeof(key)) == 0 &&
+	    strcmp(key, ab) == 0, "case-insensitively");
+	is_int(store_private_find(s, "a:carol", "bob", key, sizeof(key)), -1,
+	    "not someone else's conversation");
+	is_int(store_private_find(s, "a:ali", "bob", key, sizeof(key)), -1,
+	    "a principal is matched whole, not as a prefix");
+	is_int(store_private_find(s, "a:alice", "dave", key, sizeof(key)), -1,
+	    "an unknown nick");
+	add(s, a7, "bob", "Alice", "p5", 4000);
+	ok(store_private_find(s, "a:alice", "bob", key, sizeof(key)) == 0 &&
+	    strcmp(key, a7) == 0, "the newest conversation wins");
+	ok(store_private_find(s, "c:7", "alice", key, sizeof(key)) == 0 &&
+	    strcmp(key, a7) == 0, "a connection principal");
+	is_str(q(s, ab, STORE_LATEST, NULL, NULL, 10), "p1,p2",
+	    "private history by key");
+	store_close(s);
+}
+
+struct tseen {
+	char	out[512];
+};
+
+static int
+keep_not_secret(const char *conv, void *arg)
+{
+	return strcmp(conv, "#secret") != 0;
+}
+
+static void
+tcollect(const char *conv, const char *target, int64_t t, void *arg)
+{
+	struct tseen *ts = arg;
+	char buf[128];
+
+	snprintf(buf, sizeof(buf), "%s%s=%s@%lld", ts->out[0] ? "," : "",
+	    conv, target, (long long)t);
+	strlcat(ts->out, buf, sizeof(ts->out));
+}
+
+static const char *
+tq(struct store *s, int64_t t1, int64_t t2, int limit)
+{
+	static struct tseen ts;
+	int n;
+
+	memset(&ts, 0, sizeof(ts));
+	n = store_history_targets(s, t1, t2, limit, keep_not_secret, tcollect,
+	    &ts);
+	if (n < 0)
+		return "error";
+	return ts.out;
+}
+
+static void
+test_targets(void)
+{
+	struct store *s;
+
+	s = store_open(path_in("t.db"), err, sizeof(err));
+	if (s == NULL)
+		exit(1);
+	add(s, "#a", "#a", "x", "t1", 1000);
+	add(s, "#b", "#b", "x", "t2", 2000);
+	add(s, "#secret", "#secret", "x", "t3", 3000);
+	add(s, "#a", "#A", "x", "t4", 4000);
+	add(s, "#c", "#c", "x", "t5", 5000);
+	add(s, "#d", "#d", "x", "t6", 6000);
+
+	is_str(tq(s, 0, 10000, 10), "#b=#b@2000,#a=#A@4000,#c=#c@5000,"
+	    "#d=#d@6000", "TARGETS: latest per conv, oldest first, filtered");
+	is_str(tq(s, 0, 10000, 2), "#b=#b@2000,#a=#A@4000",
+	    "TARGETS ascending keeps the oldest");
+	is_str(tq(s, 10000, 0, 2), "#c=#c@5000,#d=#d@6000",
+	    "TARGETS descending keeps the newest, delivered oldest first");
+	is_str(tq(s, 0, 3500, 10), "#a=#a@1000,#b=#b@2000",
+	    "TARGETS: the latest message within the range");
+	is_str(tq(s, 2000, 5000, 10), "#b=#b@2000,#a=#A@4000,#c=#c@5000",
+	    "TARGETS: the range is inclusive");
+	is_str(tq(s, 0, 3000, 1), "#a=#a@1000",
+	    "keep() applies before the limit");
+	is_str(tq(s, 3000, 0, 1), "#b=#b@2000",
+	    "keep() applies before the limit, descending");
+	is_str(tq(s, 0, 10000, 0), "", "TARGETS limit 0");
+	store_close(s);
+}
+
+static int64_t
+count_rows(struct store *s, const char *conv)
+{
+	return store_history_query(s, conv, STORE_LATEST, NULL, NULL,
+	    1000000, collect, &sn);
+}
+
+static void
+test_prune(void)
+{
+	struct store *s;
+	int64_t now = now_ms();
+	char msgid[32];
+	int i, fail = 0;
+
+	s = store_open(path_in("r.db"), err, sizeof(err));
+	if (s == NULL)
+		exit(1);
+	for (i = 0; i < 10; i++) {
+		snprintf(msgid, sizeof(msgid), "d%d", i);
+		/* d0 is 10 days old ... d9 1 day old. */
+		fail |= add(s, "#r", "#r", "x", msgid,
+		    now - (int64_t)(10 - i) * 86400000 + 60000);
+	}
+	is_int(fail, 0, "add 10 days of messages");
+	is_int(store_history_prune(s, 0, 0), 0, "prune with nothing to do");
+	is_int(count_rows(s, "#r"), 10, "keeps all");
+	is_int(store_history_prune(s, 5, 0), 0, "prune by days");
+	is_str(q(s, "#r", STORE_LATEST, NULL, NULL, 100), "d5,d6,d7,d8,d9",
+	    "keeps the last 5 days");
+	is_int(store_history_prune(s, 0, 3), 0, "prune by rows");
+	is_str(q(s, "#r", STORE_LATEST, NULL, NULL, 100), "d7,d8,d9",
+	    "keeps the newest 3");
+
+	for (i = 0; i < 2500; i++) {
+		snprintf(msgid, sizeof(msgid), "b%d", i);
+		fail |= add(s, "#big", "#big", "x", msgid, now + i);
+	}
+	is_int(fail, 0, "add 2500 messages");
+	is_int(store_history_prune(s, 0, 100), 0,
+	    "prune more than a batch by rows");
+	is_int(count_rows(s, "#big"), 100, "100 rows left");
+	is_int(count_rows(s, "#r"), 0, "the oldest went first");
+	is_str(q(s, "#big", STORE_LATEST, NULL, NULL, 1), "b2499",
+	    "the newest stays");
+	is_str(q(s, "#big", STORE_AFTER, at(0), NULL, 1), "b2400",
+	    "the oldest kept");
+	fail = add(s, "#new", "#new", "x", "after-prune", now + 5000);
+	is_int(fail, 0, "adding after pruning works");
+	store_close(s);
+}
+
+struct chans {
+	char	out[1024];
+	char	modes[32];
+	int	nchan, nban;
+};
+
+static void
+ccollect(const struct store_channel *c, void *arg)
+{
+	struct chans *cs = arg;
+	char buf[256];
+
+	snprintf(buf, sizeof(buf), "%s[%s|%s|%s|%lld|%lld|%s|%s|%u]",
+	    cs->out[0] ? " " : "", c->conv, c->name,
+	    c->topic ? c->topic : "-", (long long)c->topic_time,
+	    (long long)c->created, c->modes ? c->modes : "-",
+	    c->key ? c->key : "-", c->limit);
+	strlcat(cs->out, buf, sizeof(cs->out));
+	cs->nchan++;
+}
+
+static void
+bcollect(const char *conv, const struct store_ban *b, void *arg)
+{
+	struct chans *cs = arg;
+	char buf[256];
+
+	snprintf(buf, sizeof(buf), " %s+b:%s:%s:%lld", conv, b->mask,
+	    b->setter, (long long)b->time);
+	strlcat(cs->out, buf, sizeof(cs->out));
+	cs->nban++;
+}
+
+static const char *
+load(struct store *s)
+{
+	static struct chans cs;
+
+	memset(&cs, 0, sizeof(cs));
+	if (store_channel_load_all(s, ccollect, bcollect, &cs) == -1)
+		return "error";
+	return cs.out;
+}
+
+static void
+test_channels(void)
+{
+	struct store *s;
+	struct store_channel c;
+	struct store_ban b;
+
+	s = store_open(path_in("c.db"), err, sizeof(err));
+	if (s == NULL)
+		exit(1);
+	is_str(load(s), "", "no channels yet");
+
+	memset(&c, 0, sizeof(c));
+	c.conv = "#general";
+	c.name = "#General";
+	c.topic = "hello";
+	c.topic_who = "alice";
+	c.topic_time = 100;
+	c.created = 50;
+	c.modes = "ntk";
+	c.key = "sesame";
+	c.limit = 0;
+	is_int(store_channel_save(s, &c), 0, "save a channel");
+	b.mask = "*!*@evil";
+	b.setter = "alice";
+	b.time = 200;
+	is_int(store_ban_add(s, "#general", &b), 0, "add a ban");
+	b.mask = "bad!*@*";
+	b.time = 300;
+	is_int(store_ban_add(s, "#general", &b), 0, "add another ban");
+	is_int(store_ban_add(s, "#general", &b), 0, "add it again");
+	is_str(load(s), "[#general|#General|hello|100|50|ntk|sesame|0]"
+	    " #general+b:*!*@evil:alice:200 #general+b:bad!*@*:alice:300",
+	    "load the channel and its bans");
+
+	c.topic = NULL;
+	c.topic_time = 0;
+	c.modes = "nt";
+	c.key = NULL;
+	c.limit = 10;
+	is_int(store_channel_save(s, &c), 0, "save it again");
+	is_str(load(s), "[#general|#General|-|0|50|nt|-|10]"
+	    " #general+b:*!*@evil:alice:200 #general+b:bad!*@*:alice:300",
+	    "saving again replaces the row and keeps the bans");
+	is_int(store_ban_del(s, "#general", "*!*@evil"), 0, "delete a ban");
+	is_str(load(s), "[#general|#General|-|0|50|nt|-|10]"
+	    " #general+b:bad!*@*:alice:300", "one ban left");
+	store_close(s);
+
+	s = store_open(path_in("c.db"), err, sizeof(err));
+	is_str(load(s), "[#general|#General|-|0|50|nt|-|10]"
+	    " #general+b:bad!*@*:alice:300", "channels survive a reopen");
+
+	/* Channels known only from history. */
+	add(s, "#hist", "#hist", "x", "h1", 1234567);
+	add(s, "#hist", "#Hist", "x", "h2", 2345678);
+	add(s, "a:x a:y", "y", "x", "h3", 3000000);
+	is_str(load(s), "[#general|#General|-|0|50|nt|-|10]"
+	    " #general+b:bad!*@*:alice:300 [#hist|#Hist|-|0|1234|-|-|0]",
+	    "a channel with history reappears, named by its latest target");
+
+	is_int(store_channel_delete(s, "#general"), 0, "delete a channel");
+	is_str(load(s), "[#hist|#Hist|-|0|1234|-|-|0]",
+	    "its bans went with it");
+	add(s, "#general", "#GENERAL", "x", "g1", 5000);
+	is_str(load(s), "[#general|#GENERAL|-|0|5|-|-|0]"
+	    " [#hist|#Hist|-|0|1234|-|-|0]",
+	    "a deleted channel with history comes back from history");
+
+	/* A ban on a channel without a row makes a minimal row. */
+	b.mask = "*!*@spam";
+	b.setter = "op";
+	b.time = 400;
+	is_int(store_ban_add(s, "#hist", &b), 0,
+	    "a ban on a history-only channel");
+	is_int(store_ban_add(s, "#fresh", &b), 0,
+	    "a ban on an unknown channel");
+	ok(strstr(load(s),
+	    "[#hist|#Hist|-|0|1234|-|-|0] #hist+b:*!*@spam:op:400") != NULL, "the minimal row keeps history's name and date");
+	ok(strstr(load(s), "#fresh+b:*!*@spam:op:400") != NULL,
+	    "the unknown channel has its row and ban");
+	store_close(s);
+}
+
+static void
+test_kv(void)
+{
+	struct store *s;
+	char buf[16];
+
+	s = store_open(path_in("k.db"), err, sizeof(err));
+	if (s == NULL)
+		exit(1);
+	is_int(store_kv_get(s, "k", buf, sizeof(buf)), 1, "kv: not found");
+	is_int(store_kv_set(s, "k", "v1"), 0, "kv: set");
+	is_int(store_kv_get(s, "k", buf, sizeof(buf)), 0, "kv: found");
+	is_str(buf, "v1", "kv: the value");
+	is_int(store_kv_set(s, "k", "v2"), 0, "kv: overwrite");
+	store_kv_get(s, "k", buf, sizeof(buf));
+	is_str(buf, "v2", "kv: the new value");
+	is_int(store_kv_set(s, "long", "0123456789abcdefXYZ"), 0,
+	    "kv: a long value");
+	n_errors = 0;
+	is_int(store_kv_get(s, "long", buf, sizeof(buf)), -1,
+	    "kv: a value too long for the buffer is an error");
+	is_int(n_errors, 1, "kv: and logs");
+	is_int(store_kv_set(s, "k", NULL), 0, "kv: delete");
+	is_int(store_kv_get(s, "k", buf, sizeof(buf)), 1, "kv: gone");
+	store_close(s);
+}
+
+/* Writes that fail (full disk, corruption...) report, roll back, go on. */
+static void
+test_failures(void)
+{
+	struct store *s;
+	struct store_ban b;
+
+	s = store_open(path_in("f.db"), err, sizeof(err));
+	if (s == NULL)
+		exit(1);
+	add(s, "#f", "#f", "x", "f1", 1000);
+	/* Another connection makes every write fail, as a full disk would. */
+	ok(raw_exec(path_in("f.db"),
+	    "CREATE TRIGGER full BEFORE INSERT ON messages\n"
+	    "BEGIN SELECT RAISE(ABORT, 'simulated disk full'); END;\n"
+	    "CREATE TRIGGER full2 BEFORE INSERT ON bans\n"
+	    "BEGIN SELECT RAISE(ABORT, 'simulated disk full'); END") == 0,
+	    "install failing triggers");
+	n_errors = 0;
+	last_log[0] = '\0';
+	is_int(add(s, "#f", "#f", "x", "f2", 2000), -1, "a failed add is -1");
+	is_int(n_errors, 1, "with one error logged");
+	ok(strstr(last_log, "simulated disk full") != NULL &&
+	    strstr(last_log, "f.db") != NULL,
+	    "the log line has the reason and the file");
+	printf("# %s\n", last_log);
+	b.mask = "*!*@x";
+	b.setter = "op";
+	b.time = 1;
+	is_int(store_ban_add(s, "#nochan", &b), -1, "a failed ban add is -1");
+	is_str(load(s), "[#f|#f|-|0|1|-|-|0]",
+	    "the transaction rolled back: no half-made channel row");
+	is_str(q(s, "#f", STORE_LATEST, NULL, NULL, 10), "f1",
+	    "reads still work");
+	ok(raw_exec(path_in("f.db"),
+	    "DROP TRIGGER full; DROP TRIGGER full2") == 0, "drop the triggers");
+	is_int(add(s, "#f", "#f", "x", "f2", 2000), 0,
+	    "the same handle writes again");
+	store_close(s);
+}
+
+/*
+ * A read-only database file. Root ignores file modes, so as root the
+ * check runs in a child that drops to nobody first; the child reports
+ * through its exit status.
+ */
+static void
+test_readonly(void)
+{
+	struct store *s;
+	pid_t pid;
+	int status, bits = 0;
+
+	s = store_open(path_in("ro/ro.db"), err, sizeof(err));
+	ok(s == NULL, "a database in a missing directory is refused");
+	printf("# %s\n", err);
+	mkdir(path_in("ro"), 0755);
+	s = store_open(path_in("ro/ro.db"), err, sizeof(err));
+	if (s == NULL)
+		exit(1);
+	add(s, "#ro", "#ro", "x", "r1", 1000);
+	store_close(s);
+
+	fflush(stdout);
+	if ((pid = fork()) == 0) {
+		if (geteuid() == 0) {
+			if (chown(path_in("ro"), 65534, 65534) == -1 ||
+			    chown(path_in("ro/ro.db"), 65534, 65534) == -1 ||
+			    setgid(65534) == -1 || setuid(65534) == -1)
+				_exit(64);
+		}
+		if (chmod(path_in("ro/ro.db"), 0444) == -1)
+			_exit(65);
+		n_errors = 0;
+		s = store_open(path_in("ro/ro.db"), err, sizeof(err));
+		if (s == NULL) {
+			fprintf(stderr, "# open: %s\n", err);
+			_exit(66);
+		}
+		bits |= 1;
+		if (add(s, "#ro", "#ro", "x", "r2", 2000) == -1)
+			bits |= 2;
+		if (n_errors == 1 && strstr(last_log, "readonly") != NULL)
+			bits |= 4;
+		fprintf(stderr, "# %s\n", last_log);
+		if (strcmp(q(s, "#ro", STORE_LATEST, NULL, NULL, 10), "r1") == 0)
+			bits |= 8;
+		store_close(s);
+		_exit(bits);
+	}
+	waitpid(pid, &status, 0);
+	bits = WIFEXITED(status) ? WEXITSTATUS(status) : 128;
+	ok(bits < 64 && (bits & 1), "a read-only database file opens");
+	ok(bits < 64 && (bits & 2), "adding to it is -1, no crash");
+	ok(bits < 64 && (bits & 4), "with a log line saying read-only");
+	ok(bits < 64 && (bits & 8), "it still reads");
+}
+
+static void
+rm_tree(void)
+{
+	char cmd[128];
+
+	/* Only our own mkdtemp directory. */
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	if (system(cmd) != 0)
+		printf("# could not remove %s\n", dir);
+}
+
+int
+main(void)
+{
+	strlcpy(dir, "/tmp/test_store.XXXXXX", sizeof(dir));
+	if (mkdtemp(dir) == NULL) {
+		perror("mkdtemp");
+		return 1;
+	}
+	chmod(dir, 0755);
+	store_set_log(capture_log);
+	test_open();
+	test_history();
+	test_private();
+	test_targets();
+	test_prune();
+	test_channels();
+	test_kv();
+	test_failures();
+	test_readonly();
+	if (getenv("KEEP_DB") == NULL)
+		rm_tree();
+	else
+		printf("# kept %s\n", dir);
+	return tap_done();
+}
