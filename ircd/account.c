@@ -5,6 +5,7 @@
  */
 #include "compat.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -31,9 +32,19 @@
 struct failure {
 	unsigned	count;
 	time_t		last;
+	uint64_t	not_before;	/* ms, monotonic: logins from here wait */
 };
 
 static struct dict *failures;
+
+static uint64_t
+account_now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
 
 static const struct conf_account *
 account_find(const char *name)
@@ -116,10 +127,26 @@ account_failed(struct client *c)
 	ms = f->count * FAIL_PENALTY_MS;
 	if (ms > FAIL_MAX_MS)
 		ms = FAIL_MAX_MS;
-	/* Penalty holds back this client's next lines, whatever flood control says. */
+	/*
+	 * Every connection from the address waits, not only this one: new
+	 * ones and those already open hold their login lines until then.
+	 */
+	f->not_before = account_now_ms() + ms;
 	if (c->conn != NULL)
 		conn_delay(c->conn, ms);
 	log_info("failed login from %s (%u in a row)", c->ip, f->count);
+}
+
+unsigned
+account_wait_ms(const char *ip)
+{
+	struct failure *f;
+	uint64_t now;
+
+	if (failures == NULL || (f = dict_get(failures, ip)) == NULL)
+		return 0;
+	now = account_now_ms();
+	return f->not_before > now ? (unsigned)(f->not_before - now) : 0;
 }
 
 void

@@ -17,6 +17,8 @@ int		 account_any(void);
 void		 account_login(struct client *c, const char *name);
 /* A failed login from c's address: slows that address down (SEC-1). */
 void		 account_failed(struct client *c);
+/* How long logins from ip must still wait after failures, in ms. */
+unsigned	 account_wait_ms(const char *ip);
 void		 account_shutdown(void);
 
 #endif

@@ -25,6 +25,7 @@ struct client;
 #define CAP_USERHOST_IN_NAMES	0x2000
 #define CAP_SETNAME		0x4000
 #define CAP_CHGHOST		0x8000
+#define CAP_CHATHISTORY		0x10000	/* draft/chathistory */
 
 /* The names of caps in bits, space-separated, into buf. */
 void	cap_names(unsigned bits, char *buf, size_t len);

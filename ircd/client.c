@@ -28,6 +28,7 @@
 static struct client_list dead = TAILQ_HEAD_INITIALIZER(dead);
 static struct event *reap_ev;
 static uint64_t mark_seq;
+static uint64_t client_seq;
 
 static void
 client_reap_cb(evutil_socket_t fd, short what, void *arg)
@@ -42,6 +43,7 @@ client_new(const struct client_ops *ops, struct conn *conn)
 
 	c->ops = ops;
 	c->conn = conn;
+	c->id = ++client_seq;
 	c->signon = c->idle = time(NULL);
 	TAILQ_INIT(&c->channels);
 	LIST_INIT(&c->invites);
@@ -161,7 +163,8 @@ outmsg_from_line(struct outmsg *m, const char *line, size_t len)
 	nick[i] = '\0';
 	if ((m->from = client_find_any(nick)) == NULL)
 		return NULL;
-	client_time_tag(m->time, sizeof(m->time));
+	m->time_ms = client_time_now_ms();
+	client_time_format(m->time_ms, m->time, sizeof(m->time));
 	server_msgid(m->msgid, sizeof(m->msgid));
 	return m->from;
 }
@@ -238,17 +241,31 @@ client_relayn(struct client *to, const char *line, size_t len)
 	client_relay(to, &om);
 }
 
-void
-client_time_tag(char *buf, size_t len)
+int64_t
+client_time_now_ms(void)
 {
 	struct timeval tv;
+
+	gettimeofday(&tv, NULL);
+	return (int64_t)tv.tv_sec * 1000 + tv.tv_usec / 1000;
+}
+
+void
+client_time_format(int64_t ms, char *buf, size_t len)
+{
+	time_t secs = (time_t)(ms / 1000);
 	struct tm tm;
 	char ts[32];
 
-	gettimeofday(&tv, NULL);
-	gmtime_r(&tv.tv_sec, &tm);
+	gmtime_r(&secs, &tm);
 	strftime(ts, sizeof(ts), "%Y-%m-%dT%H:%M:%S", &tm);
-	snprintf(buf, len, "%s.%03dZ", ts, (int)(tv.tv_usec / 1000));
+	snprintf(buf, len, "%.20s.%03uZ", ts, (unsigned)(ms % 1000));
+}
+
+void
+client_time_tag(char *buf, size_t len)
+{
+	client_time_format(client_time_now_ms(), buf, len);
 }
 
 void
@@ -257,7 +274,8 @@ outmsg_render(struct outmsg *m)
 	int n;
 	size_t len;
 
-	client_time_tag(m->time, sizeof(m->time));
+	m->time_ms = client_time_now_ms();
+	client_time_format(m->time_ms, m->time, sizeof(m->time));
 	server_msgid(m->msgid, sizeof(m->msgid));
 	if (m->text == NULL) {
 		n = snprintf(m->line, sizeof(m->line), ":%s %s %s", m->from->prefix,

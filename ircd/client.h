@@ -47,6 +47,8 @@ struct outmsg {
 	const char	*ctags;		/* client-only tags, escaped, no '@'; or NULL */
 	int		 tagmsg;	/* only for clients with message-tags */
 	char		 time[32];	/* server-time value, the same for everyone */
+	int64_t		 time_ms;	/* the same, in Unix milliseconds */
+	const char	*batch;		/* batch reference for batch clients, or NULL */
 	char		 msgid[32];
 	char		 line[IRC_LINELEN];	/* ":prefix CMD target :text", no CRLF */
 	size_t		 len;
@@ -61,6 +63,9 @@ void	outmsg_render(struct outmsg *m);
 struct client	*outmsg_from_line(struct outmsg *m, const char *line, size_t len);
 /* The current time as an IRCv3 server-time value. */
 void	client_time_tag(char *buf, size_t len);
+/* Unix milliseconds as a server-time value; and now in milliseconds. */
+void	client_time_format(int64_t ms, char *buf, size_t len);
+int64_t	client_time_now_ms(void);
 
 struct client_ops {
 	/* One complete line, no CRLF. Server replies and relayed events. */
@@ -106,6 +111,7 @@ struct client {
 	unsigned		 ninvites;
 	char			 prefix[NICKLEN + USERLEN + HOSTLEN + 3];
 	uint64_t		 mark;		/* send-once marker, see client_send_common */
+	uint64_t		 id;		/* unique for this run, never reused */
 };
 
 /* A new unregistered client with ops; adds it to ircd.all. */

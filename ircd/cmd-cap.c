@@ -42,6 +42,7 @@ static const struct cap caps[] = {
 	{ "batch",		CAP_BATCH,		0, NULL, NULL },
 	{ "cap-notify",		CAP_CAP_NOTIFY,		0, NULL, NULL },
 	{ "chghost",		CAP_CHGHOST,		0, NULL, NULL },
+	{ "draft/chathistory",	CAP_CHATHISTORY,	0, NULL, NULL },
 	{ "echo-message",	CAP_ECHO_MESSAGE,	0, NULL, NULL },
 	{ "extended-join",	CAP_EXTENDED_JOIN,	0, NULL, NULL },
 	{ "invite-notify",	CAP_INVITE_NOTIFY,	0, NULL, NULL },
@@ -99,12 +100,10 @@ cap_names(unsigned bits, char *buf, size_t len)
  * the last carries "*" (302 clients only; others get one line).
  */
 static void
-cap_send_list(struct client *c, const char *sub, unsigned bits)
+cap_send_list(struct client *c, const char *sub, unsigned bits, int values)
 {
 	char line[400] = "", word[64];
 	size_t i;
-	int values = c->cap_version >= 302 &&
-	    (strcmp(sub, "LS") == 0 || strcmp(sub, "NEW") == 0);
 
 	for (i = 0; i < NCAPS; i++) {
 		if (!(bits & caps[i].bit))
@@ -136,9 +135,9 @@ cap_notify_change(unsigned before, unsigned after)
 		if (!(c->caps & CAP_CAP_NOTIFY))
 			continue;
 		if (after & ~before)
-			cap_send_list(c, "NEW", after & ~before);
+			cap_send_list(c, "NEW", after & ~before, c->cap_version >= 302);
 		if (before & ~after) {
-			cap_send_list(c, "DEL", before & ~after);
+			cap_send_list(c, "DEL", before & ~after, 0);
 			c->caps &= ~(before & ~after);
 		}
 	}
@@ -185,17 +184,16 @@ cmd_cap(struct client *c, struct message *m)
 	if (strcasecmp(sub, "LS") == 0) {
 		if (!(c->flags & CLIENT_REGISTERED))
 			c->flags |= CLIENT_CAP_NEGOTIATING;
-		if (m->nparams > 1) {
-			int v = atoi(m->params[1]);
+		int v = m->nparams > 1 ? atoi(m->params[1]) : 0;
 
-			if (v > c->cap_version)
-				c->cap_version = v;
-		}
+		if (v > c->cap_version)
+			c->cap_version = v;
 		if (c->cap_version >= 302)
 			c->caps |= CAP_CAP_NOTIFY;
-		cap_send_list(c, "LS", cap_offered());
+		/* Values only when this LS asks for 302; the version stays. */
+		cap_send_list(c, "LS", cap_offered(), v >= 302);
 	} else if (strcasecmp(sub, "LIST") == 0) {
-		cap_send_list(c, "LIST", c->caps);
+		cap_send_list(c, "LIST", c->caps, 0);
 	} else if (strcasecmp(sub, "REQ") == 0) {
 		if (!(c->flags & CLIENT_REGISTERED))
 			c->flags |= CLIENT_CAP_NEGOTIATING;

@@ -18,6 +18,7 @@
 #include "ircd/client.h"
 #include "ircd/command.h"
 #include "ircd/conf.h"
+#include "ircd/history.h"
 #include "ircd/dict.h"
 #include "ircd/ircd.h"
 #include "ircd/message.h"
@@ -274,12 +275,14 @@ chan_join_one(struct client *c, const char *name, const char *key)
 		}
 		/* A stale invite must not outlive the join it was for. */
 		client_invite_clear(c, ch->name);
-		channel_add(ch, c, 0);
+		/* An empty channel kept from the config or history: first in gets op. */
+		channel_add(ch, c, ch->nmembers == 0 ? MEMBER_OP : 0);
 	}
 	chan_relay_join(c, ch);
 	if (ch->topic != NULL)
 		chan_send_topic(c, ch);
 	chan_send_names(c, ch);
+	history_replay_join(c, ch);
 }
 
 void
@@ -372,6 +375,7 @@ cmd_topic(struct client *c, struct message *msg)
 	text = chan_trunc(buf, sizeof(buf), msg->params[1], TOPICLEN);
 	channel_set_topic(ch, text[0] != '\0' ? text : NULL, c->prefix,
 	    time(NULL));
+	history_channel_save(ch);
 	channel_send(ch, NULL, ":%s TOPIC %s :%s", c->prefix, ch->name, text);
 }
 

@@ -15,6 +15,7 @@
 #include "ircd/client.h"
 #include "ircd/command.h"
 #include "ircd/conf.h"
+#include "ircd/history.h"
 #include "ircd/message.h"
 #include "ircd/numeric.h"
 #include "ircd/reply.h"
@@ -56,6 +57,9 @@ message_to_channel(struct client *c, struct outmsg *om, const char *name,
 		return;
 	}
 	outmsg_render(om);
+	/* Stored before relayed: what anyone saw is on disk (HS-2). */
+	if (history_add_channel(c, ch, om) == -1)
+		return;
 	TAILQ_FOREACH(mb, &ch->members, by_channel) {
 		if (mb->client == c)
 			continue;
@@ -78,6 +82,8 @@ message_to_user(struct client *c, struct outmsg *om, const char *nick,
 		return;
 	}
 	outmsg_render(om);
+	if (history_add_private(c, to, om) == -1)
+		return;
 	to->ops->deliver(to, om);
 	if (to != c)
 		message_echo(c, om);

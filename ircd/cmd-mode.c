@@ -17,6 +17,7 @@
 #include "ircd/command.h"
 #include "ircd/conf.h"
 #include "ircd/conn.h"
+#include "ircd/history.h"
 #include "ircd/ircd.h"
 #include "ircd/message.h"
 #include "ircd/mode.h"
@@ -40,6 +41,7 @@ struct mode_out {
 	char		 args[IRC_LINELEN];
 	size_t		 alen;
 	int		 nargs;
+	int		 changed;	/* anything applied, for saving */
 	size_t		 lastoff;	/* where the last parameter begins */
 };
 
@@ -84,6 +86,7 @@ mode_out_add(struct mode_out *o, char dir, char letter, const char *arg)
 {
 	size_t fixed, alen = arg != NULL ? strlen(arg) + 2 : 0;
 
+	o->changed = 1;
 	/* ":prefix MODE #chan " + modes + args + CRLF */
 	fixed = 1 + strlen(o->from->prefix) + 6 +
 	    (o->ch != NULL ? strlen(o->ch->name) : strlen(o->from->nick)) + 1;
@@ -404,6 +407,7 @@ cmode_ban(struct client *c, struct channel *ch, struct mode_change *mc,
 		if (b == NULL && (b = ban_find(ch, mc->arg)) == NULL)
 			return;
 		mode_out_add(o, '-', 'b', b->mask);
+		history_ban_del(ch, b->mask);
 		TAILQ_REMOVE(&ch->bans, b, entry);
 		ch->nbans--;
 		free(b->mask);
@@ -424,6 +428,7 @@ cmode_ban(struct client *c, struct channel *ch, struct mode_change *mc,
 	b->when = time(NULL);
 	TAILQ_INSERT_TAIL(&ch->bans, b, entry);
 	ch->nbans++;
+	history_ban_add(ch, b);
 	mode_out_add(o, '+', 'b', b->mask);
 }
 
@@ -507,6 +512,9 @@ mode_channel(struct client *c, struct channel *ch, struct message *msg)
 			break;
 		}
 	}
+	/* Modes, key and limit survive a restart (HS-2). */
+	if (o.changed)
+		history_channel_save(ch);
 	mode_out_flush(&o);
 }
 

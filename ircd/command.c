@@ -28,6 +28,7 @@ static struct command commands[] = {
 	{ "AUTHENTICATE", cmd_authenticate, 1, CMD_ANY, P_FREE, 0 },
 	{ "AWAY",	cmd_away,	0, CMD_REG,	P_STD, 0 },
 	{ "CAP",	cmd_cap,	1, CMD_ANY,	P_FREE, 0 },
+	{ "CHATHISTORY", cmd_chathistory, 3, CMD_REG,	P_STD, 0 },
 	{ "DIE",	cmd_die,	0, CMD_REG | CMD_OPER, P_FREE, 0 },
 	{ "HELP",	cmd_help,	0, CMD_REG,	P_STD, 0 },
 	{ "INFO",	cmd_info,	0, CMD_REG,	P_HEAVY, 0 },
@@ -83,18 +84,10 @@ command_at(unsigned i)
 	return i < NCOMMANDS ? &commands[i] : NULL;
 }
 
-void
-command_dispatch(struct client *c, struct message *m)
+/* The checks every command shares, then the handler. */
+static void
+command_run(struct client *c, struct command *cmd, struct message *m)
 {
-	struct command *cmd;
-	char *p;
-
-	for (p = m->cmd; *p != '\0'; p++)
-		if (*p >= 'a' && *p <= 'z')
-			*p -= 32;
-	cmd = bsearch(m->cmd, commands, NCOMMANDS, sizeof(commands[0]), command_cmp);
-	if (c->conn != NULL && !(c->umodes & UMODE_OPER))
-		conn_penalty(c->conn, cmd != NULL ? cmd->penalty : P_STD);
 	if (cmd == NULL) {
 		/* Numerics and unknown words from unregistered clients are ignored. */
 		if (c->flags & CLIENT_REGISTERED)
@@ -120,6 +113,22 @@ command_dispatch(struct client *c, struct message *m)
 		return;
 	}
 	cmd->count++;
+	cmd->handler(c, m);
+}
+
+void
+command_dispatch(struct client *c, struct message *m)
+{
+	struct command *cmd;
+	char *p;
+
+	for (p = m->cmd; *p != '\0'; p++)
+		if (*p >= 'a' && *p <= 'z')
+			*p -= 32;
+	cmd = bsearch(m->cmd, commands, NCOMMANDS, sizeof(commands[0]), command_cmp);
+	if (c->conn != NULL && !(c->umodes & UMODE_OPER))
+		conn_penalty(c->conn, cmd != NULL ? cmd->penalty : P_STD);
+	/* Every reply to a labeled command carries the label, errors too. */
 	if (c->conn != NULL && (c->caps & CAP_LABELED_RESPONSE) && m->tags != NULL) {
 		char label[IRC_LINELEN];
 		struct conn *conn = c->conn;	/* c->conn is gone if c quits */
@@ -127,10 +136,10 @@ command_dispatch(struct client *c, struct message *m)
 		if (message_tag_get(m->tags, "label", label, sizeof(label)) &&
 		    label[0] != '\0' && strlen(label) <= 64) {
 			conn_label_begin(conn, label);
-			cmd->handler(c, m);
+			command_run(c, cmd, m);
 			conn_label_end(conn);
 			return;
 		}
 	}
-	cmd->handler(c, m);
+	command_run(c, cmd, m);
 }

@@ -45,6 +45,8 @@ H(cmd_mode);
 H(cmd_who); H(cmd_whois); H(cmd_whowas); H(cmd_away); H(cmd_ison);
 H(cmd_userhost); H(cmd_lusers); H(cmd_motd); H(cmd_version); H(cmd_time);
 H(cmd_info); H(cmd_help); H(cmd_admin); H(cmd_setname);
+/* cmd-history.c */
+H(cmd_chathistory);
 /* cmd-oper.c */
 H(cmd_oper); H(cmd_kill); H(cmd_wallops); H(cmd_rehash); H(cmd_die);
 #undef H

@@ -117,6 +117,9 @@ static const struct conf_key conf_keys[] = {
 	{ SEC_SERVER, "default-modes",	T_DEFMODES, S(default_modes), 0, 0, 0 },
 	{ SEC_SERVER, "client-tag-deny", T_STR, S(client_tag_deny), 0, 0, 0 },
 	{ SEC_SERVER, "whowas",		T_INT,	S(whowas), 0, 100000, 0 },
+	{ SEC_SERVER, "history-replay",	T_INT,	S(history_replay), 0, 1000, 0 },
+	{ SEC_SERVER, "history-days",	T_INT,	S(history_days), 0, 1000000, 0 },
+	{ SEC_SERVER, "history-max-rows", T_INT, S(history_max_rows), 0, 1000000000, 0 },
 
 	{ SEC_LISTEN, "address",	T_ADDRESS,	L(address), 0, 0, 0 },
 	{ SEC_LISTEN, "tls-cert",	T_PATH,		L(tls_cert), 0, 0, 0 },
@@ -1172,6 +1175,7 @@ conf_new(const char *filename, const char *dir)
 	c->flood_burst = 10;
 	c->default_modes = xstrdup("+nt");
 	c->whowas = 100;
+	c->history_replay = 50;
 	return c;
 }
 

@@ -23,6 +23,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "ircd/account.h"
 #include "ircd/cap.h"
 #include "ircd/client.h"
 #include "ircd/command.h"
@@ -328,15 +329,33 @@ conn_label_end(struct conn *conn)
 void
 conn_write(struct conn *conn, const char *line, size_t len)
 {
-	char tags[64];
+	char tags[IRC_TAGLEN + 64], own[IRC_TAGLEN];
+	const char *t = NULL;
 	struct client *c = conn->client;
+	size_t n = 0;
 
+	/* A line that brings its own tags ("@batch=x ...") keeps them, merged. */
+	if (len > 0 && line[0] == '@') {
+		const char *sp = memchr(line, ' ', len);
+
+		if (sp == NULL || (size_t)(sp - line) >= sizeof(own))
+			return;
+		n = (size_t)(sp - line) - 1;
+		memcpy(own, line + 1, n);
+		own[n] = '\0';
+		t = own;
+		len -= (size_t)(sp - line) + 1;
+		line = sp + 1;
+	}
 	if (c != NULL && (c->caps & CAP_SERVER_TIME)) {
-		memcpy(tags, "time=", 5);
-		client_time_tag(tags + 5, sizeof(tags) - 5);
-		conn_emit(conn, tags, line, len);
-	} else
-		conn_emit(conn, NULL, line, len);
+		char now[40];
+
+		client_time_tag(now, sizeof(now));
+		snprintf(tags, sizeof(tags), "%s%stime=%s", t != NULL ? t : "",
+		    t != NULL ? ";" : "", now);
+		t = tags;
+	}
+	conn_emit(conn, t, line, len);
 }
 
 /* A relayed message: tags chosen by what this client negotiated. */
@@ -355,6 +374,8 @@ conn_deliver(struct conn *conn, struct client *to, struct outmsg *m)
 	if (w_ > 0 && (size_t)w_ < sizeof(tags) - n)			\
 		n += (size_t)w_;					\
 } while (0)
+	if (m->batch != NULL && (caps & CAP_BATCH))
+		ADD("batch=%s", m->batch);
 	if (caps & CAP_SERVER_TIME)
 		ADD("time=%s", m->time);
 	if ((caps & CAP_ACCOUNT_TAG) && m->from->account != NULL)
@@ -466,6 +487,13 @@ conn_process(struct conn *conn)
 
 		if (conn->delay_until > now)
 			wait = conn->delay_until - now;
+		/* Lines that can log in wait while the address is slowed down. */
+		if (!(conn->client->flags & CLIENT_REGISTERED) || conn->client->sasl != NULL) {
+			uint64_t w = account_wait_ms(conn->ip);
+
+			if (w > wait)
+				wait = w;
+		}
 		else if (conn_flood_limited(conn) && conn->penalty > now + burst)
 			wait = conn->penalty - now - burst;
 		if (wait > 0) {

@@ -49,7 +49,7 @@ struct ircd {
 	unsigned		 maxusers;	/* highest nusers seen */
 	unsigned		 nconns;
 	uint64_t		 msgid_seq;
-	char			 msgid_base[16];	/* per start, so ids never repeat */
+	char			 msgid_base[24];	/* per start, so ids never repeat */
 	char			 created[64];	/* for 003 */
 };
 

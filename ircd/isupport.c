@@ -38,6 +38,7 @@ isupport_build(void)
 	T("CHANMODES=b,k,l,imnst");
 	T("CHANNELLEN=%d", CHANNELLEN);
 	T("CHANTYPES=#");
+	T("CHATHISTORY=100");
 	if (cf->client_tag_deny != NULL)
 		T("CLIENTTAGDENY=%s", cf->client_tag_deny);
 	T("ELIST=CMNTU");
@@ -46,6 +47,7 @@ isupport_build(void)
 	T("MAXLIST=b:%d", cf->max_bans);
 	T("MAXTARGETS=%d", cf->max_targets);
 	T("MODES=%d", MAXMODES);
+	T("MSGREFTYPES=timestamp,msgid");
 	T("NAMELEN=%d", REALLEN);
 	T("NETWORK=%s", cf->network);
 	T("NICKLEN=%d", NICKLEN);

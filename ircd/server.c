@@ -7,6 +7,8 @@
 
 #include <event2/event.h>
 
+#include <openssl/rand.h>
+
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,6 +23,8 @@
 #include "ircd/command.h"
 #include "ircd/conf.h"
 #include "ircd/dict.h"
+#include "ircd/history.h"
+#include "ircd/account.h"
 #include "ircd/isupport.h"
 #include "ircd/listen.h"
 #include "ircd/log.h"
@@ -109,8 +113,15 @@ server_init(struct conf *cf)
 	ircd.started = now;
 	gmtime_r(&now, &tm);
 	strftime(ircd.created, sizeof(ircd.created), "%a %b %d %Y at %H:%M:%S UTC", &tm);
-	snprintf(ircd.msgid_base, sizeof(ircd.msgid_base), "%llx",
-	    (unsigned long long)now);
+	{
+		unsigned char rnd[4];
+
+		/* Start time and randomness: ids never repeat across restarts. */
+		if (RAND_bytes(rnd, sizeof(rnd)) != 1)
+			memset(rnd, 0, sizeof(rnd));
+		snprintf(ircd.msgid_base, sizeof(ircd.msgid_base), "%llx%02x%02x%02x%02x",
+		    (unsigned long long)now, rnd[0], rnd[1], rnd[2], rnd[3]);
+	}
 	TAILQ_INIT(&ircd.all);
 	if ((ircd.base = event_base_new()) == NULL) {
 		log_warnx("event_base_new failed");
@@ -121,6 +132,8 @@ server_init(struct conf *cf)
 	whowas_init(cf->whowas);
 	isupport_build();
 	motd_load();
+	if (history_open() == -1)
+		return -1;
 	server_conf_channels();
 	if (listen_start(cf) == -1)
 		return -1;
@@ -161,6 +174,8 @@ server_run(void)
 		pos = 0;
 	}
 	listen_stop();
+	history_close();
+	account_shutdown();
 	event_free(sig_term);
 	event_free(sig_int);
 	event_free(sig_hup);

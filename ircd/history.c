@@ -1,0 +1,326 @@
+/*
+ * history.c: the IRC side of store/. Messages are stored before they are
+ * relayed, so an acknowledged message is on disk (HS-2); a message that
+ * cannot be stored is refused with FAIL, never dropped in silence.
+ * Channels restored at start stay until someone joins and leaves them.
+ */
+#include "compat.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "ircd/cap.h"
+#include "ircd/casemap.h"
+#include "ircd/channel.h"
+#include "ircd/client.h"
+#include "ircd/conf.h"
+#include "ircd/history.h"
+#include "ircd/log.h"
+#include "ircd/message.h"
+#include "ircd/reply.h"
+#include "ircd/xmalloc.h"
+#include "store/store.h"
+
+static struct store *store;
+
+static void
+history_log(int is_error, const char *msg)
+{
+	if (is_error)
+		log_warnx("store: %s", msg);
+	else
+		log_info("store: %s", msg);
+}
+
+struct store *
+history_store(void)
+{
+	return store;
+}
+
+static unsigned
+history_mode_bits(const char *modes)
+{
+	unsigned bits = 0;
+
+	for (; modes != NULL && *modes != '\0'; modes++) {
+		switch (*modes) {
+		case 'n': bits |= CMODE_NOEXTERNAL; break;
+		case 't': bits |= CMODE_TOPICLOCK; break;
+		case 'm': bits |= CMODE_MODERATED; break;
+		case 's': bits |= CMODE_SECRET; break;
+		case 'i': bits |= CMODE_INVITEONLY; break;
+		}
+	}
+	return bits;
+}
+
+static void
+history_load_channel(const struct store_channel *sc, void *arg)
+{
+	struct channel *ch;
+
+	(void)arg;
+	if (!casemap_valid_channel(sc->name, CHANNELLEN))
+		return;
+	if ((ch = channel_find(sc->name)) == NULL)
+		ch = channel_create(sc->name);
+	if (sc->modes != NULL)
+		ch->modes = history_mode_bits(sc->modes);
+	if (sc->created > 0)
+		ch->created = (time_t)sc->created;
+	if (sc->key != NULL)
+		strlcpy(ch->key, sc->key, sizeof(ch->key));
+	ch->limit = sc->limit;
+	if (sc->topic != NULL)
+		channel_set_topic(ch, sc->topic, sc->topic_who != NULL ?
+		    sc->topic_who : ircd.conf->name, (time_t)sc->topic_time);
+}
+
+static void
+history_load_ban(const char *conv, const struct store_ban *sb, void *arg)
+{
+	struct channel *ch = channel_find(conv);
+	struct ban *b;
+
+	(void)arg;
+	if (ch == NULL || ch->nbans >= (unsigned)ircd.conf->max_bans)
+		return;
+	b = xcalloc(1, sizeof(*b));
+	b->mask = xstrdup(sb->mask);
+	b->setter = xstrdup(sb->setter != NULL ? sb->setter : ircd.conf->name);
+	b->when = (time_t)sb->time;
+	TAILQ_INSERT_TAIL(&ch->bans, b, entry);
+	ch->nbans++;
+}
+
+int
+history_open(void)
+{
+	char err[512];
+
+	store_set_log(history_log);
+	if ((store = store_open(ircd.conf->database, err, sizeof(err))) == NULL) {
+		log_warnx("database %s: %s", ircd.conf->database, err);
+		return -1;
+	}
+	log_info("database %s (schema %d)", ircd.conf->database, store_version(store));
+	if (ircd.conf->history_days > 0 || ircd.conf->history_max_rows > 0)
+		store_history_prune(store, ircd.conf->history_days,
+		    ircd.conf->history_max_rows);
+	store_channel_load_all(store, history_load_channel, history_load_ban, NULL);
+	return 0;
+}
+
+void
+history_close(void)
+{
+	store_close(store);
+	store = NULL;
+}
+
+void
+history_principal(const struct client *c, char *buf, size_t len)
+{
+	char folded[NICKLEN * 2 + 1];
+
+	if (c->account != NULL) {
+		casemap_fold(folded, c->account, sizeof(folded));
+		snprintf(buf, len, "a:%s", folded);
+	} else
+		/* The start's random id too: connection ids begin again at 1. */
+		snprintf(buf, len, "c:%s.%llu", ircd.msgid_base,
+		    (unsigned long long)c->id);
+}
+
+void
+history_channel_conv(const struct channel *ch, char *buf, size_t len)
+{
+	casemap_fold(buf, ch->name, len);
+}
+
+static int
+history_add(struct client *from, const char *conv, struct outmsg *om)
+{
+	struct store_msg sm;
+
+	memset(&sm, 0, sizeof(sm));
+	strlcpy(sm.msgid, om->msgid, sizeof(sm.msgid));
+	sm.time = om->time_ms;
+	sm.conv = conv;
+	sm.target = om->target;
+	sm.kind = om->cmd;
+	sm.prefix = from->prefix;
+	sm.nick = from->nick;
+	sm.account = from->account;
+	sm.text = om->text;
+	sm.tags = om->ctags != NULL && om->ctags[0] != '\0' ? om->ctags : NULL;
+	if (store == NULL || store_history_add(store, &sm) == -1) {
+		reply_fail(from, om->cmd, "MESSAGE_ERROR", om->target,
+		    "Your message could not be stored, so it was not sent; try again");
+		return -1;
+	}
+	return 0;
+}
+
+int
+history_add_channel(struct client *from, struct channel *ch, struct outmsg *om)
+{
+	char conv[CHANNELLEN + 1];
+
+	if (om->tagmsg)
+		return 0;
+	history_channel_conv(ch, conv, sizeof(conv));
+	return history_add(from, conv, om);
+}
+
+int
+history_add_private(struct client *from, struct client *to, struct outmsg *om)
+{
+	char p1[NICKLEN * 2 + 8], p2[NICKLEN * 2 + 8], conv[NICKLEN * 4 + 20];
+
+	if (om->tagmsg)
+		return 0;
+	history_principal(from, p1, sizeof(p1));
+	history_principal(to, p2, sizeof(p2));
+	store_private_key(conv, sizeof(conv), p1, p2);
+	return history_add(from, conv, om);
+}
+
+void
+history_send_msg(struct client *c, const struct store_msg *sm, const char *batch,
+    int time_prefix)
+{
+	struct outmsg om;
+	struct client from;
+	char text[IRC_LINELEN];
+	int n;
+
+	/* The stored sender, as a stand-in: only its prefix, account and modes count. */
+	memset(&from, 0, sizeof(from));
+	strlcpy(from.prefix, sm->prefix, sizeof(from.prefix));
+	from.account = (char *)(uintptr_t)sm->account;
+	memset(&om, 0, sizeof(om));
+	om.from = &from;
+	om.batch = batch;
+	om.ctags = sm->tags;
+	om.time_ms = sm->time;
+	client_time_format(sm->time, om.time, sizeof(om.time));
+	strlcpy(om.msgid, sm->msgid, sizeof(om.msgid));
+	if (time_prefix) {
+		/* No server-time: the time goes in front of the text. */
+		time_t secs = (time_t)(sm->time / 1000);
+		struct tm tm;
+
+		gmtime_r(&secs, &tm);
+		snprintf(text, sizeof(text), "[%02d:%02d:%02d] %s", tm.tm_hour,
+		    tm.tm_min, tm.tm_sec, sm->text);
+	} else
+		strlcpy(text, sm->text, sizeof(text));
+	n = snprintf(om.line, sizeof(om.line), ":%s %s %s :", sm->prefix, sm->kind,
+	    sm->target);
+	if (n < 0 || (size_t)n >= sizeof(om.line) - 1)
+		return;
+	om.len = (size_t)n + strlcpy(om.line + n, text, sizeof(om.line) - (size_t)n);
+	if (om.len >= sizeof(om.line))
+		om.len = message_utf8_trunc(om.line, strlen(om.line), IRC_LINELEN - 2);
+	c->ops->deliver(c, &om);
+}
+
+struct replay {
+	struct client	*c;
+	const char	*batch;
+	int		 time_prefix;
+};
+
+static void
+history_replay_one(const struct store_msg *sm, void *arg)
+{
+	struct replay *r = arg;
+
+	history_send_msg(r->c, sm, r->batch, r->time_prefix);
+}
+
+void
+history_replay_join(struct client *c, struct channel *ch)
+{
+	static unsigned long seq;
+	char conv[CHANNELLEN + 1], ref[16];
+	struct replay r;
+
+	/* A client with chathistory asks for what it wants (HS-3). */
+	if (store == NULL || ircd.conf->history_replay <= 0 ||
+	    (c->caps & CAP_CHATHISTORY))
+		return;
+	history_channel_conv(ch, conv, sizeof(conv));
+	r.c = c;
+	r.batch = NULL;
+	r.time_prefix = !(c->caps & CAP_SERVER_TIME);
+	if (c->caps & CAP_BATCH) {
+		snprintf(ref, sizeof(ref), "H%lx", ++seq);
+		r.batch = ref;
+		client_send(c, ":%s BATCH +%s chathistory %s", ircd.conf->name, ref,
+		    ch->name);
+	}
+	store_history_query(store, conv, STORE_LATEST, NULL, NULL,
+	    ircd.conf->history_replay, history_replay_one, &r);
+	if (r.batch != NULL)
+		client_send(c, ":%s BATCH -%s", ircd.conf->name, ref);
+}
+
+void
+history_channel_save(struct channel *ch)
+{
+	struct store_channel sc;
+	char conv[CHANNELLEN + 1], modes[16], *p = modes;
+
+	if (store == NULL)
+		return;
+	history_channel_conv(ch, conv, sizeof(conv));
+	if (ch->modes & CMODE_INVITEONLY) *p++ = 'i';
+	if (ch->modes & CMODE_MODERATED) *p++ = 'm';
+	if (ch->modes & CMODE_NOEXTERNAL) *p++ = 'n';
+	if (ch->modes & CMODE_SECRET) *p++ = 's';
+	if (ch->modes & CMODE_TOPICLOCK) *p++ = 't';
+	*p = '\0';
+	memset(&sc, 0, sizeof(sc));
+	sc.conv = conv;
+	sc.name = ch->name;
+	sc.topic = ch->topic;
+	sc.topic_who = ch->topic_who;
+	sc.topic_time = ch->topic_time;
+	sc.created = ch->created;
+	sc.modes = modes;
+	sc.key = ch->key[0] != '\0' ? ch->key : NULL;
+	sc.limit = ch->limit;
+	store_channel_save(store, &sc);
+}
+
+void
+history_ban_add(struct channel *ch, const struct ban *b)
+{
+	struct store_ban sb;
+	char conv[CHANNELLEN + 1];
+
+	if (store == NULL)
+		return;
+	history_channel_save(ch);
+	history_channel_conv(ch, conv, sizeof(conv));
+	sb.mask = b->mask;
+	sb.setter = b->setter;
+	sb.time = b->when;
+	store_ban_add(store, conv, &sb);
+}
+
+void
+history_ban_del(struct channel *ch, const char *mask)
+{
+	char conv[CHANNELLEN + 1];
+
+	if (store == NULL)
+		return;
+	history_channel_conv(ch, conv, sizeof(conv));
+	store_ban_del(store, conv, mask);
+}

@@ -1,0 +1,48 @@
+/*
+ * history.h: the IRC side of the store: what is said is stored before it
+ * is relayed (HS-2), channels come back after a restart, and a JOIN
+ * replays the last lines to clients without chathistory (HS-3).
+ */
+#ifndef IRCD_HISTORY_H
+#define IRCD_HISTORY_H
+
+#include <stddef.h>
+
+struct channel;
+struct client;
+struct outmsg;
+struct ban;
+struct store;
+
+/* Open the database of the config and restore its channels. -1 on error. */
+int		 history_open(void);
+void		 history_close(void);
+struct store	*history_store(void);
+
+/*
+ * Store a PRIVMSG or NOTICE before it is relayed, to a channel (ch) or a
+ * user (to). 0: relay it. -1: it could not be stored; the sender was told
+ * (FAIL) and nothing may be relayed.
+ */
+int	history_add_channel(struct client *from, struct channel *ch, struct outmsg *);
+int	history_add_private(struct client *from, struct client *to, struct outmsg *);
+
+/* Who c is for private history: "a:<account>" or "c:<connection id>". */
+void	history_principal(const struct client *, char *buf, size_t len);
+/* The conversation key of a channel (its casefolded name). */
+void	history_channel_conv(const struct channel *, char *buf, size_t len);
+
+/* Replay the channel's last lines to c after its JOIN (HS-3). */
+void	history_replay_join(struct client *c, struct channel *ch);
+
+/* Keep the channel's topic, modes and bans across restarts. */
+void	history_channel_save(struct channel *);
+void	history_ban_add(struct channel *, const struct ban *);
+void	history_ban_del(struct channel *, const char *mask);
+
+/* Send one stored message to c as a replay line (with batch ref, or NULL). */
+struct store_msg;
+void	history_send_msg(struct client *c, const struct store_msg *, const char *batch,
+	    int time_prefix);
+
+#endif
