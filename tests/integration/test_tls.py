@@ -1,0 +1,427 @@
+#!/usr/bin/env python3
+"""TLS listeners: --mkcert, handshakes with TLS 1.2 and 1.3, TLS 1.1 refused, a client that
+never finishes the handshake (others unaffected, dropped by the registration timeout), garbage
+on the TLS port, 200 concurrent TLS clients, WHOIS 671, abrupt TLS disconnects."""
+
+import collections
+import hashlib
+import os
+import re
+import shutil
+import signal
+import socket
+import ssl
+import subprocess
+import sys
+import tempfile
+import time
+import warnings
+
+warnings.filterwarnings("ignore", category=DeprecationWarning)   # TLS 1.0/1.1 on purpose
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from ircharness import (SLOW, Client, Server, SkipTest, daemon_path, free_port,  # noqa: E402
+                        parse, pump, readable, run_tests)
+
+TMP = tempfile.mkdtemp(prefix="agentircd-tls-")
+
+
+def teardown_module():
+    shutil.rmtree(TMP, ignore_errors=True)
+
+
+class TLSClient(Client):
+    """Client on a chosen port over TLS, with optional protocol bounds and cipher string."""
+
+    def __init__(self, server, nick=None, port=None, minv=None, maxv=None, ciphers=None,
+                 connect_timeout=5):
+        self.server = server
+        self.autopong = True
+        self.nick = nick
+        self.lines = []
+        self.pending = collections.deque()
+        self.buf = b""
+        self.eof = False
+        self.last = None
+        self.welcome = []
+        s = socket.create_connection((server.host, port or server.tls_port),
+                                     timeout=connect_timeout * SLOW)
+        ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
+        ctx.check_hostname = False
+        ctx.verify_mode = ssl.CERT_NONE
+        if ciphers:
+            ctx.set_ciphers(ciphers)
+        if minv:
+            ctx.minimum_version = minv
+        if maxv:
+            ctx.maximum_version = maxv
+        try:
+            self.sock = ctx.wrap_socket(s, server_hostname="irc.test")
+        except Exception:
+            s.close()
+            raise
+        if nick:
+            self.register(nick)
+
+
+def wait_port(port, timeout=10):
+    """The harness waits for the first (plain) listener only: wait for another one too."""
+    deadline = time.time() + timeout * SLOW
+    while True:
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=1).close()
+            return
+        except OSError:
+            if time.time() > deadline:
+                raise
+            time.sleep(0.05)
+
+
+_certs = {}
+
+
+def mkcert():
+    """agentircd --mkcert: cert and key paths and the printed SHA-256 fingerprint."""
+    if not _certs:
+        d = os.path.join(TMP, "mkcert")
+        r = subprocess.run([daemon_path(), "--mkcert", d], stdout=subprocess.PIPE,
+                           stderr=subprocess.PIPE, timeout=60)
+        assert r.returncode == 0, r.stderr
+        out = r.stdout.decode()
+        cert = re.search(r"tls-cert = (\S+)", out).group(1)
+        key = re.search(r"tls-key = (\S+)", out).group(1)
+        fp = re.search(r"fingerprint: ([0-9A-Fa-f:]+)", out).group(1)
+        _certs.update(cert=cert, key=key, fp=fp.replace(":", "").lower(), out=out)
+    return _certs
+
+
+class TLSShared:
+    """A lazily started server with a TLS listener on 127.0.0.1:tls_port."""
+
+    def __init__(self, **kw):
+        self.kw = kw
+        self.srv = None
+
+    def __call__(self):
+        if self.srv is None or not self.srv.alive() or self.srv not in Server.live:
+            if self.srv is not None and self.srv in Server.live:
+                self.srv.check()
+            c = mkcert()
+            port = free_port()
+            extra = "[listen]\naddress = 127.0.0.1:%d\ntls-cert = %s\ntls-key = %s\n" % (
+                port, c["cert"], c["key"])
+            self.srv = Server(config_extra=extra, **self.kw)
+            self.srv.tls_port = port
+            wait_port(port)
+        return self.srv
+
+
+S = TLSShared(flood_exempt="127.0.0.1/32")
+QUICK = TLSShared(flood_exempt="127.0.0.1/32", register_timeout=2)
+_n = [0]
+
+
+def nick(base):
+    _n[0] += 1
+    return "%s%d" % (base, _n[0])
+
+
+# ---------------------------------------------------------------- tests
+
+def test_mkcert_fingerprint_matches():
+    """--mkcert prints the SHA-256 fingerprint of the certificate the listener serves."""
+    srv = S()
+    c = TLSClient(srv)
+    der = c.sock.getpeercert(binary_form=True)
+    assert hashlib.sha256(der).hexdigest() == mkcert()["fp"], mkcert()["out"]
+    c.close()
+
+
+def test_tls12_handshake():
+    srv = S()
+    c = TLSClient(srv, nick=nick("t12"), minv=ssl.TLSVersion.TLSv1_2,
+                  maxv=ssl.TLSVersion.TLSv1_2)
+    assert c.sock.version() == "TLSv1.2", c.sock.version()
+    name = c.sock.cipher()[0]
+    assert re.search(r"GCM|CHACHA20", name), "weak cipher negotiated: %s" % name
+    c.send("PRIVMSG %s :over tls 1.2" % c.nick)
+    c.expect(r"PRIVMSG %s :over tls 1.2" % c.nick)
+    c.quit()
+
+
+def test_tls13_handshake():
+    srv = S()
+    c = TLSClient(srv, nick=nick("t13"), minv=ssl.TLSVersion.TLSv1_3)
+    assert c.sock.version() == "TLSv1.3", c.sock.version()
+    c.send("PRIVMSG %s :over tls 1.3" % c.nick)
+    c.expect(r"PRIVMSG %s :over tls 1.3" % c.nick)
+    c.quit()
+
+
+def test_tls11_refused():
+    srv = S()
+    try:
+        ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
+        ctx.set_ciphers("DEFAULT:@SECLEVEL=0")
+        ctx.minimum_version = ssl.TLSVersion.TLSv1_1
+        ctx.maximum_version = ssl.TLSVersion.TLSv1_1
+    except (ValueError, ssl.SSLError) as e:
+        raise SkipTest("this Python/OpenSSL cannot speak TLS 1.1: %s" % e)
+    try:
+        c = TLSClient(srv, minv=ssl.TLSVersion.TLSv1_1, maxv=ssl.TLSVersion.TLSv1_1,
+                      ciphers="DEFAULT:@SECLEVEL=0")
+    except ssl.SSLError as e:
+        if "NO_PROTOCOLS_AVAILABLE" in str(e) or "no protocols available" in str(e):
+            raise SkipTest("this OpenSSL cannot offer TLS 1.1: %s" % e)
+        assert re.search(r"PROTOCOL_VERSION|UNSUPPORTED_PROTOCOL|protocol version", str(e),
+                         re.I), "unexpected handshake error: %s" % e
+    except (ConnectionResetError, BrokenPipeError):
+        pass
+    else:
+        version = c.sock.version()
+        c.close()
+        raise AssertionError("TLS 1.1 handshake accepted (%s)" % version)
+    # TLS 1.0 too
+    try:
+        c = TLSClient(srv, minv=ssl.TLSVersion.TLSv1, maxv=ssl.TLSVersion.TLSv1,
+                      ciphers="DEFAULT:@SECLEVEL=0")
+    except (ssl.SSLError, ConnectionResetError, BrokenPipeError):
+        pass
+    else:
+        c.close()
+        raise AssertionError("TLS 1.0 handshake accepted")
+    assert srv.alive()
+    TLSClient(srv, nick=nick("after11")).quit()
+
+
+def test_stalled_handshake_does_not_block_and_is_dropped():
+    """Clients stuck before or inside the handshake, or after it without registering, do not
+    hold up others and are dropped by register-timeout = 2."""
+    srv = QUICK()
+    silent = socket.create_connection((srv.host, srv.tls_port))
+    partial = socket.create_connection((srv.host, srv.tls_port))
+    # a TLS record header promising 512 bytes of handshake, then only a few
+    partial.sendall(b"\x16\x03\x01\x02\x00\x01\x00\x01\xfc\x03\x03")
+    trickle = socket.create_connection((srv.host, srv.tls_port))
+    trickle_hello = b"\x16\x03\x01\x02\x00\x01\x00\x01\xfc\x03\x03" + os.urandom(400)
+    handshaken = TLSClient(srv)
+    t0 = time.time()
+    ok = TLSClient(srv, nick=nick("fine"))
+    ok.send("PRIVMSG %s :still served" % ok.nick)
+    ok.expect(r"PRIVMSG %s :still served" % ok.nick)
+    assert time.time() - t0 < 3 * SLOW, "a stalled handshake slowed others down"
+    plain = Client(srv, nick=nick("plainok"))
+    deadline = time.time() + 15 * SLOW
+    pending = {"silent": silent, "partial": partial, "trickle": trickle}
+    sent = 0
+    while pending and time.time() < deadline:
+        if "trickle" in pending and sent < len(trickle_hello):
+            # one byte every 0.1 s: activity must not extend the deadline
+            try:
+                trickle.send(trickle_hello[sent:sent + 1])
+                sent += 1
+            except OSError:
+                pass
+        for name, sk in list(pending.items()):
+            if readable([sk], 0.1):
+                try:
+                    data = sk.recv(4096)
+                except (ConnectionResetError, OSError):
+                    data = b""
+                if not data:
+                    del pending[name]
+                    sk.close()
+    assert not pending, "not dropped within 15 s: %s" % sorted(pending)
+    assert time.time() - t0 >= 1.0, "dropped before the registration timeout"
+    assert handshaken.closed(10), "registered-never TLS client kept open"
+    # the registered ones survive the timeout
+    ok.sync()
+    plain.sync()
+    ok.quit()
+    plain.quit()
+
+
+def test_garbage_on_tls_port():
+    """Plain text, HTTP, random bytes and a truncated hello on the TLS port: dropped, no crash."""
+    srv = S()
+    payloads = [b"NICK plaintext\r\nUSER a 0 * :b\r\n",
+                b"GET / HTTP/1.1\r\nHost: x\r\n\r\n",
+                os.urandom(3000),
+                b"\x16\x03\x03\x00\x05\x01\x00\x00\x01\x00",
+                b"\x16\x03\x01\xff\xff" + os.urandom(200),
+                b"\x80\x2e\x01\x00\x02\x00\x15\x00\x00\x00\x10" + os.urandom(37)]   # SSLv2
+    socks = []
+    for p in payloads:
+        sk = socket.create_connection((srv.host, srv.tls_port))
+        try:
+            sk.sendall(p)
+        except OSError:
+            pass
+        socks.append(sk)
+    deadline = time.time() + 10 * SLOW
+    for sk in socks:
+        closed = False
+        while time.time() < deadline:
+            if readable([sk], 0.2):
+                try:
+                    data = sk.recv(65536)
+                except OSError:
+                    data = b""
+                if not data:
+                    closed = True
+                    break
+                assert b"001" not in data and b"Welcome" not in data, data
+        sk.close()
+        assert closed, "garbage connection not closed"
+    assert srv.alive()
+    c = TLSClient(srv, nick=nick("aftergarbage"))
+    c.quit()
+
+
+def test_many_concurrent_tls_clients():
+    """200 TLS clients register at once and each gets a message from another."""
+    srv = S()
+    n = int(os.environ.get("TLS_CLIENTS", "200"))
+    clients = []
+    t0 = time.time()
+    for i in range(n):
+        c = TLSClient(srv)
+        c.nick = "m%03d_%d" % (i, _n[0])
+        c.send("NICK %s" % c.nick)
+        c.send("USER u%d 0 * :many" % i)
+        clients.append(c)
+    want = set(range(n))
+    deadline = time.time() + 60 * SLOW
+    while want and time.time() < deadline:
+        pump([clients[i] for i in want], 0.5)
+        for i in list(want):
+            if any(re.search(r" (376|422) ", l) for l in clients[i].pending):
+                want.discard(i)
+    assert not want, "%d of %d TLS clients did not register in %.0fs; first: %r" % (
+        len(want), n, time.time() - t0, clients[min(want)].lines[-5:])
+    for c in clients:
+        c.pending.clear()
+    for i, c in enumerate(clients):
+        c.send("PRIVMSG %s :ring %d" % (clients[(i + 1) % n].nick, i))
+    got = set()
+    deadline = time.time() + 60 * SLOW
+    while len(got) < n and time.time() < deadline:
+        pump([clients[i] for i in range(n) if i not in got], 0.5)
+        for i in range(n):
+            if i not in got and any("PRIVMSG %s :ring %d" % (clients[i].nick, (i - 1) % n)
+                                    in l for l in clients[i].pending):
+                got.add(i)
+    assert len(got) == n, "%d of %d TLS clients got their message" % (len(got), n)
+    for c in clients:
+        try:
+            c.send("QUIT :done")
+        except OSError:
+            pass
+    pump(clients, 1)
+    for c in clients:
+        c.close()
+    assert srv.alive()
+
+
+def test_whois_671():
+    srv = S()
+    t = TLSClient(srv, nick=nick("secure"))
+    p = Client(srv, nick=nick("clear"))
+    p.send("WHOIS %s" % t.nick)
+    lines = p.collect_until(r" 318 ")
+    assert any(parse(l).command == "671" and parse(l).params[1] == t.nick for l in lines), lines
+    t.send("WHOIS %s" % p.nick)
+    lines = t.collect_until(r" 318 ")
+    assert not any(parse(l).command == "671" for l in lines), lines
+    t.quit()
+    p.quit()
+
+
+def test_abrupt_tls_disconnect_and_bursts():
+    """A burst of lines in one TLS write arrives in order; a TLS client that vanishes without
+    close_notify is seen to quit."""
+    srv = S()
+    t = TLSClient(srv, nick=nick("burst"))
+    w = Client(srv, nick=nick("watch"))
+    ch = "#tlsburst"
+    t.join(ch)
+    w.join(ch)
+    t.sync()
+    n = 100
+    t.send_raw(b"".join(b"PRIVMSG %s :line %d\r\n" % (ch.encode(), i) for i in range(n)))
+    for i in range(n):
+        w.expect(r"PRIVMSG %s :line %d$" % (ch, i))
+    # close the TCP socket under the TLS layer: no close_notify
+    raw = socket.socket(fileno=os.dup(t.sock.fileno()))
+    raw.shutdown(socket.SHUT_RDWR)
+    raw.close()
+    t.sock.close()
+    w.expect(r"%s QUIT " % t.source_rx, timeout=10)
+    assert srv.alive()
+    w.quit()
+
+
+def test_certificate_reload_under_load():
+    """SIGHUP with a new certificate: new handshakes get it, connected TLS clients keep
+    talking; a broken certificate on reload keeps the old one serving."""
+    d = os.path.join(TMP, "reload")
+    os.makedirs(d, exist_ok=True)
+    cert, key = os.path.join(d, "c.pem"), os.path.join(d, "k.pem")
+    shutil.copy(mkcert()["cert"], cert)
+    shutil.copy(mkcert()["key"], key)
+    port = free_port()
+    srv = Server(config_extra="[listen]\naddress = 127.0.0.1:%d\ntls-cert = %s\n"
+                 "tls-key = %s\n" % (port, cert, key), flood_exempt="127.0.0.1/32")
+    srv.tls_port = port
+    try:
+        wait_port(port)
+        old = [TLSClient(srv, nick=nick("load")) for _ in range(10)]
+        for c in old:
+            c.join("#load")
+        fp_old = hashlib.sha256(old[0].sock.getpeercert(binary_form=True)).hexdigest()
+        # a new certificate in place, then SIGHUP while the clients talk
+        d2 = os.path.join(TMP, "mkcert2")
+        r = subprocess.run([daemon_path(), "--mkcert", d2], stdout=subprocess.PIPE,
+                           stderr=subprocess.PIPE, timeout=60)
+        assert r.returncode == 0, r.stderr
+        new_cert = re.search(r"tls-cert = (\S+)", r.stdout.decode()).group(1)
+        new_key = re.search(r"tls-key = (\S+)", r.stdout.decode()).group(1)
+        shutil.copy(new_cert, cert)
+        shutil.copy(new_key, key)
+        for i, c in enumerate(old):
+            c.send("PRIVMSG #load :before %d" % i)
+        srv.proc.send_signal(signal.SIGHUP)
+        for i, c in enumerate(old):
+            c.send("PRIVMSG #load :after %d" % i)
+        for i, c in enumerate(old):
+            want = set(range(len(old))) - {i}
+            while want:
+                m = c.expect_msg(r"PRIVMSG #load :after \d+$", timeout=10)
+                want.discard(int(m.params[-1].split()[-1]))
+        deadline = time.time() + 10 * SLOW
+        while True:
+            fresh = TLSClient(srv)
+            fp = hashlib.sha256(fresh.sock.getpeercert(binary_form=True)).hexdigest()
+            fresh.close()
+            if fp != fp_old or time.time() > deadline:
+                break
+            time.sleep(0.1)
+        assert fp != fp_old, "new certificate not served after SIGHUP"
+        # a broken certificate: the reload keeps the working one
+        with open(cert, "w") as f:
+            f.write("-----BEGIN CERTIFICATE-----\ngarbage\n-----END CERTIFICATE-----\n")
+        srv.proc.send_signal(signal.SIGHUP)
+        time.sleep(0.5)
+        c = TLSClient(srv, nick=nick("afterbad"))
+        fp2 = hashlib.sha256(c.sock.getpeercert(binary_form=True)).hexdigest()
+        assert fp2 == fp, "certificate changed after a broken reload"
+        c.quit()
+        for c in old:
+            c.sync()
+            c.quit()
+        assert srv.alive()
+    finally:
+        srv.stop()
+
+
+if __name__ == "__main__":
+    run_tests(globals())
