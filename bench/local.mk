@@ -1,2 +1,13 @@
 # bench/local.mk: the load generator and its smoke test, included by the
 # top-level Makefile.am (still one non-recursive make).
+#
+# The load generator is a check program, so "make check" builds it and
+# runs it once at tiny scale; benchmarks proper are bench/run-compare,
+# never part of make check (nothing here asserts a time).
+check_PROGRAMS += bench/loadgen
+bench_loadgen_SOURCES = bench/loadgen.c
+bench_loadgen_LDADD = libcompat.a $(LIBEVENT_OPENSSL_LIBS) $(LIBEVENT_LIBS) \
+	$(OPENSSL_LIBS)
+
+TESTS += bench/smoke.sh
+EXTRA_DIST += bench/run-compare bench/README.md

@@ -1,0 +1,1158 @@
+/*
+ * loadgen.c: a load generator for IRC servers on loopback.
+ *
+ * It connects N clients (plain or TLS), registers them, joins them to K
+ * channels, has S of them send M PRIVMSGs each with at most W in flight,
+ * and reports what it measured: one key=value line per figure on stdout,
+ * the same in words on stderr.
+ *
+ * Completion is measured where it matters, at the receivers: every client
+ * lives in this process, so a message counts as delivered when each other
+ * member of its channel has read it, and a sender's window only moves on
+ * when its oldest message has reached everyone. Each message carries its
+ * send time (CLOCK_MONOTONIC, ns), so every delivery gives one latency.
+ *
+ * It speaks only the common core of the protocol (NICK, USER, PING, JOIN,
+ * PRIVMSG), waits for 001 and then a PING round trip (which ends whatever
+ * welcome burst the server sends: agentircd, InspIRCd and ngIRCd differ),
+ * refuses any target outside 127.0.0.0/8 and ::1, and always stops by
+ * itself after --timeout seconds.
+ */
+#include "compat.h"
+
+#include <event2/buffer.h>
+#include <event2/bufferevent.h>
+#include <event2/bufferevent_ssl.h>
+#include <event2/event.h>
+#include <openssl/err.h>
+#include <openssl/ssl.h>
+
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/types.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <arpa/inet.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <netdb.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+enum phase { P_CONNECT, P_JOIN, P_SYNC, P_SEND, P_DONE };
+
+enum cstate {
+	C_IDLE,		/* not launched yet */
+	C_CONNECTING,	/* TCP (and TLS) handshake */
+	C_REGISTERING,	/* NICK/USER sent, waiting for 001 */
+	C_WELCOMED,	/* 001 seen, waiting for our PING's PONG */
+	C_REGISTERED,
+	C_JOINING,	/* JOIN sent, waiting for 366 */
+	C_JOINED,
+	C_SYNCING,	/* PING sent, waiting for PONG */
+	C_READY,
+	C_DEAD
+};
+
+struct sender {
+	uint64_t	 next;		/* next sequence number to send */
+	uint64_t	 oldest;	/* oldest one not yet fully delivered */
+	uint64_t	*seq;		/* window slots: sequence number ... */
+	uint32_t	*got;		/* ... and how many receivers saw it */
+	uint32_t	 expect;	/* receivers of each message */
+	int		 done;
+};
+
+struct client {
+	struct bufferevent	*bev;
+	struct sender		*snd;		/* NULL unless a sender */
+	uint64_t		 t_connect;	/* connect() called */
+	uint64_t		 t_ready;	/* TCP/TLS established */
+	int			 idx;
+	int			 chan;		/* -1: joins nothing */
+	int			 nickretry;
+	enum cstate		 state;
+};
+
+/* Latency histogram: 32 sub-buckets per power of two, about 3 % error. */
+#define H_SUB		32
+#define H_LINEAR	64
+#define H_BUCKETS	(H_LINEAR + 58 * H_SUB)
+
+struct opts {
+	const char	*host;
+	const char	*port;
+	const char	*prefix;
+	int		 clients;
+	int		 channels;
+	int		 senders;
+	long		 messages;
+	int		 window;
+	double		 rate;		/* connections per second, 0: no limit */
+	int		 parallel;	/* connections being set up at once */
+	double		 timeout;
+	int		 tls;
+	long		 server_pid;
+	int		 payload;
+	int		 quiet;
+};
+
+static struct {
+	struct opts		 o;
+	struct event_base	*base;
+	struct event		*timeout_ev;
+	struct event		*rate_ev;
+	SSL_CTX			*ssl_ctx;
+	struct sockaddr_storage	 sa;
+	socklen_t		 salen;
+	struct client		*c;
+	struct sender		*snd;
+	int			*members;	/* per channel */
+	char			*pad;
+	enum phase		 phase;
+	const char		*status;
+	int			 exitcode;
+
+	int			 launched, pending, registered, regfailed;
+	int			 joined, synced, senders_done;
+	uint64_t		 t_start, t_first_ready, t_last_ready;
+	uint64_t		 t_registered, t_join_start, t_joined;
+	uint64_t		 t_send_start, t_last_delivery, t_end;
+	uint64_t		 deliveries, expected, stray;
+	uint64_t		 hist[H_BUCKETS];
+	uint64_t		 lat_max;
+	int			 errors_logged;
+
+	/* Server figures from /proc, -1 when unknown. */
+	double			 cpu_start, cpu_reg, cpu_join, cpu_end;
+	long			 rss_start, rss_reg, rss_join, rss_end;
+} lg;
+
+static void	finish(const char *status, int code);
+static void	launch_more(void);
+static void	client_send(struct client *, const char *, ...)
+		    __attribute__((format(printf, 2, 3)));
+
+static uint64_t
+now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static double
+secs(uint64_t a, uint64_t b)
+{
+	return b > a ? (double)(b - a) / 1e9 : 0.0;
+}
+
+static void
+warnx_(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("loadgen: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+/* Only a handful of per-client errors: 5000 identical lines help nobody. */
+static void
+client_error(struct client *c, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (lg.errors_logged++ >= 5)
+		return;
+	fprintf(stderr, "loadgen: client %d: ", c->idx);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+/*
+ * Server CPU time (user + system) in seconds, from /proc/PID/stat; the
+ * command name in parentheses may hold spaces, so fields count from the
+ * last ')'.
+ */
+static double
+server_cpu(void)
+{
+	char path[64], buf[1024], *p;
+	unsigned long long ut, st;
+	FILE *f;
+	size_t n;
+	int i;
+
+	if (lg.o.server_pid <= 0)
+		return -1;
+	snprintf(path, sizeof(path), "/proc/%ld/stat", lg.o.server_pid);
+	if ((f = fopen(path, "r")) == NULL)
+		return -1;
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	if ((p = strrchr(buf, ')')) == NULL)
+		return -1;
+	/* After ")" come state (field 3) ... utime (14), stime (15). */
+	for (i = 3; i <= 13; i++) {
+		p = strchr(p + 1, ' ');
+		if (p == NULL)
+			return -1;
+	}
+	if (sscanf(p, " %llu %llu", &ut, &st) != 2)
+		return -1;
+	return (double)(ut + st) / (double)sysconf(_SC_CLK_TCK);
+}
+
+/* Server resident set in KiB, from VmRSS in /proc/PID/status. */
+static long
+server_rss(void)
+{
+	char path[64], line[256];
+	long kib = -1;
+	FILE *f;
+
+	if (lg.o.server_pid <= 0)
+		return -1;
+	snprintf(path, sizeof(path), "/proc/%ld/status", lg.o.server_pid);
+	if ((f = fopen(path, "r")) == NULL)
+		return -1;
+	while (fgets(line, sizeof(line), f) != NULL)
+		if (sscanf(line, "VmRSS: %ld", &kib) == 1)
+			break;
+	fclose(f);
+	return kib;
+}
+
+static void
+hist_add(uint64_t v)
+{
+	size_t b;
+	int e;
+
+	if (v > lg.lat_max)
+		lg.lat_max = v;
+	if (v < H_LINEAR)
+		b = (size_t)v;
+	else {
+		e = 63 - __builtin_clzll(v);
+		b = H_LINEAR + (size_t)(e - 6) * H_SUB +
+		    (size_t)((v >> (e - 5)) & (H_SUB - 1));
+		if (b >= H_BUCKETS)
+			b = H_BUCKETS - 1;
+	}
+	lg.hist[b]++;
+}
+
+/* The middle of the bucket holding the p-th quantile, in ns. */
+static double
+hist_quantile(double p)
+{
+	uint64_t total = 0, rank, acc = 0;
+	size_t b;
+	int e, m;
+
+	for (b = 0; b < H_BUCKETS; b++)
+		total += lg.hist[b];
+	if (total == 0)
+		return -1;
+	rank = (uint64_t)(p * (double)total + 0.999999);
+	if (rank < 1)
+		rank = 1;
+	for (b = 0; b < H_BUCKETS; b++) {
+		acc += lg.hist[b];
+		if (acc >= rank)
+			break;
+	}
+	if (b < H_LINEAR)
+		return (double)b;
+	e = (int)(b - H_LINEAR) / H_SUB + 6;
+	m = (int)(b - H_LINEAR) % H_SUB;
+	return (double)((uint64_t)(H_SUB + m) << (e - 5)) +
+	    (double)(1ull << (e - 5)) / 2;
+}
+
+static void
+client_send(struct client *c, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	evbuffer_add_vprintf(bufferevent_get_output(c->bev), fmt, ap);
+	va_end(ap);
+}
+
+static void
+client_kill(struct client *c)
+{
+	if (c->state == C_DEAD)
+		return;
+	if (c->bev != NULL) {
+		bufferevent_free(c->bev);
+		c->bev = NULL;
+	}
+	if (c->state < C_REGISTERED) {
+		/* Setup failures leave the others to be measured. */
+		c->state = C_DEAD;
+		lg.pending--;
+		lg.regfailed++;
+		launch_more();
+		return;
+	}
+	c->state = C_DEAD;
+	/* A member lost later breaks every count: stop with what we have. */
+	if (lg.phase != P_DONE)
+		finish("error", 1);
+}
+
+static void
+send_nick(struct client *c)
+{
+	if (c->nickretry == 0)
+		client_send(c, "NICK %s%d\r\n", lg.o.prefix, c->idx);
+	else
+		client_send(c, "NICK %s%d_%d\r\n", lg.o.prefix, c->idx,
+		    c->nickretry);
+}
+
+/* Send what the window allows; every message names its sender and seq. */
+static void
+sender_fill(struct client *c)
+{
+	struct sender *s = c->snd;
+	uint64_t slot;
+
+	while (s->next < (uint64_t)lg.o.messages &&
+	    s->next - s->oldest < (uint64_t)lg.o.window) {
+		slot = s->next % (uint64_t)lg.o.window;
+		s->seq[slot] = s->next;
+		s->got[slot] = 0;
+		client_send(c, "PRIVMSG #%s%d :lgm %d %" PRIu64 " %" PRIu64
+		    "%s\r\n", lg.o.prefix, c->chan, c->idx, s->next, now_ns(),
+		    lg.pad);
+		s->next++;
+		if (s->expect == 0) {
+			/* Alone in its channel: nobody to wait for. */
+			s->oldest = s->next;
+		}
+	}
+	if (!s->done && s->oldest == (uint64_t)lg.o.messages) {
+		s->done = 1;
+		if (++lg.senders_done == lg.o.senders)
+			finish("ok", 0);
+	}
+}
+
+static void
+start_send(void)
+{
+	int i;
+
+	lg.phase = P_SEND;
+	lg.cpu_join = server_cpu();
+	lg.rss_join = server_rss();
+	lg.t_send_start = now_ns();
+	if (lg.o.senders == 0 || lg.o.messages == 0) {
+		finish("ok", 0);
+		return;
+	}
+	for (i = 0; i < lg.o.senders && lg.phase == P_SEND; i++)
+		sender_fill(&lg.c[i]);
+}
+
+static void
+start_sync(void)
+{
+	int i;
+
+	lg.phase = P_SYNC;
+	lg.t_joined = now_ns();
+	/*
+	 * One more round trip each, so that the JOIN lines still queued to
+	 * the first members are read before any timestamp is taken.
+	 */
+	for (i = 0; i < lg.o.clients; i++) {
+		if (lg.c[i].state != C_JOINED)
+			continue;
+		lg.c[i].state = C_SYNCING;
+		client_send(&lg.c[i], "PING :lgsync\r\n");
+	}
+}
+
+static void
+start_join(void)
+{
+	int i, n = 0;
+
+	lg.t_registered = now_ns();
+	lg.cpu_reg = server_cpu();
+	lg.rss_reg = server_rss();
+	if (lg.registered == 0) {
+		finish("error", 1);
+		return;
+	}
+	if (lg.regfailed > 0 && lg.o.channels > 0) {
+		warnx_("%d clients failed to register", lg.regfailed);
+		finish("error", 1);
+		return;
+	}
+	lg.phase = P_JOIN;
+	lg.t_join_start = now_ns();
+	if (lg.o.channels == 0) {
+		lg.t_joined = lg.t_join_start;
+		start_send();
+		return;
+	}
+	for (i = 0; i < lg.o.clients; i++) {
+		struct client *c = &lg.c[i];
+
+		if (c->state != C_REGISTERED)
+			continue;
+		c->chan = i % lg.o.channels;
+		lg.members[c->chan]++;
+		c->state = C_JOINING;
+		client_send(c, "JOIN #%s%d\r\n", lg.o.prefix, c->chan);
+		n++;
+	}
+	lg.expected = 0;
+	for (i = 0; i < lg.o.senders; i++) {
+		lg.snd[i].expect = (uint32_t)(lg.members[lg.c[i].chan] - 1);
+		lg.expected += (uint64_t)lg.o.messages * lg.snd[i].expect;
+	}
+}
+
+static void
+on_registered(struct client *c)
+{
+	c->state = C_REGISTERED;
+	lg.pending--;
+	lg.registered++;
+	launch_more();
+}
+
+/* A PRIVMSG from one of our senders: count it, take its latency. */
+static void
+on_privmsg(struct client *c, const char *text, uint64_t now)
+{
+	struct sender *s;
+	uint64_t seq = 0, ts = 0, slot;
+	unsigned long idx = 0;
+	const char *p = text;
+
+	if (strncmp(p, "lgm ", 4) != 0)
+		goto stray;
+	for (p += 4; *p >= '0' && *p <= '9'; p++)
+		idx = idx * 10 + (unsigned long)(*p - '0');
+	if (*p++ != ' ')
+		goto stray;
+	for (; *p >= '0' && *p <= '9'; p++)
+		seq = seq * 10 + (uint64_t)(*p - '0');
+	if (*p++ != ' ')
+		goto stray;
+	for (; *p >= '0' && *p <= '9'; p++)
+		ts = ts * 10 + (uint64_t)(*p - '0');
+	if (idx >= (unsigned long)lg.o.senders)
+		goto stray;
+	s = lg.c[idx].snd;
+	slot = seq % (uint64_t)lg.o.window;
+	if (seq < s->oldest || seq >= s->next || s->seq[slot] != seq)
+		goto stray;
+	lg.deliveries++;
+	lg.t_last_delivery = now;
+	hist_add(now > ts ? now - ts : 0);
+	if (++s->got[slot] < s->expect)
+		return;
+	/* Slide over every fully delivered message at the window's start. */
+	while (s->oldest < s->next &&
+	    s->got[s->oldest % (uint64_t)lg.o.window] >= s->expect)
+		s->oldest++;
+	sender_fill(&lg.c[idx]);
+	return;
+stray:
+	(void)c;
+	lg.stray++;
+}
+
+/*
+ * One line from the server, NUL-terminated, CR/LF removed. Only the
+ * prefix and command are parsed in general; PRIVMSG goes straight to
+ * its trailing text.
+ */
+static void
+on_line(struct client *c, char *line, uint64_t now)
+{
+	char *cmd = line, *args, *p;
+
+	if (*cmd == ':') {
+		if ((cmd = strchr(cmd, ' ')) == NULL)
+			return;
+		cmd++;
+	}
+	if ((args = strchr(cmd, ' ')) != NULL)
+		*args++ = '\0';
+	else
+		args = cmd + strlen(cmd);
+
+	if (strcmp(cmd, "PRIVMSG") == 0) {
+		if ((p = strstr(args, " :")) != NULL)
+			on_privmsg(c, p + 2, now);
+		return;
+	}
+	if (strcmp(cmd, "PING") == 0) {
+		client_send(c, "PONG %s\r\n", args);
+		return;
+	}
+	if (strcmp(cmd, "PONG") == 0) {
+		if (c->state == C_WELCOMED)
+			on_registered(c);
+		else if (c->state == C_SYNCING) {
+			c->state = C_READY;
+			if (++lg.synced == lg.joined)
+				start_send();
+		}
+		return;
+	}
+	if (strcmp(cmd, "001") == 0 && c->state == C_REGISTERING) {
+		c->state = C_WELCOMED;
+		/* The PONG comes after the whole welcome burst. */
+		client_send(c, "PING :lgreg\r\n");
+		return;
+	}
+	if (strcmp(cmd, "366") == 0 && c->state == C_JOINING) {
+		c->state = C_JOINED;
+		if (++lg.joined == lg.registered)
+			start_sync();
+		return;
+	}
+	if (strcmp(cmd, "433") == 0 && c->state == C_REGISTERING &&
+	    c->nickretry < 5) {
+		c->nickretry++;
+		send_nick(c);
+		return;
+	}
+	if (strcmp(cmd, "ERROR") == 0) {
+		client_error(c, "server says: %s", args);
+		return;
+	}
+	/* Refusals of JOIN (403, 405, 471, 473-477) or of registration. */
+	if (cmd[0] >= '4' && cmd[0] <= '5' && strlen(cmd) == 3 &&
+	    (c->state == C_JOINING || c->state == C_REGISTERING) &&
+	    strcmp(cmd, "421") != 0) {
+		client_error(c, "%s %s", cmd, args);
+		client_kill(c);
+	}
+}
+
+static void
+client_read_cb(struct bufferevent *bev, void *arg)
+{
+	struct client *c = arg;
+	struct evbuffer *in = bufferevent_get_input(bev);
+	size_t len, off = 0;
+	char *buf, *nl, *end;
+	uint64_t now;
+
+	if ((len = evbuffer_get_length(in)) == 0)
+		return;
+	/* One clock read per batch: the time these bytes became readable. */
+	now = now_ns();
+	/* Contiguous, so lines are parsed in place and drained once. */
+	if ((buf = (char *)evbuffer_pullup(in, -1)) == NULL)
+		return;
+	while (off < len && c->state != C_DEAD) {
+		if ((nl = memchr(buf + off, '\n', len - off)) == NULL)
+			break;
+		end = nl;
+		if (end > buf + off && end[-1] == '\r')
+			end--;
+		*end = '\0';
+		on_line(c, buf + off, now);
+		off = (size_t)(nl - buf) + 1;
+		if (lg.phase == P_DONE)
+			return;
+	}
+	if (c->state == C_DEAD)
+		return;
+	/* A partial line of 8 KiB is no IRC line: drop it. */
+	if (off == 0 && len > 8192)
+		off = len;
+	evbuffer_drain(in, off);
+}
+
+static void
+client_event_cb(struct bufferevent *bev, short what, void *arg)
+{
+	struct client *c = arg;
+	unsigned long e;
+	int one = 1;
+
+	if (what & BEV_EVENT_CONNECTED) {
+		if (lg.o.tls)
+			setsockopt(bufferevent_getfd(bev), IPPROTO_TCP,
+			    TCP_NODELAY, &one, sizeof(one));
+		c->t_ready = now_ns();
+		if (lg.t_first_ready == 0)
+			lg.t_first_ready = c->t_ready;
+		lg.t_last_ready = c->t_ready;
+		c->state = C_REGISTERING;
+		send_nick(c);
+		client_send(c, "USER %s%d 0 * :loadgen\r\n", lg.o.prefix,
+		    c->idx);
+		return;
+	}
+	if (what & BEV_EVENT_EOF)
+		client_error(c, "connection closed by server");
+	else if (what & BEV_EVENT_ERROR) {
+		if (lg.o.tls && (e = bufferevent_get_openssl_error(bev)) != 0)
+			client_error(c, "TLS: %s",
+			    ERR_reason_error_string(e));
+		else
+			client_error(c, "%s", evutil_socket_error_to_string(
+			    EVUTIL_SOCKET_ERROR()));
+	}
+	client_kill(c);
+}
+
+static int
+connect_one(struct client *c)
+{
+	struct bufferevent *bev;
+	evutil_socket_t fd;
+	SSL *ssl;
+	int one = 1;
+
+	if (lg.o.tls) {
+		/*
+		 * libevent creates and connects the socket itself, then
+		 * runs the handshake: CONNECTED comes when TLS is up.
+		 */
+		if ((ssl = SSL_new(lg.ssl_ctx)) == NULL)
+			return -1;
+		bev = bufferevent_openssl_socket_new(lg.base, -1, ssl,
+		    BUFFEREVENT_SSL_CONNECTING, BEV_OPT_CLOSE_ON_FREE);
+		if (bev == NULL) {
+			SSL_free(ssl);
+			return -1;
+		}
+	} else {
+		fd = socket(lg.sa.ss_family, SOCK_STREAM | SOCK_NONBLOCK |
+		    SOCK_CLOEXEC, 0);
+		if (fd < 0) {
+			warnx_("socket: %s", strerror(errno));
+			return -1;
+		}
+		/* The client's own writes must not wait on Nagle either. */
+		setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+		bev = bufferevent_socket_new(lg.base, fd,
+		    BEV_OPT_CLOSE_ON_FREE);
+		if (bev == NULL) {
+			evutil_closesocket(fd);
+			return -1;
+		}
+	}
+	c->bev = bev;
+	c->state = C_CONNECTING;
+	c->t_connect = now_ns();
+	bufferevent_setcb(bev, client_read_cb, NULL, client_event_cb, c);
+	bufferevent_set_max_single_read(bev, 65536);
+	bufferevent_enable(bev, EV_READ | EV_WRITE);
+	if (bufferevent_socket_connect(bev, (struct sockaddr *)&lg.sa,
+	    (int)lg.salen) != 0) {
+		client_error(c, "connect: %s", strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+/* Start connections as the rate and the parallel limit allow. */
+static void
+launch_more(void)
+{
+	long allowed = lg.o.clients;
+
+	if (lg.phase != P_CONNECT)
+		return;
+	if (lg.o.rate > 0)
+		allowed = (long)(lg.o.rate * secs(lg.t_start, now_ns())) + 1;
+	while (lg.launched < lg.o.clients && lg.launched < allowed &&
+	    lg.pending < lg.o.parallel) {
+		struct client *c = &lg.c[lg.launched++];
+
+		if (connect_one(c) != 0) {
+			/* Not client_kill(): that would recurse here. */
+			if (c->bev != NULL)
+				bufferevent_free(c->bev);
+			c->bev = NULL;
+			c->state = C_DEAD;
+			lg.regfailed++;
+		} else
+			lg.pending++;
+	}
+	if (lg.registered + lg.regfailed == lg.o.clients) {
+		if (lg.rate_ev != NULL)
+			event_del(lg.rate_ev);
+		start_join();
+	}
+}
+
+static void
+rate_cb(evutil_socket_t fd, short what, void *arg)
+{
+	launch_more();
+}
+
+static void
+timeout_cb(evutil_socket_t fd, short what, void *arg)
+{
+	static const char *names[] = { "idle", "connecting", "registering",
+	    "welcomed", "registered", "joining", "joined", "syncing", "ready",
+	    "dead" };
+	int n[C_DEAD + 1] = { 0 }, i;
+
+	warnx_("timeout after %.1f s; clients by state:", lg.o.timeout);
+	/* Where they got stuck is the first question after a timeout. */
+	for (i = 0; i < lg.o.clients; i++)
+		n[lg.c[i].state]++;
+	for (i = 0; i <= C_DEAD; i++)
+		if (n[i] > 0)
+			fprintf(stderr, "\t%s %d\n", names[i], n[i]);
+	finish("timeout", 2);
+}
+
+static void
+finish(const char *status, int code)
+{
+	if (lg.phase == P_DONE)
+		return;
+	/* Figures over fewer clients than asked for must not pass as ok. */
+	if (code == 0 && lg.regfailed > 0) {
+		status = "partial";
+		code = 1;
+	}
+	lg.phase = P_DONE;
+	lg.status = status;
+	lg.exitcode = code;
+	lg.t_end = now_ns();
+	lg.cpu_end = server_cpu();
+	lg.rss_end = server_rss();
+	event_base_loopbreak(lg.base);
+}
+
+#define KV(k, fmt, ...)	printf(k "=" fmt "\n", __VA_ARGS__)
+
+static void
+report(void)
+{
+	struct rusage ru;
+	double reg_s, join_s, send_s, dps = 0, p50, p99, cpu_send = -1;
+	double lcpu, hs_s;
+	long per_client = -1;
+	int nclients = lg.registered;
+
+	getrusage(RUSAGE_SELF, &ru);
+	lcpu = (double)ru.ru_utime.tv_sec + (double)ru.ru_stime.tv_sec +
+	    (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6;
+	reg_s = lg.t_registered ? secs(lg.t_start, lg.t_registered) : 0;
+	join_s = lg.t_joined ? secs(lg.t_join_start, lg.t_joined) : 0;
+	send_s = secs(lg.t_send_start, lg.t_last_delivery);
+	if (lg.t_send_start && send_s > 0)
+		dps = (double)lg.deliveries / send_s;
+	hs_s = secs(lg.t_start, lg.t_last_ready);
+	p50 = hist_quantile(0.50);
+	p99 = hist_quantile(0.99);
+	if (lg.cpu_join >= 0 && lg.cpu_end >= 0)
+		cpu_send = lg.cpu_end - lg.cpu_join;
+	if (lg.rss_reg >= 0 && lg.rss_start >= 0 && nclients > 0)
+		per_client = (lg.rss_reg - lg.rss_start) * 1024 / nclients;
+
+	KV("status", "%s", lg.status);
+	KV("clients", "%d", lg.o.clients);
+	KV("channels", "%d", lg.o.channels);
+	KV("senders", "%d", lg.o.senders);
+	KV("messages", "%ld", lg.o.messages);
+	KV("window", "%d", lg.o.window);
+	KV("tls", "%d", lg.o.tls);
+	KV("registered", "%d", lg.registered);
+	KV("reg_failed", "%d", lg.regfailed);
+	KV("reg_time_s", "%.6f", reg_s);
+	KV("reg_per_s", "%.1f", reg_s > 0 ? lg.registered / reg_s : 0);
+	if (lg.o.tls)
+		KV("tls_handshakes_per_s", "%.1f",
+		    hs_s > 0 ? (lg.registered + lg.regfailed) / hs_s : 0);
+	KV("joined", "%d", lg.joined);
+	KV("join_time_s", "%.6f", join_s);
+	KV("deliveries", "%" PRIu64, lg.deliveries);
+	KV("expected_deliveries", "%" PRIu64, lg.expected);
+	KV("stray_lines", "%" PRIu64, lg.stray);
+	KV("send_time_s", "%.6f", send_s);
+	KV("deliveries_per_s", "%.1f", dps);
+	KV("latency_p50_us", "%.1f", p50 >= 0 ? p50 / 1e3 : -1);
+	KV("latency_p99_us", "%.1f", p99 >= 0 ? p99 / 1e3 : -1);
+	KV("latency_max_us", "%.1f", (double)lg.lat_max / 1e3);
+	if (lg.o.server_pid > 0) {
+		KV("server_cpu_reg_s", "%.3f", lg.cpu_reg >= 0 ?
+		    lg.cpu_reg - lg.cpu_start : -1);
+		KV("server_cpu_join_s", "%.3f", lg.cpu_join >= 0 &&
+		    lg.cpu_reg >= 0 ? lg.cpu_join - lg.cpu_reg : -1);
+		KV("server_cpu_send_s", "%.3f", cpu_send);
+		KV("server_cpu_ns_per_delivery", "%.1f",
+		    cpu_send >= 0 && lg.deliveries > 0 ?
+		    cpu_send * 1e9 / (double)lg.deliveries : -1);
+		KV("server_rss_start_kib", "%ld", lg.rss_start);
+		KV("server_rss_registered_kib", "%ld", lg.rss_reg);
+		KV("server_rss_joined_kib", "%ld", lg.rss_join);
+		KV("server_rss_end_kib", "%ld", lg.rss_end);
+		KV("server_rss_per_client_b", "%ld", per_client);
+	}
+	KV("loadgen_cpu_s", "%.3f", lcpu);
+	KV("elapsed_s", "%.3f", secs(lg.t_start, lg.t_end));
+	fflush(stdout);
+
+	if (lg.o.quiet)
+		return;
+	fprintf(stderr, "%s: %d/%d clients registered in %.3f s "
+	    "(%.0f/s)%s\n", lg.status, lg.registered, lg.o.clients, reg_s,
+	    reg_s > 0 ? lg.registered / reg_s : 0,
+	    lg.regfailed ? ", some failed" : "");
+	if (lg.o.tls)
+		fprintf(stderr, "TLS: %.0f handshakes/s\n", hs_s > 0 ?
+		    (lg.registered + lg.regfailed) / hs_s : 0);
+	if (lg.o.channels > 0)
+		fprintf(stderr, "%d joined %d channel(s) in %.3f s\n",
+		    lg.joined, lg.o.channels, join_s);
+	if (lg.o.senders > 0 && lg.o.messages > 0)
+		fprintf(stderr, "%" PRIu64 "/%" PRIu64 " deliveries in "
+		    "%.3f s: %.0f/s; latency p50 %.1f us, p99 %.1f us, "
+		    "max %.1f us\n", lg.deliveries, lg.expected, send_s, dps,
+		    p50 / 1e3, p99 / 1e3, (double)lg.lat_max / 1e3);
+	if (lg.o.server_pid > 0)
+		fprintf(stderr, "server: CPU %.3f s while sending (%.0f ns "
+		    "per delivery); RSS %ld KiB at start, %ld registered "
+		    "(%ld B per client), %ld at end\n", cpu_send,
+		    cpu_send >= 0 && lg.deliveries > 0 ?
+		    cpu_send * 1e9 / (double)lg.deliveries : -1,
+		    lg.rss_start, lg.rss_reg, per_client, lg.rss_end);
+	fprintf(stderr, "loadgen: CPU %.3f s in %.3f s\n", lcpu,
+	    secs(lg.t_start, lg.t_end));
+}
+
+/* The one hard rule: only 127.0.0.0/8 and ::1 (also as ::ffff:127.x). */
+static int
+is_loopback(const struct sockaddr *sa)
+{
+	const struct sockaddr_in *sin;
+	const struct sockaddr_in6 *sin6;
+	const uint8_t *a;
+
+	if (sa->sa_family == AF_INET) {
+		sin = (const struct sockaddr_in *)sa;
+		return (ntohl(sin->sin_addr.s_addr) >> 24) == 127;
+	}
+	if (sa->sa_family == AF_INET6) {
+		sin6 = (const struct sockaddr_in6 *)sa;
+		a = sin6->sin6_addr.s6_addr;
+		if (IN6_IS_ADDR_LOOPBACK(&sin6->sin6_addr))
+			return 1;
+		return IN6_IS_ADDR_V4MAPPED(&sin6->sin6_addr) && a[12] == 127;
+	}
+	return 0;
+}
+
+static int
+resolve(void)
+{
+	struct addrinfo hints, *res, *ai;
+	int e;
+
+	memset(&hints, 0, sizeof(hints));
+	hints.ai_socktype = SOCK_STREAM;
+	hints.ai_flags = AI_NUMERICSERV;
+	if ((e = getaddrinfo(lg.o.host, lg.o.port, &hints, &res)) != 0) {
+		warnx_("%s port %s: %s", lg.o.host, lg.o.port,
+		    gai_strerror(e));
+		return -1;
+	}
+	/* Every address the name gives must be loopback, not just one. */
+	for (ai = res; ai != NULL; ai = ai->ai_next) {
+		if (!is_loopback(ai->ai_addr)) {
+			warnx_("refusing %s: not a loopback address "
+			    "(127.0.0.0/8 or ::1 only)", lg.o.host);
+			freeaddrinfo(res);
+			return -1;
+		}
+	}
+	memcpy(&lg.sa, res->ai_addr, res->ai_addrlen);
+	lg.salen = res->ai_addrlen;
+	freeaddrinfo(res);
+	return 0;
+}
+
+static void
+usage(void)
+{
+	fprintf(stderr,
+	    "usage: loadgen [-q] [--host addr] [--port n] [--clients n]\n"
+	    "\t[--channels k] [--senders s] [--messages m] [--window w]\n"
+	    "\t[--connect-rate r] [--parallel p] [--timeout secs] [--tls]\n"
+	    "\t[--server-pid pid] [--payload bytes] [--prefix nick]\n");
+	exit(64);
+}
+
+static long
+num(const char *s, const char *what, long lo, long hi)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (errno != 0 || *s == '\0' || *end != '\0' || v < lo || v > hi) {
+		warnx_("%s: %s is not a number from %ld to %ld", what, s, lo,
+		    hi);
+		exit(64);
+	}
+	return v;
+}
+
+static double
+dnum(const char *s, const char *what, double lo, double hi)
+{
+	char *end;
+	double v;
+
+	v = strtod(s, &end);
+	if (*s == '\0' || *end != '\0' || !(v >= lo && v <= hi)) {
+		warnx_("%s: %s is not a number from %g to %g", what, s, lo,
+		    hi);
+		exit(64);
+	}
+	return v;
+}
+
+static void
+parse_opts(int argc, char **argv)
+{
+	static const struct option lopts[] = {
+		{ "host",		required_argument, NULL, 'h' },
+		{ "port",		required_argument, NULL, 'p' },
+		{ "clients",		required_argument, NULL, 'n' },
+		{ "channels",		required_argument, NULL, 'k' },
+		{ "senders",		required_argument, NULL, 's' },
+		{ "messages",		required_argument, NULL, 'm' },
+		{ "window",		required_argument, NULL, 'w' },
+		{ "connect-rate",	required_argument, NULL, 'r' },
+		{ "parallel",		required_argument, NULL, 'P' },
+		{ "timeout",		required_argument, NULL, 't' },
+		{ "tls",		no_argument,	   NULL, 'T' },
+		{ "server-pid",		required_argument, NULL, 'S' },
+		{ "payload",		required_argument, NULL, 'l' },
+		{ "prefix",		required_argument, NULL, 'x' },
+		{ "quiet",		no_argument,	   NULL, 'q' },
+		{ NULL,			0,		   NULL, 0 }
+	};
+	struct opts *o = &lg.o;
+	int ch;
+
+	o->host = "127.0.0.1";
+	o->port = "6667";
+	o->prefix = "lg";
+	o->clients = 10;
+	o->channels = 1;
+	o->senders = 1;
+	o->messages = 100;
+	o->window = 16;
+	o->parallel = 100;
+	o->timeout = 60;
+	while ((ch = getopt_long(argc, argv, "h:p:n:k:s:m:w:r:P:t:TS:l:x:q",
+	    lopts, NULL)) != -1) {
+		switch (ch) {
+		case 'h': o->host = optarg; break;
+		case 'p':
+			num(optarg, "port", 1, 65535);
+			o->port = optarg;
+			break;
+		case 'n': o->clients = (int)num(optarg, "clients", 1,
+		    1000000); break;
+		case 'k': o->channels = (int)num(optarg, "channels", 0,
+		    100000); break;
+		case 's': o->senders = (int)num(optarg, "senders", 0,
+		    100000); break;
+		case 'm': o->messages = num(optarg, "messages", 0,
+		    1000000000); break;
+		case 'w': o->window = (int)num(optarg, "window", 1,
+		    1000000); break;
+		case 'r': o->rate = dnum(optarg, "connect-rate", 0, 1e9);
+		    break;
+		case 'P': o->parallel = (int)num(optarg, "parallel", 1,
+		    1000000); break;
+		case 't': o->timeout = dnum(optarg, "timeout", 0.1, 86400);
+		    break;
+		case 'T': o->tls = 1; break;
+		case 'S': o->server_pid = num(optarg, "server-pid", 1,
+		    1L << 30); break;
+		case 'l': o->payload = (int)num(optarg, "payload", 0, 400);
+		    break;
+		case 'x':
+			if (strlen(optarg) < 1 || strlen(optarg) > 4 ||
+			    strspn(optarg, "abcdefghijklmnopqrstuvwxyz") !=
+			    strlen(optarg)) {
+				warnx_("prefix: 1 to 4 lowercase letters");
+				exit(64);
+			}
+			o->prefix = optarg;
+			break;
+		case 'q': o->quiet = 1; break;
+		default: usage();
+		}
+	}
+	if (optind != argc)
+		usage();
+	if (o->channels == 0)
+		o->senders = 0;
+	if (o->senders > o->clients) {
+		warnx_("more senders (%d) than clients (%d)", o->senders,
+		    o->clients);
+		exit(64);
+	}
+}
+
+/* Enough descriptors for every client, or a clear refusal up front. */
+static int
+raise_nofile(void)
+{
+	struct rlimit rl;
+	rlim_t need = (rlim_t)lg.o.clients + 32;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) != 0)
+		return 0;
+	if (rl.rlim_cur >= need)
+		return 0;
+	rl.rlim_cur = rl.rlim_max == RLIM_INFINITY || rl.rlim_max > need ?
+	    need : rl.rlim_max;
+	setrlimit(RLIMIT_NOFILE, &rl);
+	if (rl.rlim_cur < need) {
+		warnx_("%d clients need %lu descriptors, the hard limit is "
+		    "%lu (raise ulimit -n)", lg.o.clients, (unsigned long)need,
+		    (unsigned long)rl.rlim_max);
+		return -1;
+	}
+	return 0;
+}
+
+int
+main(int argc, char **argv)
+{
+	struct timeval tv;
+	int i;
+
+	parse_opts(argc, argv);
+	if (resolve() != 0)
+		return 64;
+	if (raise_nofile() != 0)
+		return 1;
+	/* A server that closes on us must not kill us mid-report. */
+	signal(SIGPIPE, SIG_IGN);
+
+	if (lg.o.tls) {
+		if ((lg.ssl_ctx = SSL_CTX_new(TLS_client_method())) == NULL) {
+			warnx_("SSL_CTX_new failed");
+			return 1;
+		}
+		/*
+		 * Benchmark servers use throw-away self-signed certificates,
+		 * and every connection must cost a full handshake: no
+		 * verification, no session cache.
+		 */
+		SSL_CTX_set_verify(lg.ssl_ctx, SSL_VERIFY_NONE, NULL);
+		SSL_CTX_set_session_cache_mode(lg.ssl_ctx,
+		    SSL_SESS_CACHE_OFF);
+	}
+	lg.c = calloc((size_t)lg.o.clients, sizeof(*lg.c));
+	lg.snd = calloc((size_t)lg.o.senders + 1, sizeof(*lg.snd));
+	lg.members = calloc((size_t)lg.o.channels + 1, sizeof(int));
+	lg.pad = calloc((size_t)lg.o.payload + 2, 1);
+	if (lg.c == NULL || lg.snd == NULL || lg.members == NULL ||
+	    lg.pad == NULL) {
+		warnx_("out of memory");
+		return 1;
+	}
+	if (lg.o.payload > 0) {
+		lg.pad[0] = ' ';
+		memset(lg.pad + 1, 'x', (size_t)lg.o.payload - 1);
+	}
+	for (i = 0; i < lg.o.clients; i++) {
+		lg.c[i].idx = i;
+		lg.c[i].chan = -1;
+	}
+	for (i = 0; i < lg.o.senders; i++) {
+		lg.snd[i].seq = calloc((size_t)lg.o.window, sizeof(uint64_t));
+		lg.snd[i].got = calloc((size_t)lg.o.window, sizeof(uint32_t));
+		if (lg.snd[i].seq == NULL || lg.snd[i].got == NULL) {
+			warnx_("out of memory");
+			return 1;
+		}
+		lg.c[i].snd = &lg.snd[i];
+	}
+
+	if ((lg.base = event_base_new()) == NULL) {
+		warnx_("event_base_new failed");
+		return 1;
+	}
+	lg.timeout_ev = evtimer_new(lg.base, timeout_cb, NULL);
+	tv.tv_sec = (time_t)lg.o.timeout;
+	tv.tv_usec = (suseconds_t)((lg.o.timeout - (double)tv.tv_sec) * 1e6);
+	evtimer_add(lg.timeout_ev, &tv);
+	if (lg.o.rate > 0) {
+		struct timeval tick = { 0, 2000 };
+
+		lg.rate_ev = event_new(lg.base, -1, EV_PERSIST, rate_cb,
+		    NULL);
+		event_add(lg.rate_ev, &tick);
+	}
+
+	lg.status = "running";
+	lg.rss_start = server_rss();
+	lg.cpu_reg = lg.cpu_join = lg.cpu_end = -1;
+	lg.rss_reg = lg.rss_join = lg.rss_end = -1;
+	lg.cpu_start = server_cpu();
+	lg.t_start = now_ns();
+	launch_more();
+	if (lg.phase != P_DONE)
+		event_base_dispatch(lg.base);
+
+	report();
+
+	for (i = 0; i < lg.o.clients; i++)
+		if (lg.c[i].bev != NULL)
+			bufferevent_free(lg.c[i].bev);
+	for (i = 0; i < lg.o.senders; i++) {
+		free(lg.snd[i].seq);
+		free(lg.snd[i].got);
+	}
+	if (lg.rate_ev != NULL)
+		event_free(lg.rate_ev);
+	event_free(lg.timeout_ev);
+	event_base_free(lg.base);
+	if (lg.ssl_ctx != NULL)
+		SSL_CTX_free(lg.ssl_ctx);
+	free(lg.c);
+	free(lg.snd);
+	free(lg.members);
+	free(lg.pad);
+	return lg.exitcode;
+}
