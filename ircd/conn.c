@@ -62,14 +62,22 @@ struct conn {
 	int			 ip_exempt;	/* from flood-exempt in the config */
 	int			 tls;
 	char			 ip[64];
-	/* labeled-response: the first reply is held until we know if there are more. */
-	int			 labeling;
-	unsigned		 label_lines;
-	char			 label[IRC_LINELEN];	/* escaped for a tag value */
-	char			 batch[16];
-	char			*held;
-	char			 line[CONN_MAXLINE + 1];
 };
+
+/*
+ * One line is parsed and dispatched at a time, so the line buffer and the
+ * labeled-response state are shared, not per connection: an idle client
+ * costs no 8 KiB line buffer.
+ */
+static char conn_line[CONN_MAXLINE + 1];
+
+static struct {
+	struct conn	*conn;		/* the connection whose command is labeled */
+	unsigned	 lines;
+	char		 label[IRC_LINELEN];	/* escaped for a tag value */
+	char		 batch[16];
+	char		*held;		/* the first reply, "tags\nbody" */
+} lab;
 
 static const struct client_ops conn_client_ops;
 
@@ -88,7 +96,6 @@ conn_free_cb(evutil_socket_t fd, short what, void *arg)
 	struct conn *conn = arg;
 
 	bufferevent_free(conn->bev);
-	free(conn->held);
 	event_free(conn->timer);
 	event_free(conn->ev_free);
 	event_free(conn->ev_exit);
@@ -254,35 +261,35 @@ conn_emit(struct conn *conn, const char *tags, const char *body, size_t len)
 {
 	char bt[IRC_TAGLEN + 32], tb[IRC_TAGLEN + 64];
 
-	if (!conn->labeling) {
+	if (lab.conn != conn) {
 		conn_put(conn, tags, body, len);
 		return;
 	}
-	if (conn->label_lines == 0) {
-		free(conn->held);
+	if (lab.lines == 0) {
+		free(lab.held);
 		/* "tags\nbody": the tags are split off again when it is sent. */
-		xasprintf(&conn->held, "%s\n%.*s", tags != NULL ? tags : "",
+		xasprintf(&lab.held, "%s\n%.*s", tags != NULL ? tags : "",
 		    (int)len, body);
-		conn->label_lines = 1;
+		lab.lines = 1;
 		return;
 	}
-	snprintf(bt, sizeof(bt), "batch=%s", conn->batch);
-	if (conn->label_lines == 1) {
-		char *nl = strchr(conn->held, '\n');
+	snprintf(bt, sizeof(bt), "batch=%s", lab.batch);
+	if (lab.lines == 1) {
+		char *nl = strchr(lab.held, '\n');
 		char open[128];
 		int n;
 
-		snprintf(tb, sizeof(tb), "label=%s", conn->label);
+		snprintf(tb, sizeof(tb), "label=%s", lab.label);
 		n = snprintf(open, sizeof(open), ":%s BATCH +%s labeled-response",
-		    ircd.conf->name, conn->batch);
+		    ircd.conf->name, lab.batch);
 		conn_put(conn, tb, open, (size_t)n);
 		*nl = '\0';
-		conn_put(conn, conn_tags_join(tb, sizeof(tb), bt, conn->held),
+		conn_put(conn, conn_tags_join(tb, sizeof(tb), bt, lab.held),
 		    nl + 1, strlen(nl + 1));
-		free(conn->held);
-		conn->held = NULL;
+		free(lab.held);
+		lab.held = NULL;
 	}
-	conn->label_lines++;
+	lab.lines++;
 	conn_put(conn, conn_tags_join(tb, sizeof(tb), bt, tags), body, len);
 }
 
@@ -291,10 +298,10 @@ conn_label_begin(struct conn *conn, const char *label)
 {
 	static unsigned long seq;
 
-	conn->labeling = 1;
-	conn->label_lines = 0;
-	message_tag_escape(conn->label, sizeof(conn->label), label);
-	snprintf(conn->batch, sizeof(conn->batch), "L%lx", ++seq);
+	lab.conn = conn;
+	lab.lines = 0;
+	message_tag_escape(lab.label, sizeof(lab.label), label);
+	snprintf(lab.batch, sizeof(lab.batch), "L%lx", ++seq);
 }
 
 void
@@ -303,27 +310,27 @@ conn_label_end(struct conn *conn)
 	char tb[IRC_TAGLEN + 64], lt[IRC_LINELEN + 8], line[128];
 	int n;
 
-	if (!conn->labeling)
+	if (lab.conn != conn)
 		return;
-	conn->labeling = 0;
-	snprintf(lt, sizeof(lt), "label=%s", conn->label);
-	if (conn->label_lines == 0) {
+	lab.conn = NULL;
+	snprintf(lt, sizeof(lt), "label=%s", lab.label);
+	if (lab.lines == 0) {
 		/* A labeled command with no reply is acknowledged. */
 		n = snprintf(line, sizeof(line), ":%s ACK", ircd.conf->name);
 		conn_put(conn, lt, line, (size_t)n);
-	} else if (conn->label_lines == 1) {
-		char *nl = strchr(conn->held, '\n');
+	} else if (lab.lines == 1) {
+		char *nl = strchr(lab.held, '\n');
 
 		*nl = '\0';
-		conn_put(conn, conn_tags_join(tb, sizeof(tb), lt, conn->held),
+		conn_put(conn, conn_tags_join(tb, sizeof(tb), lt, lab.held),
 		    nl + 1, strlen(nl + 1));
 	} else {
 		n = snprintf(line, sizeof(line), ":%s BATCH -%s", ircd.conf->name,
-		    conn->batch);
+		    lab.batch);
 		conn_put(conn, NULL, line, (size_t)n);
 	}
-	free(conn->held);
-	conn->held = NULL;
+	free(lab.held);
+	lab.held = NULL;
 }
 
 void
@@ -419,7 +426,7 @@ conn_close(struct conn *conn, const char *reason)
 	evtimer_add(conn->timer, &linger);
 }
 
-/* Take one complete line off the input into conn->line; 1 if one was taken. */
+/* Take one complete line off the input into conn_line; 1 if one was taken. */
 static int
 conn_take_line(struct conn *conn, struct evbuffer *in)
 {
@@ -446,11 +453,11 @@ conn_take_line(struct conn *conn, struct evbuffer *in)
 			conn->discarding = 0;
 			continue;
 		}
-		evbuffer_remove(in, conn->line, len);
+		evbuffer_remove(in, conn_line, len);
 		evbuffer_drain(in, eol_len);
-		if (len > 0 && conn->line[len - 1] == '\r')
+		if (len > 0 && conn_line[len - 1] == '\r')
 			len--;
-		conn->line[len] = '\0';
+		conn_line[len] = '\0';
 		return 1;
 	}
 }
@@ -459,7 +466,7 @@ conn_take_line(struct conn *conn, struct evbuffer *in)
 static int
 conn_line_fits(struct conn *conn)
 {
-	const char *body = conn->line;
+	const char *body = conn_line;
 	size_t taglen = 0;
 
 	if (body[0] == '@') {
@@ -511,7 +518,7 @@ conn_process(struct conn *conn)
 			break;
 		if (!conn_line_fits(conn))
 			continue;
-		if (message_parse(conn->line, &m) != MSG_OK)
+		if (message_parse(conn_line, &m) != MSG_OK)
 			continue;
 		command_dispatch(conn->client, &m);
 	}
