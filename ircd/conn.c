@@ -95,6 +95,13 @@ conn_free_cb(evutil_socket_t fd, short what, void *arg)
 {
 	struct conn *conn = arg;
 
+	/* Say goodbye in TLS too (close_notify), so clients see no truncation. */
+	if (conn->tls && !conn->dead) {
+		SSL *ssl = bufferevent_openssl_get_ssl(conn->bev);
+
+		if (ssl != NULL && SSL_is_init_finished(ssl))
+			(void)SSL_shutdown(ssl);
+	}
 	bufferevent_free(conn->bev);
 	event_free(conn->timer);
 	event_free(conn->ev_free);

@@ -6,6 +6,8 @@
  */
 #include "compat.h"
 
+#include <event2/event.h>
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,6 +26,19 @@
 #include "store/store.h"
 
 static struct store *store;
+static struct event *prune_ev;
+
+/* Retention runs at start and then every hour, in bounded batches. */
+static void
+history_prune_cb(evutil_socket_t fd, short what, void *arg)
+{
+	(void)fd;
+	(void)what;
+	(void)arg;
+	if (store != NULL)
+		store_history_prune(store, ircd.conf->history_days,
+		    ircd.conf->history_max_rows);
+}
 
 static void
 history_log(int is_error, const char *msg)
@@ -107,9 +122,13 @@ history_open(void)
 		return -1;
 	}
 	log_info("database %s (schema %d)", ircd.conf->database, store_version(store));
-	if (ircd.conf->history_days > 0 || ircd.conf->history_max_rows > 0)
-		store_history_prune(store, ircd.conf->history_days,
-		    ircd.conf->history_max_rows);
+	if (ircd.conf->history_days > 0 || ircd.conf->history_max_rows > 0) {
+		struct timeval hour = { 3600, 0 };
+
+		history_prune_cb(-1, 0, NULL);
+		prune_ev = event_new(ircd.base, -1, EV_PERSIST, history_prune_cb, NULL);
+		event_add(prune_ev, &hour);
+	}
 	store_channel_load_all(store, history_load_channel, history_load_ban, NULL);
 	return 0;
 }
@@ -117,6 +136,9 @@ history_open(void)
 void
 history_close(void)
 {
+	if (prune_ev != NULL)
+		event_free(prune_ev);
+	prune_ev = NULL;
 	store_close(store);
 	store = NULL;
 }

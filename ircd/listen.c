@@ -150,7 +150,15 @@ listen_tls_ctx(const struct conf_listen *cl)
 	 * CA, is what SASL EXTERNAL matches against an account.
 	 */
 	SSL_CTX_set_verify(ctx, SSL_VERIFY_PEER | SSL_VERIFY_CLIENT_ONCE,
-	    listen_verify_any);
+	    cl->tls_client_ca != NULL ? NULL : listen_verify_any);
+	if (cl->tls_client_ca != NULL &&
+	    SSL_CTX_load_verify_locations(ctx, cl->tls_client_ca, NULL) != 1) {
+		ERR_error_string_n(ERR_get_error(), err, sizeof(err));
+		log_warnx("listen %s: cannot load %s: %s", cl->address,
+		    cl->tls_client_ca, err);
+		SSL_CTX_free(ctx);
+		return NULL;
+	}
 	/* Resumption (a reconnecting phone, a benchmark) needs a context id. */
 	SSL_CTX_set_session_id_context(ctx, (const unsigned char *)"agentircd", 9);
 	SSL_CTX_set_session_cache_mode(ctx, SSL_SESS_CACHE_SERVER);

@@ -10,6 +10,8 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -51,10 +53,33 @@ write_cert(FILE *fp, void *arg)
 	return PEM_write_X509(fp, arg);
 }
 
+/* mkdir -p */
+static int
+mkcert_mkdirs(const char *dir)
+{
+	char path[PATH_MAX], *p;
+
+	if (strlcpy(path, dir, sizeof(path)) >= sizeof(path)) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	for (p = path + 1; *p != '\0'; p++) {
+		if (*p != '/')
+			continue;
+		*p = '\0';
+		if (mkdir(path, 0755) == -1 && errno != EEXIST)
+			return -1;
+		*p = '/';
+	}
+	if (mkdir(path, 0755) == -1 && errno != EEXIST)
+		return -1;
+	return 0;
+}
+
 int
 mkcert_run(const char *dir, const char *cn)
 {
-	char keypath[4096], certpath[4096];
+	char keypath[PATH_MAX + 32], certpath[PATH_MAX + 32];
 	unsigned char md[EVP_MAX_MD_SIZE];
 	unsigned int n, i;
 	EVP_PKEY *key = NULL;
@@ -62,12 +87,15 @@ mkcert_run(const char *dir, const char *cn)
 	X509_NAME *name;
 	int rc = 1;
 
-	snprintf(keypath, sizeof(keypath), "%s/agentircd.key", dir);
-	snprintf(certpath, sizeof(certpath), "%s/agentircd.crt", dir);
-	if (mkdir(dir, 0755) == -1 && errno != EEXIST) {
+	char abs[PATH_MAX];
+
+	if (mkcert_mkdirs(dir) == -1 || realpath(dir, abs) == NULL) {
 		fprintf(stderr, "agentircd: %s: %s\n", dir, strerror(errno));
 		return 1;
 	}
+	/* Absolute paths: the config reads paths relative to itself. */
+	snprintf(keypath, sizeof(keypath), "%s/agentircd.key", abs);
+	snprintf(certpath, sizeof(certpath), "%s/agentircd.crt", abs);
 	/* P-256: fast handshakes, and every client supports it. */
 	if ((key = EVP_EC_gen("P-256")) == NULL || (x = X509_new()) == NULL)
 		goto out;

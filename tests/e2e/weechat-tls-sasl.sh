@@ -1,0 +1,426 @@
+#!/bin/sh
+# End-to-end test over TLS with SASL PLAIN: WeeChat (weechat-headless, driven
+# through its FIFO pipe) logs in to an account on a TLS listener of the built
+# agentircd with exactly the commands of docs/user-guide.md ("TLS and SASL"),
+# then meets a raw TLS socket client (bob) in #e2e. The certificate comes from
+# agentircd --mkcert and the account's hash from agentircd --hash-password.
+# WeeChat's buffers are read from its logger's files.
+# Prints TAP. Environment: AGENTIRCD (the daemon), SRCDIR (source root).
+# shellcheck disable=SC2317 # functions called through check and wait_for
+set -u
+
+if ! command -v weechat-headless >/dev/null 2>&1; then
+	echo "1..0 # SKIP weechat missing"
+	exit 0
+fi
+# The FIFO plugin comes in weechat-plugins, not in weechat-core.
+fifo_plugin=
+for f in /usr/lib/*/weechat/plugins/fifo.so /usr/lib/weechat/plugins/fifo.so \
+    /usr/local/lib/weechat/plugins/fifo.so; do
+	[ -e "$f" ] && fifo_plugin=$f
+done
+if [ -z "$fifo_plugin" ]; then
+	echo "1..0 # SKIP weechat fifo plugin missing (weechat-plugins)"
+	exit 0
+fi
+if ! command -v python3 >/dev/null 2>&1 || ! command -v openssl >/dev/null 2>&1; then
+	echo "1..0 # SKIP python3/openssl missing"
+	exit 0
+fi
+
+AGENTIRCD=${AGENTIRCD:-ircd/agentircd}
+if [ ! -x "$AGENTIRCD" ]; then
+	echo "Bail out! no daemon at $AGENTIRCD (set AGENTIRCD)"
+	exit 1
+fi
+# Wait limits in seconds; sanitizer builds are slower, so be generous. The
+# waits poll: they cost nothing when things go well.
+LIMIT=${E2E_TIMEOUT:-30}
+
+TMP=$(mktemp -d "${TMPDIR:-/tmp}/agentircd-e2e.XXXXXX") || exit 1
+WC=$TMP/wc
+FIFO=$WC/weechat_fifo
+LOGS=$WC/logs
+IRCD_PID=
+BOB_PID=
+WC_PID=
+cleanup() {
+	[ -n "$WC_PID" ] && kill "$WC_PID" 2>/dev/null && wait "$WC_PID" 2>/dev/null
+	[ -n "$BOB_PID" ] && kill "$BOB_PID" 2>/dev/null
+	[ -n "$IRCD_PID" ] && kill "$IRCD_PID" 2>/dev/null && wait "$IRCD_PID" 2>/dev/null
+	rm -rf "$TMP"
+}
+trap cleanup EXIT
+trap 'exit 1' HUP INT TERM
+
+n=0
+failed=0
+ok() { n=$((n + 1)); echo "ok $n - $1"; }
+not_ok() { n=$((n + 1)); failed=$((failed + 1)); echo "not ok $n - $1"; }
+check() { # description command...
+	d=$1; shift
+	if "$@"; then ok "$d"; else not_ok "$d"; fi
+}
+# wait_for SECONDS command...: poll every 0.1 s until the command succeeds.
+wait_for() {
+	i=$(($1 * 10)); shift
+	while [ "$i" -gt 0 ]; do
+		"$@" && return 0
+		sleep 0.1
+		i=$((i - 1))
+	done
+	return 1
+}
+diag() { sed 's/^/# /' "$@" 2>/dev/null; }
+# WeeChat's logger writes one file per buffer: the server's and #e2e's.
+server_log() { cat "$LOGS/irc.server.agentircd.weechatlog" 2>/dev/null; }
+channel_log() { cat "$LOGS/irc.agentircd.#e2e.weechatlog" 2>/dev/null; }
+server_has() { server_log | grep -Eq -- "$1"; }
+channel_has() { channel_log | grep -Eq -- "$1"; }
+have() { [ -e "$TMP/bob.$1" ]; }
+fifo_ready() { [ -p "$FIFO" ]; }
+ircd_alive() { kill -0 "$IRCD_PID" 2>/dev/null; }
+weechat_alive() { kill -0 "$WC_PID" 2>/dev/null; }
+port_open() {
+	python3 -c 'import socket, sys
+socket.create_connection(("127.0.0.1", int(sys.argv[1])), timeout=1).close()' \
+	    "$PORT" 2>/dev/null
+}
+# fifo_send: copy stdin to WeeChat's FIFO pipe. Opening a FIFO blocks until
+# someone reads it: if WeeChat is gone, give up after a while.
+# shellcheck disable=SC2016 # $1 is expanded by the inner sh
+fifo_send() {
+	fifo_ready && timeout "$LIMIT" sh -c 'cat >"$1"' sh "$FIFO"
+}
+# type BUFFER TEXT: what a user types in WeeChat's BUFFER (core.weechat,
+# irc.server.agentircd, irc.agentircd.#e2e), through the FIFO pipe.
+type_line() {
+	printf '%s *%s\n' "$1" "$2" | fifo_send
+}
+# bail MESSAGE: stop here, showing what each participant saw.
+bail() {
+	echo "# --- weechat server buffer"; server_log | sed 's/^/# /'
+	echo "# --- weechat #e2e"; channel_log | sed 's/^/# /'
+	echo "# --- weechat output"; tail -n 20 "$TMP/weechat.out" 2>/dev/null | sed 's/^/# /'
+	echo "# --- bob"; diag "$TMP/bob.log"
+	echo "# --- agentircd stderr"; tail -n 30 "$TMP/ircd.log" | sed 's/^/# /'
+	echo "Bail out! $1"
+	exit 1
+}
+
+echo "1..20"
+
+# The certificate, as the user guide makes it.
+if "$AGENTIRCD" --mkcert "$TMP/tls" >"$TMP/mkcert.out" 2>&1 &&
+   [ -s "$TMP/tls/agentircd.crt" ] && [ -s "$TMP/tls/agentircd.key" ]; then
+	ok "agentircd --mkcert writes agentircd.crt and agentircd.key"
+else
+	not_ok "agentircd --mkcert writes agentircd.crt and agentircd.key"
+	diag "$TMP/mkcert.out"
+	bail "no certificate"
+fi
+# The fingerprint it prints, AA:BB:..., and the form WeeChat wants: lower
+# case hex without colons, as the user guide converts it.
+FP=$(sed -n 's/^SHA-256 fingerprint: *\([0-9A-Fa-f:]*\)$/\1/p' "$TMP/mkcert.out")
+OPENSSL_FP=$(openssl x509 -noout -fingerprint -sha256 -in "$TMP/tls/agentircd.crt" |
+    sed 's/^[^=]*=//')
+if [ -n "$FP" ] && [ "$FP" = "$OPENSSL_FP" ]; then
+	ok "the printed fingerprint is openssl's SHA-256 fingerprint"
+else
+	not_ok "the printed fingerprint is openssl's SHA-256 fingerprint"
+	echo "# mkcert: $FP"
+	echo "# openssl: $OPENSSL_FP"
+	[ -n "$FP" ] || FP=$OPENSSL_FP
+fi
+WC_FP=$(echo "$FP" | tr -d : | tr A-F a-f)
+
+# The account, with a password that has blanks (the guide shows how to quote).
+PASSWORD='correct horse battery'
+HASH=$(printf '%s\n' "$PASSWORD" | "$AGENTIRCD" --hash-password 2>"$TMP/hash.err")
+case $HASH in
+'$'*'$'*) ok "agentircd --hash-password prints a crypt hash" ;;
+*) not_ok "agentircd --hash-password prints a crypt hash"; diag "$TMP/hash.err" ;;
+esac
+
+PORT=$(python3 -c 'import socket
+s = socket.socket()
+s.bind(("127.0.0.1", 0))
+print(s.getsockname()[1])')
+cat >"$TMP/agentircd.conf" <<CONF
+# agentircd end-to-end test: TLS and SASL
+[server]
+name = irc.test
+network = TestNet
+database = :memory:
+
+[listen]
+address = 127.0.0.1:$PORT
+tls-cert = $TMP/tls/agentircd.crt
+tls-key = $TMP/tls/agentircd.key
+
+[account alice]
+password = $HASH
+CONF
+
+if "$AGENTIRCD" -n -f "$TMP/agentircd.conf" >"$TMP/check.out" 2>&1; then
+	ok "agentircd -n accepts the TLS listener and the account"
+else
+	not_ok "agentircd -n accepts the TLS listener and the account"
+	diag "$TMP/check.out"
+fi
+
+"$AGENTIRCD" -f "$TMP/agentircd.conf" </dev/null >"$TMP/ircd.log" 2>&1 &
+IRCD_PID=$!
+wait_for "$LIMIT" port_open || bail "agentircd does not listen on 127.0.0.1:$PORT"
+ok "agentircd listens on 127.0.0.1:$PORT"
+
+# bob: a raw TLS client that trusts only the --mkcert certificate. It
+# registers, joins #e2e, and marks each step with a file bob.STEP in $TMP, so
+# this script can wait for it. When alice joins it asks WHOIS alice.
+cat >"$TMP/bob.py" <<'PY'
+import os, socket, ssl, sys, time
+
+port, tmp, limit, cafile, peer = (int(sys.argv[1]), sys.argv[2],
+                                  float(sys.argv[3]), sys.argv[4], sys.argv[5])
+deadline = time.monotonic() + limit
+log = open(os.path.join(tmp, "bob.log"), "w")
+
+
+def mark(step, text=""):
+    path = os.path.join(tmp, "bob." + step)
+    with open(path + ".part", "w") as f:
+        f.write(text)
+    os.rename(path + ".part", path)  # atomic: never seen half-written
+
+
+def send(line):
+    log.write(">> " + line + "\n")
+    log.flush()
+    sock.sendall(line.encode() + b"\r\n")
+
+
+def nick_of(prefix):
+    return prefix.split("!", 1)[0].lower()
+
+
+def parse(line):
+    prefix = ""
+    if line.startswith("@"):  # message tags: not needed here
+        line = line.split(" ", 1)[1] if " " in line else ""
+    if line.startswith(":"):
+        prefix, _, line = line[1:].partition(" ")
+    trailing = None
+    if " :" in line:
+        line, trailing = line.split(" :", 1)
+    params = line.split()
+    cmd = params.pop(0).upper() if params else ""
+    if trailing is not None:
+        params.append(trailing)
+    return prefix, cmd, params
+
+
+# The self-signed certificate names no host: trust it by itself, as a pin.
+ctx = ssl.create_default_context(cafile=cafile)
+ctx.check_hostname = False
+for attempt in range(50):
+    try:
+        raw = socket.create_connection(("127.0.0.1", port), timeout=2)
+        sock = ctx.wrap_socket(raw)
+        break
+    except OSError as e:
+        log.write("-- connect: %s\n" % e)
+        time.sleep(0.1)
+else:
+    sys.exit("bob: cannot connect")
+log.write("-- TLS: %s %s\n" % (sock.version(), sock.cipher()[0]))
+sock.settimeout(0.2)
+send("NICK bob")
+send("USER bob 0 * :Bob the raw client")
+state = "register"
+buf = b""
+next_ison = 0.0
+while time.monotonic() < deadline:
+    if state == "ison" and time.monotonic() >= next_ison:
+        send("ISON alice")
+        next_ison = time.monotonic() + 0.2
+    try:
+        data = sock.recv(4096)
+    except (socket.timeout, ssl.SSLWantReadError):
+        continue
+    if not data:
+        log.write("-- connection closed\n")
+        break
+    buf += data
+    while b"\n" in buf:
+        raw, buf = buf.split(b"\n", 1)
+        line = raw.rstrip(b"\r").decode("utf-8", "replace")
+        log.write("<< " + line + "\n")
+        log.flush()
+        prefix, cmd, params = parse(line)
+        if cmd == "PING":
+            send("PONG :" + (params[-1] if params else ""))
+        elif cmd == "001":
+            send("JOIN #e2e")
+        elif cmd == "366" and len(params) > 1 and params[1].lower() == "#e2e":
+            mark("joined")
+            state = "ison"
+        elif cmd == "303" and state == "ison":
+            if "alice" in (params[-1] if params else "").lower().split():
+                mark("sees-alice")
+                state = "wait-join"
+        elif cmd == "JOIN" and nick_of(prefix) == "alice":
+            mark("alice-joined", line)
+            send("WHOIS alice")
+            send("PRIVMSG #e2e :hello from bob")
+            mark("sent")
+        elif cmd == "330" and len(params) > 1 and params[1].lower() == "alice":
+            mark("whois-330", line)
+        elif cmd == "671" and len(params) > 1 and params[1].lower() == "alice":
+            mark("whois-671", line)
+        elif cmd == "318":
+            mark("whois-end", line)
+        elif cmd == "PRIVMSG" and params and params[-1] == "hi bob from " + peer:
+            mark("got", line)
+        elif cmd == "QUIT" and nick_of(prefix) == "alice":
+            mark("alice-quit", line)
+            send("QUIT :bye")
+            state = "done"
+    if state == "done":
+        break
+log.write("-- bob ends in state " + state + "\n")
+PY
+python3 "$TMP/bob.py" "$PORT" "$TMP" $((LIMIT * 4)) "$TMP/tls/agentircd.crt" weechat \
+    </dev/null 2>>"$TMP/bob.log" &
+BOB_PID=$!
+wait_for "$LIMIT" have joined || bail "bob did not register over TLS and join #e2e"
+ok "a raw TLS client registers and joins #e2e"
+
+# alice: the real WeeChat, headless, with its own home and no server. The
+# command line only sets up the test's plumbing: where the FIFO pipe is, and
+# logs written at once. The server comes from the user guide's commands.
+mkdir -p "$WC"
+weechat-headless --dir "$WC" \
+    -r "/set fifo.file.path $FIFO" \
+    -r "/set fifo.file.enabled on" \
+    -r "/set logger.file.path $LOGS" \
+    -r "/set logger.file.flush_delay 0" \
+    </dev/null >"$TMP/weechat.out" 2>&1 &
+WC_PID=$!
+wait_for "$LIMIT" fifo_ready || bail "weechat-headless did not open its FIFO pipe"
+
+# The user guide's WeeChat commands, with this test's port, fingerprint and
+# channel, typed in WeeChat's core buffer.
+{
+	echo "core.weechat */server add agentircd 127.0.0.1/$PORT -ssl"
+	echo "core.weechat */set irc.server.agentircd.ssl_fingerprint $WC_FP"
+	echo "core.weechat */set irc.server.agentircd.nicks alice"
+	echo "core.weechat */set irc.server.agentircd.sasl_mechanism plain"
+	echo "core.weechat */set irc.server.agentircd.sasl_username alice"
+	echo "core.weechat */set irc.server.agentircd.sasl_password \"$PASSWORD\""
+	echo "core.weechat */set irc.server.agentircd.autojoin \"#e2e\""
+	echo "core.weechat */connect agentircd"
+} | fifo_send || bail "weechat does not read its FIFO pipe"
+
+# bob asks ISON until alice is registered: then WeeChat can take commands.
+wait_for "$LIMIT" have sees-alice || bail "weechat did not register as alice over TLS"
+ok "weechat connects over TLS with the pinned certificate and registers as alice"
+
+if server_has 'certificate fingerprint matches'; then
+	ok "weechat checks the server certificate against the pinned fingerprint"
+else
+	not_ok "weechat checks the server certificate against the pinned fingerprint"
+fi
+
+# 900 RPL_LOGGEDIN and 903 RPL_SASLSUCCESS, in the server buffer.
+if wait_for "$LIMIT" server_has 'You are now logged in as alice' &&
+   wait_for "$LIMIT" server_has 'SASL authentication successful'; then
+	ok "weechat shows 900 (logged in as alice) and 903 (SASL success)"
+else
+	not_ok "weechat shows 900 (logged in as alice) and 903 (SASL success)"
+	server_log | sed 's/^/# /'
+fi
+
+if grep -q 'logged in as alice from 127\.0\.0\.1' "$TMP/ircd.log"; then
+	ok "the server log shows the login to account alice"
+else
+	not_ok "the server log shows the login to account alice"
+fi
+
+# The channel joined by itself: autojoin.
+wait_for "$LIMIT" have alice-joined || bail "bob did not see alice join #e2e"
+ok "weechat joins #e2e on its own and bob sees the JOIN"
+
+wait_for "$LIMIT" have whois-end || bail "bob got no end of WHOIS alice"
+case $(cat "$TMP/bob.whois-330" 2>/dev/null) in
+*" 330 bob alice alice :"*) ok "WHOIS alice shows 330: logged in as alice" ;;
+*) not_ok "WHOIS alice shows 330: logged in as alice" ;;
+esac
+if have whois-671; then
+	ok "WHOIS alice shows 671: secure connection"
+else
+	not_ok "WHOIS alice shows 671: secure connection"
+fi
+
+# WeeChat logs channel messages as "time<TAB>nick<TAB>text"; the nick may
+# have a mode prefix.
+if wait_for "$LIMIT" channel_has "	[@%+]?bob	hello from bob\$"; then
+	ok "weechat shows bob's message"
+else
+	not_ok "weechat shows bob's message"
+	channel_log | sed 's/^/# /'
+fi
+
+type_line "irc.agentircd.#e2e" "hi bob from weechat"
+if wait_for "$LIMIT" have got; then
+	ok "bob receives alice's message"
+else
+	not_ok "bob receives alice's message"
+fi
+got=$(cat "$TMP/bob.got" 2>/dev/null)
+echo "# bob got: $got"
+case $got in
+:alice!*" PRIVMSG #e2e :hi bob from weechat") ok "alice's PRIVMSG has the :alice! prefix" ;;
+*) not_ok "alice's PRIVMSG has the :alice! prefix" ;;
+esac
+
+type_line irc.server.agentircd "/quit e2e done"
+if wait_for "$LIMIT" have alice-quit &&
+   grep -q 'e2e done' "$TMP/bob.alice-quit"; then
+	ok "bob sees weechat quit with its message"
+else
+	not_ok "bob sees weechat quit with its message"
+fi
+# /quit ends WeeChat itself.
+if wait_for "$LIMIT" eval '! weechat_alive'; then
+	wait "$WC_PID" 2>/dev/null
+	WC_PID=
+fi
+
+check "agentircd is still running" ircd_alive
+
+# A clean stop: under the sanitizers, leaks and errors are reported now.
+kill -TERM "$IRCD_PID" 2>/dev/null
+wait_for "$LIMIT" eval '! ircd_alive'
+wait "$IRCD_PID" 2>/dev/null
+IRCD_PID=
+if grep -Eq 'ERROR: (Address|Leak)Sanitizer|runtime error:' "$TMP/ircd.log"; then
+	not_ok "agentircd stops on SIGTERM without a sanitizer report"
+	tail -n 40 "$TMP/ircd.log" | sed 's/^/# /'
+else
+	ok "agentircd stops on SIGTERM without a sanitizer report"
+fi
+
+# Secrets never appear in the log (SEC): neither the password nor its hash.
+if grep -Fq -e "$PASSWORD" -e "$HASH" "$TMP/ircd.log"; then
+	not_ok "the server log holds neither the password nor its hash"
+else
+	ok "the server log holds neither the password nor its hash"
+fi
+
+if [ "$failed" -ne 0 ]; then
+	echo "# --- weechat server buffer"; server_log | sed 's/^/# /'
+	echo "# --- weechat #e2e"; channel_log | sed 's/^/# /'
+	echo "# --- bob"; diag "$TMP/bob.log"
+	echo "# --- agentircd stderr"; tail -n 30 "$TMP/ircd.log" | sed 's/^/# /'
+fi
+exit 0
