@@ -169,6 +169,56 @@ int	store_channel_load_all(struct store *,
 	    void (*ban_fn)(const char *conv, const struct store_ban *, void *),
 	    void *arg);
 
+/*
+ * The transcript an agent missed (SS-2): messages of conv with id greater
+ * than after_id, except those whose sender nick is exclude_nick (case-
+ * insensitive ASCII), the newest limit of them, delivered ascending.
+ * Returns how many, or -1.
+ */
+int	store_history_since(struct store *, const char *conv, int64_t after_id,
+	    const char *exclude_nick, int limit,
+	    void (*fn)(const struct store_msg *, void *), void *arg);
+/* The id of the newest message of conv, 0 when it has none, -1 on error. */
+int64_t	store_history_last_id(struct store *, const char *conv);
+
+/* ---- agents: sessions, memberships, mentions (SS-1, SS-4, AG-2, RT-8) ---- */
+
+/*
+ * The ACP session of (agent, conv): its id (NULL until the agent gave
+ * one) and the id of the last history message the session has seen.
+ * get: 0 found (sid "" when none), 1 not found, -1 error.
+ */
+int	store_session_get(struct store *, const char *agent, const char *conv,
+	    char *sid, size_t sidlen, int64_t *seen_id);
+/* Create or update: sid NULL keeps the stored one; seen_id < 0 keeps it. */
+int	store_session_set(struct store *, const char *agent, const char *conv,
+	    const char *sid, int64_t seen_id);
+int	store_session_delete(struct store *, const char *agent, const char *conv);
+
+/* The channels an agent is in (conv = casefolded name; name as shown). */
+int	store_agent_join(struct store *, const char *agent, const char *conv,
+	    const char *name);
+int	store_agent_part(struct store *, const char *agent, const char *conv);
+/* fn for each channel of agent, in the order joined. 0, or -1. */
+int	store_agent_channels(struct store *, const char *agent,
+	    void (*fn)(const char *conv, const char *name, void *), void *arg);
+
+/* A mention of an account that was not connected (RT-8), kept until told. */
+struct store_mention {
+	const char	*account;	/* casefolded */
+	const char	*target;	/* the channel, as shown */
+	const char	*from;		/* who mentioned, a nick */
+	int64_t		 time;		/* ms */
+	const char	*text;
+};
+int	store_mention_add(struct store *, const struct store_mention *);
+/*
+ * Hand every kept mention of account to fn (oldest first), then delete
+ * them, in one transaction. Returns how many, or -1.
+ */
+int	store_mention_take(struct store *, const char *account,
+	    void (*fn)(const struct store_mention *, void *), void *arg);
+
 /* ---- key/value, for small server state that later issues need ---- */
 
 /* value NULL deletes the key. */

@@ -1,0 +1,59 @@
+/*
+ * route.h: who answers a human's channel message (RT-1..RT-5, RT-8).
+ * Pure: it takes the text and the names present and returns a decision;
+ * no server state, so it is unit-tested without sockets.
+ */
+#ifndef IRCD_ROUTE_H
+#define IRCD_ROUTE_H
+
+#include <stddef.h>
+
+#define ROUTE_MAX	8	/* agents one message may address */
+
+/* Who is in the conversation, as route sees it. */
+struct route_names {
+	const char *const	*agents;	/* nicks of the agents present */
+	size_t			 nagents;
+	const char *const	*humans;	/* nicks of the humans present */
+	size_t			 nhumans;
+	const char		*last_speaker;	/* agent that spoke last here, or NULL */
+};
+
+enum route_outcome {
+	ROUTE_DISPATCH,		/* agents[0..n) answer, in this order */
+	ROUTE_NONE,		/* nobody answers, nothing to say */
+	ROUTE_AMBIGUOUS,	/* a prefix fits several agents: tell the sender */
+	ROUTE_CHOOSE,		/* several agents, none addressed or spoken (RT-3) */
+};
+
+struct route_result {
+	enum route_outcome	 outcome;
+	size_t			 agents[ROUTE_MAX];	/* indexes into names->agents */
+	size_t			 nagents;
+	/* ROUTE_AMBIGUOUS: the word and the candidates (indexes into agents). */
+	char			 word[64];
+	size_t			 candidates[ROUTE_MAX];
+	size_t			 ncandidates;
+	/* Humans mentioned (indexes into names->humans), for RT-8. */
+	size_t			 humans[ROUTE_MAX];
+	size_t			 nhumans;
+	/*
+	 * The text the agents receive (RT-5): the leading "nick:" or "nick,"
+	 * address removed, '@' dropped from mentions. NUL-terminated.
+	 */
+	char			*text;
+};
+
+/*
+ * Decide for text (a channel PRIVMSG from a human). Matching is
+ * case-insensitive with the server's casemapping: exact name first, else
+ * a unique prefix; agents are tried before humans and one word reaches at
+ * most one principal. Trailing ".,:;!?)" are not part of a name. A text
+ * that is only mentions dispatches nothing (RT-4). The caller frees
+ * result->text with route_result_free().
+ */
+void	route_decide(const char *text, const struct route_names *,
+	    struct route_result *);
+void	route_result_free(struct route_result *);
+
+#endif
