@@ -162,7 +162,8 @@ history_target_keep(const char *conv, void *arg)
 }
 
 static void
-history_target_send(const char *conv, const char *target, int64_t time, void *arg)
+history_target_send(const char *conv, const char *target, const char *nick,
+    int64_t time, void *arg)
 {
 	struct targetsctx *tc = arg;
 	char ts[32];
@@ -172,7 +173,7 @@ history_target_send(const char *conv, const char *target, int64_t time, void *ar
 	client_time_format(time, ts, sizeof(ts));
 	/* A private conversation is named by the other side's nick. */
 	if (!casemap_is_channel(target) && casemap_cmp(target, tc->c->nick) == 0)
-		name = "*";
+		name = nick;
 	if (tc->batch[0] != '\0')
 		client_send(tc->c, "@batch=%s :%s CHATHISTORY TARGETS %s timestamp=%s",
 		    tc->batch, ircd.conf->name, name, ts);

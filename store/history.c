@@ -1,7 +1,7 @@
 /*
  * history.c: the messages table: storing what is relayed, the
- * draft/chathistory queries over it (HS-3), private conversation keys,
- * and retention.
+ * draft/chathistory queries over it (HS-3), the transcript an agent
+ * missed (SS-2), private conversation keys, and retention.
  */
 #include "compat.h"
 
@@ -125,6 +125,44 @@ key_cmp(struct key a, struct key b)
 }
 
 /*
+ * Steps st, whose columns are MSG_COLUMNS, handing each row to fn (the
+ * strings point into the statement: valid during the call only), then
+ * resets it. Returns how many, or -1.
+ */
+static int
+store_deliver(struct store *s, sqlite3_stmt *st, const char *what,
+    void (*fn)(const struct store_msg *, void *), void *arg)
+{
+	struct store_msg m;
+	const char *msgid;
+	int n = 0, rc;
+
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		memset(&m, 0, sizeof(m));
+		m.id = sqlite3_column_int64(st, 0);
+		if ((msgid = store_column_text(st, 1)) != NULL)
+			strlcpy(m.msgid, msgid, sizeof(m.msgid));
+		m.time = sqlite3_column_int64(st, 2);
+		m.conv = store_column_text(st, 3);
+		m.target = store_column_text(st, 4);
+		m.kind = store_column_text(st, 5);
+		m.prefix = store_column_text(st, 6);
+		m.nick = store_column_text(st, 7);
+		m.account = store_column_text(st, 8);
+		m.text = store_column_text(st, 9);
+		m.tags = store_column_text(st, 10);
+		fn(&m, arg);
+		n++;
+	}
+	if (rc != SQLITE_DONE) {
+		store_fail(s, what);
+		n = -1;
+	}
+	sqlite3_reset(st);
+	return n;
+}
+
+/*
  * Calls fn for up to limit messages of conv with lo < (time, id) < hi,
  * ascending; newest picks the newest of them instead of the oldest.
  * Returns how many, or -1.
@@ -134,10 +172,7 @@ store_range(struct store *s, const char *conv, struct key lo, struct key hi,
     int limit, int newest, void (*fn)(const struct store_msg *, void *),
     void *arg)
 {
-	struct store_msg m;
 	sqlite3_stmt *st;
-	const char *msgid;
-	int n = 0, rc;
 
 	if (limit <= 0)
 		return 0;
@@ -172,29 +207,7 @@ store_range(struct store *s, const char *conv, struct key lo, struct key hi,
 	sqlite3_bind_int64(st, 4, hi.t);
 	sqlite3_bind_int64(st, 5, hi.id);
 	sqlite3_bind_int(st, 6, limit);
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		memset(&m, 0, sizeof(m));
-		m.id = sqlite3_column_int64(st, 0);
-		if ((msgid = store_column_text(st, 1)) != NULL)
-			strlcpy(m.msgid, msgid, sizeof(m.msgid));
-		m.time = sqlite3_column_int64(st, 2);
-		m.conv = store_column_text(st, 3);
-		m.target = store_column_text(st, 4);
-		m.kind = store_column_text(st, 5);
-		m.prefix = store_column_text(st, 6);
-		m.nick = store_column_text(st, 7);
-		m.account = store_column_text(st, 8);
-		m.text = store_column_text(st, 9);
-		m.tags = store_column_text(st, 10);
-		fn(&m, arg);
-		n++;
-	}
-	if (rc != SQLITE_DONE) {
-		store_fail(s, "history query");
-		n = -1;
-	}
-	sqlite3_reset(st);
-	return n;
+	return store_deliver(s, st, "history query", fn, arg);
 }
 
 int
@@ -257,21 +270,87 @@ store_history_query(struct store *s, const char *conv, enum store_dir dir,
 	return -1;
 }
 
+/*
+ * The agent transcript (SS-2) goes by id, the order messages were
+ * stored in: "after seen_id" is a point in that order, not in time.
+ * Both statements are one seek on messages_conv_id (v2): the newest
+ * first down to after_id, stopping at limit, so an agent that is nearly
+ * up to date costs a few rows whatever the size of the conversation.
+ */
+int
+store_history_since(struct store *s, const char *conv, int64_t after_id,
+    const char *exclude_nick, int limit,
+    void (*fn)(const struct store_msg *, void *), void *arg)
+{
+	sqlite3_stmt *st;
+
+	if (limit <= 0)
+		return 0;
+	st = store_stmt(s, SQL_HISTORY_SINCE,
+	    "SELECT *\n"
+	    "FROM (\n"
+	    "	SELECT " MSG_COLUMNS "\n"
+	    "	FROM messages INDEXED BY messages_conv_id\n"
+	    "	WHERE conv = ?1\n"
+	    "	    AND id > ?2\n"
+	    "	    AND (?3 IS NULL OR nick <> ?3 COLLATE NOCASE)\n"
+	    "	ORDER BY id DESC\n"
+	    "	LIMIT ?4\n"
+	    ")\n"
+	    "ORDER BY id");
+	if (st == NULL)
+		return -1;
+	store_bind_text(st, 1, conv);
+	sqlite3_bind_int64(st, 2, after_id);
+	store_bind_text(st, 3, exclude_nick);
+	sqlite3_bind_int(st, 4, limit);
+	return store_deliver(s, st, "history since", fn, arg);
+}
+
+int64_t
+store_history_last_id(struct store *s, const char *conv)
+{
+	sqlite3_stmt *st;
+	int64_t id = -1;
+	int rc;
+
+	st = store_stmt(s, SQL_HISTORY_LAST_ID,
+	    "SELECT id\n"
+	    "FROM messages INDEXED BY messages_conv_id\n"
+	    "WHERE conv = ?1\n"
+	    "ORDER BY id DESC\n"
+	    "LIMIT 1");
+	if (st == NULL)
+		return -1;
+	store_bind_text(st, 1, conv);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW)
+		id = sqlite3_column_int64(st, 0);
+	else if (rc == SQLITE_DONE)
+		id = 0;
+	else
+		store_fail(s, "last history id");
+	sqlite3_reset(st);
+	return id;
+}
+
 struct target {
 	char	*conv;
 	char	*target;
+	char	*nick;
 	int64_t	 time;
 };
 
 int
 store_history_targets(struct store *s, int64_t t1, int64_t t2, int limit,
     int (*keep)(const char *conv, void *),
-    void (*fn)(const char *conv, const char *target, int64_t time, void *),
+    void (*fn)(const char *conv, const char *target, const char *nick,
+    int64_t time, void *),
     void *arg)
 {
 	struct target *v = NULL;
 	sqlite3_stmt *st;
-	const char *conv, *target;
+	const char *conv, *target, *nick;
 	int64_t lo, hi;
 	int newest, n = 0, i, rc = SQLITE_DONE, ret = -1;
 
@@ -292,14 +371,14 @@ store_history_targets(struct store *s, int64_t t1, int64_t t2, int limit,
 			return -1;
 		}
 		st = store_stmt(s, SQL_HISTORY_TARGETS_DESC,
-		    "SELECT conv, target, max(time) AS latest\n"
+		    "SELECT conv, target, nick, max(time) AS latest\n"
 		    "FROM messages\n"
 		    "WHERE time >= ?1 AND time <= ?2\n"
 		    "GROUP BY conv\n"
 		    "ORDER BY latest DESC, conv DESC");
 	} else
 		st = store_stmt(s, SQL_HISTORY_TARGETS_ASC,
-		    "SELECT conv, target, max(time) AS latest\n"
+		    "SELECT conv, target, nick, max(time) AS latest\n"
 		    "FROM messages\n"
 		    "WHERE time >= ?1 AND time <= ?2\n"
 		    "GROUP BY conv\n"
@@ -311,23 +390,26 @@ store_history_targets(struct store *s, int64_t t1, int64_t t2, int limit,
 	while (n < limit && (rc = sqlite3_step(st)) == SQLITE_ROW) {
 		conv = store_column_text(st, 0);
 		target = store_column_text(st, 1);
-		if (conv == NULL || target == NULL)
+		nick = store_column_text(st, 2);
+		if (conv == NULL || target == NULL || nick == NULL)
 			continue;
 		if (keep != NULL && !keep(conv, arg))
 			continue;
 		if (!newest) {
-			fn(conv, target, sqlite3_column_int64(st, 2), arg);
+			fn(conv, target, nick, sqlite3_column_int64(st, 3), arg);
 			n++;
 			continue;
 		}
 		if ((v[n].conv = strdup(conv)) == NULL ||
-		    (v[n].target = strdup(target)) == NULL) {
+		    (v[n].target = strdup(target)) == NULL ||
+		    (v[n].nick = strdup(nick)) == NULL) {
 			free(v[n].conv);
+			free(v[n].target);
 			store_log(1, "%s: targets: out of memory", s->path);
 			sqlite3_reset(st);
 			goto out;
 		}
-		v[n++].time = sqlite3_column_int64(st, 2);
+		v[n++].time = sqlite3_column_int64(st, 3);
 	}
 	if (n < limit && rc != SQLITE_DONE) {
 		store_fail(s, "history targets");
@@ -336,12 +418,13 @@ store_history_targets(struct store *s, int64_t t1, int64_t t2, int limit,
 	}
 	sqlite3_reset(st);
 	for (i = n - 1; newest && i >= 0; i--)
-		fn(v[i].conv, v[i].target, v[i].time, arg);
+		fn(v[i].conv, v[i].target, v[i].nick, v[i].time, arg);
 	ret = n;
 out:
 	for (i = 0; v != NULL && i < n; i++) {
 		free(v[i].conv);
 		free(v[i].target);
+		free(v[i].nick);
 	}
 	free(v);
 	return ret;

@@ -9,6 +9,7 @@ libstore_a_SOURCES = \
 	store/migrate.c \
 	store/history.c \
 	store/channels.c \
+	store/agents.c \
 	store/kv.c
 
 check_PROGRAMS += tests/unit/test_store

@@ -71,8 +71,60 @@ static const char *const v1[] = {
 	NULL
 };
 
+/*
+ * Version 2: agents in channels. An agent's ACP session per
+ * conversation, the channels it is in, and the mentions kept for an
+ * account that was not connected. Times: updated and joined are Unix
+ * seconds (as channels.created), mentions.time milliseconds (as
+ * messages.time).
+ */
+static const char *const v2[] = {
+	/*
+	 * The agent transcript (store_history_since) walks a conversation
+	 * by id from the newest down to the session's seen_id; with only
+	 * (conv, time, id) that read and sorted the whole conversation.
+	 */
+	"CREATE INDEX messages_conv_id ON messages (conv, id)",
+	/*
+	 * sid NULL: the agent has not named its session yet. seen_id: the
+	 * last messages.id the session was shown (0: none), which the
+	 * AUTOINCREMENT of messages keeps meaningful across pruning.
+	 */
+	"CREATE TABLE agent_sessions (\n"
+	"	agent	TEXT NOT NULL,\n"
+	"	conv	TEXT NOT NULL,\n"
+	"	sid	TEXT,\n"
+	"	seen_id	INTEGER NOT NULL DEFAULT 0,\n"
+	"	updated	INTEGER,\n"
+	"	PRIMARY KEY (agent, conv)\n"
+	")",
+	/* Listed by joined, then rowid: the order the agent joined. */
+	"CREATE TABLE agent_channels (\n"
+	"	agent	TEXT NOT NULL,\n"
+	"	conv	TEXT NOT NULL,\n"
+	"	name	TEXT NOT NULL,\n"
+	"	joined	INTEGER,\n"
+	"	PRIMARY KEY (agent, conv)\n"
+	")",
+	/*
+	 * At most MENTION_KEEP (store/agents.c) rows per account, oldest
+	 * (lowest id) dropped first. The index is (account, id) in effect.
+	 */
+	"CREATE TABLE mentions (\n"
+	"	id	INTEGER PRIMARY KEY,\n"
+	"	account	TEXT NOT NULL,\n"
+	"	target	TEXT,\n"
+	"	sender	TEXT,\n"
+	"	time	INTEGER,\n"
+	"	text	TEXT\n"
+	")",
+	"CREATE INDEX mentions_account ON mentions (account)",
+	NULL
+};
+
 static const char *const *const migrations[] = {
 	v1,
+	v2,
 };
 
 int

@@ -105,7 +105,8 @@ int	store_history_query(struct store *, const char *conv, enum store_dir,
  */
 int	store_history_targets(struct store *, int64_t t1, int64_t t2, int limit,
 	    int (*keep)(const char *conv, void *),
-	    void (*fn)(const char *conv, const char *target, int64_t time, void *),
+	    void (*fn)(const char *conv, const char *target, const char *nick,
+	    int64_t time, void *),
 	    void *arg);
 
 /*
@@ -173,7 +174,8 @@ int	store_channel_load_all(struct store *,
  * The transcript an agent missed (SS-2): messages of conv with id greater
  * than after_id, except those whose sender nick is exclude_nick (case-
  * insensitive ASCII), the newest limit of them, delivered ascending.
- * Returns how many, or -1.
+ * Newest and ascending go by id, the order messages were stored in (the
+ * same as time unless the clock stepped back). Returns how many, or -1.
  */
 int	store_history_since(struct store *, const char *conv, int64_t after_id,
 	    const char *exclude_nick, int limit,
@@ -186,7 +188,8 @@ int64_t	store_history_last_id(struct store *, const char *conv);
 /*
  * The ACP session of (agent, conv): its id (NULL until the agent gave
  * one) and the id of the last history message the session has seen.
- * get: 0 found (sid "" when none), 1 not found, -1 error.
+ * get: 0 found (sid "" when none), 1 not found, -1 error (also when
+ * the sid does not fit in sidlen). sid or seen_id may be NULL.
  */
 int	store_session_get(struct store *, const char *agent, const char *conv,
 	    char *sid, size_t sidlen, int64_t *seen_id);
@@ -214,7 +217,11 @@ struct store_mention {
 int	store_mention_add(struct store *, const struct store_mention *);
 /*
  * Hand every kept mention of account to fn (oldest first), then delete
- * them, in one transaction. Returns how many, or -1.
+ * them, in one transaction. Returns how many, or -1. At most 100 are
+ * kept per account (add drops the oldest). fn runs inside the write
+ * transaction: it must not call store_mention_add/take or store_ban_add
+ * (they begin their own); if the delete fails, the mentions stay and
+ * come again next time.
  */
 int	store_mention_take(struct store *, const char *account,
 	    void (*fn)(const struct store_mention *, void *), void *arg);

@@ -1,7 +1,8 @@
 /*
  * test_store.c: the store API on temporary databases: migrations, every
  * CHATHISTORY direction, private keys, targets, retention, channels and
- * bans, key/value, and writes that fail without crashing.
+ * bans, key/value, the agent transcript, sessions, memberships and
+ * mentions, and writes and reads that fail without crashing.
  */
 #include "compat.h"
 
@@ -182,7 +183,7 @@ test_open(void)
 	struct store *s;
 	FILE *f;
 
-	is_int(store_version_latest(), 1, "this build knows schema version 1");
+	is_int(store_version_latest(), 2, "this build knows schema version 2");
 	s = store_open(path_in("a.db"), err, sizeof(err));
 	ok(s != NULL, "open creates a new database");
 	if (s == NULL) {
@@ -488,11 +489,13 @@ keep_not_secret(const char *conv, void *arg)
 }
 
 static void
-tcollect(const char *conv, const char *target, int64_t t, void *arg)
+tcollect(const char *conv, const char *target, const char *nick, int64_t t,
+    void *arg)
 {
 	struct tseen *ts = arg;
 	char buf[128];
 
+	(void)nick;
 	snprintf(buf, sizeof(buf), "%s%s=%s@%lld", ts->out[0] ? "," : "",
 	    conv, target, (long long)t);
 	strlcat(ts->out, buf, sizeof(ts->out));
@@ -794,6 +797,629 @@ test_failures(void)
 }
 
 /*
+ * The version 1 schema as released, by hand: a v1 file as an older
+ * agentircd left it. test_migrate checks that it matches what this build
+ * creates for those tables, so the copy cannot drift from migrate.c.
+ */
+static const char v1_schema[] =
+	"CREATE TABLE messages (\n"
+	"	id	INTEGER PRIMARY KEY AUTOINCREMENT,\n"
+	"	msgid	TEXT NOT NULL UNIQUE,\n"
+	"	time	INTEGER NOT NULL,\n"
+	"	conv	TEXT NOT NULL,\n"
+	"	target	TEXT NOT NULL,\n"
+	"	kind	TEXT NOT NULL CHECK (kind IN ('PRIVMSG', 'NOTICE')),\n"
+	"	prefix	TEXT NOT NULL,\n"
+	"	nick	TEXT NOT NULL,\n"
+	"	account	TEXT,\n"
+	"	text	TEXT NOT NULL,\n"
+	"	tags	TEXT\n"
+	");\n"
+	"CREATE INDEX messages_conv_time ON messages (conv, time, id);\n"
+	"CREATE INDEX messages_time ON messages (time);\n"
+	"CREATE TABLE channels (\n"
+	"	conv		TEXT PRIMARY KEY,\n"
+	"	name		TEXT NOT NULL,\n"
+	"	topic		TEXT,\n"
+	"	topic_who	TEXT,\n"
+	"	topic_time	INTEGER NOT NULL DEFAULT 0,\n"
+	"	created		INTEGER NOT NULL DEFAULT 0,\n"
+	"	modes		TEXT,\n"
+	"	key		TEXT,\n"
+	"	lim		INTEGER NOT NULL DEFAULT 0\n"
+	");\n"
+	"CREATE TABLE bans (\n"
+	"	conv	TEXT NOT NULL\n"
+	"		REFERENCES channels (conv) ON DELETE CASCADE,\n"
+	"	mask	TEXT NOT NULL,\n"
+	"	setter	TEXT NOT NULL,\n"
+	"	time	INTEGER NOT NULL,\n"
+	"	PRIMARY KEY (conv, mask)\n"
+	");\n"
+	"CREATE TABLE kv (\n"
+	"	key	TEXT PRIMARY KEY,\n"
+	"	value	TEXT NOT NULL\n"
+	");\n";
+
+/* Some data as an older agentircd wrote it, and the version stamp. */
+static const char v1_data[] =
+	"INSERT INTO messages (msgid, time, conv, target, kind, prefix, nick,\n"
+	"    text) VALUES\n"
+	"    ('v1a', 1000, '#old', '#Old', 'PRIVMSG', 'a!u@h', 'a', 'one'),\n"
+	"    ('v1b', 2000, '#old', '#Old', 'PRIVMSG', 'b!u@h', 'b', 'two'),\n"
+	"    ('v1c', 3000, '#old', '#Old', 'NOTICE', 'a!u@h', 'a', 'three');\n"
+	"INSERT INTO channels (conv, name, topic, modes) VALUES\n"
+	"    ('#old', '#Old', 'old topic', 'nt');\n"
+	"INSERT INTO bans VALUES ('#old', '*!*@old', 'op', 7);\n"
+	"INSERT INTO kv VALUES ('old', 'value');\n"
+	"PRAGMA user_version = 1;\n";
+
+/* Every schema object of the file, "name:sql;" in name order, into buf. */
+static const char *
+schema_of(const char *path, const char *names, char *buf, size_t len)
+{
+	sqlite3 *db;
+	sqlite3_stmt *st;
+	const char *sql;
+
+	buf[0] = '\0';
+	if (sqlite3_open(path, &db) != SQLITE_OK ||
+	    sqlite3_prepare_v2(db,
+	    "SELECT name, sql FROM sqlite_master\n"
+	    "WHERE instr(?1, ' ' || name || ' ') > 0 ORDER BY name",
+	    -1, &st, NULL) != SQLITE_OK) {
+		sqlite3_close(db);
+		return "error";
+	}
+	sqlite3_bind_text(st, 1, names, -1, SQLITE_STATIC);
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		strlcat(buf, (const char *)sqlite3_column_text(st, 0), len);
+		strlcat(buf, ":", len);
+		sql = (const char *)sqlite3_column_text(st, 1);
+		strlcat(buf, sql != NULL ? sql : "(auto)", len);
+		strlcat(buf, ";", len);
+	}
+	sqlite3_finalize(st);
+	sqlite3_close(db);
+	return buf;
+}
+
+static void
+ncollect(const char *conv, const char *name, void *arg)
+{
+	char *out = arg;
+
+	if (out[0] != '\0')
+		strlcat(out, ",", 256);
+	strlcat(out, conv, 256);
+	strlcat(out, "=", 256);
+	strlcat(out, name, 256);
+}
+
+static const char *
+agent_chans(struct store *s, const char *agent)
+{
+	static char out[256];
+
+	out[0] = '\0';
+	if (store_agent_channels(s, agent, ncollect, out) == -1)
+		return "error";
+	return out;
+}
+
+static void
+test_migrate(void)
+{
+	static const char v1_names[] = " messages messages_conv_time "
+	    "messages_time channels bans kv sqlite_autoindex_messages_1 "
+	    "sqlite_autoindex_channels_1 sqlite_autoindex_bans_1 "
+	    "sqlite_autoindex_kv_1 ";
+	static char fresh[4096], made[4096];
+	struct store *s;
+	char buf[32], sid[32];
+	int64_t seen;
+
+	/* A fresh file, for what this build's v1 tables look like. */
+	s = store_open(path_in("fresh.db"), err, sizeof(err));
+	if (s == NULL)
+		exit(1);
+	store_close(s);
+	ok(raw_exec(path_in("v1.db"), v1_schema) == 0 &&
+	    raw_exec(path_in("v1.db"), v1_data) == 0, "make a version 1 file");
+	schema_of(path_in("fresh.db"), v1_names, fresh, sizeof(fresh));
+	schema_of(path_in("v1.db"), v1_names, made, sizeof(made));
+	ok(strstr(fresh, "messages:CREATE TABLE") != NULL,
+	    "read the fresh schema");
+	is_str(made, fresh, "the hand-made v1 schema is the released one");
+
+	s = store_open(path_in("v1.db"), err, sizeof(err));
+	ok(s != NULL, "open a version 1 file");
+	if (s == NULL) {
+		printf("# %s\n", err);
+		exit(1);
+	}
+	is_int(store_version(s), 2, "it is migrated to version 2");
+	is_str(q(s, "#old", STORE_LATEST, NULL, NULL, 10), "v1a,v1b,v1c",
+	    "its history is intact");
+	is_str(load(s), "[#old|#Old|old topic|0|0|nt|-|0] #old+b:*!*@old:op:7",
+	    "its channels and bans are intact");
+	ok(store_kv_get(s, "old", buf, sizeof(buf)) == 0 &&
+	    strcmp(buf, "value") == 0, "its key/value is intact");
+	is_int(store_history_last_id(s, "#old"), 3,
+	    "last_id on a migrated conversation");
+	memset(&sn, 0, sizeof(sn));
+	is_int(store_history_since(s, "#old", 1, NULL, 10, collect, &sn), 2,
+	    "since on migrated history (the new index covers old rows)");
+	is_str(sn.ids, "v1b,v1c", "the right ones");
+	is_int(add(s, "#old", "#Old", "c", "v2a", 4000), 0,
+	    "add after the migration");
+	is_int(store_history_last_id(s, "#old"), 4, "ids go on from the old");
+	is_int(store_session_set(s, "claude", "#old", "s1", 4), 0,
+	    "the new tables take rows");
+	is_int(store_agent_join(s, "claude", "#old", "#Old"), 0,
+	    "agent_channels too");
+	store_close(s);
+
+	s = store_open(path_in("v1.db"), err, sizeof(err));
+	is_int(s != NULL ? store_version(s) : -1, 2, "reopen: still 2");
+	ok(s != NULL && store_session_get(s, "claude", "#old", sid,
+	    sizeof(sid), &seen) == 0 && strcmp(sid, "s1") == 0 && seen == 4,
+	    "reopen: the session is there");
+	is_str(s != NULL ? agent_chans(s, "claude") : "", "#old=#Old",
+	    "reopen: the membership is there");
+	store_close(s);
+	ok(strstr(schema_of(path_in("v1.db"), " messages_conv_id mentions "
+	    "mentions_account agent_sessions agent_channels ", made,
+	    sizeof(made)), "messages_conv_id:CREATE INDEX") != NULL &&
+	    strstr(made, "mentions_account:") != NULL &&
+	    strstr(made, "agent_sessions:") != NULL &&
+	    strstr(made, "agent_channels:") != NULL,
+	    "v2 made its tables and indexes");
+
+	/* A v2 step that fails leaves the file at 1, whole. */
+	ok(raw_exec(path_in("v1bad.db"), v1_schema) == 0 &&
+	    raw_exec(path_in("v1bad.db"), v1_data) == 0 &&
+	    raw_exec(path_in("v1bad.db"), "CREATE TABLE mentions (x)") == 0,
+	    "make a version 1 file that v2 cannot migrate");
+	s = store_open(path_in("v1bad.db"), err, sizeof(err));
+	ok(s == NULL, "opening it fails");
+	ok(strstr(err, "migration") != NULL && strstr(err, "mentions") != NULL,
+	    "with the reason");
+	printf("# %s\n", err);
+	store_close(s);
+	ok(strstr(schema_of(path_in("v1bad.db"), " messages_conv_id "
+	    "agent_sessions ", made, sizeof(made)), "CREATE") == NULL,
+	    "v2 was rolled back as a whole");
+	ok(raw_exec(path_in("v1bad.db"), "DROP TABLE mentions") == 0,
+	    "remove the obstacle");
+	s = store_open(path_in("v1bad.db"), err, sizeof(err));
+	is_int(s != NULL ? store_version(s) : -1, 2, "then it migrates");
+	is_str(s != NULL ? q(s, "#old", STORE_LATEST, NULL, NULL, 10) : "",
+	    "v1a,v1b,v1c", "with its history");
+	store_close(s);
+}
+
+static int
+addn(struct store *s, const char *conv, const char *nick, const char *msgid,
+    int64_t t, int64_t *idp)
+{
+	struct store_msg m;
+
+	memset(&m, 0, sizeof(m));
+	strlcpy(m.msgid, msgid, sizeof(m.msgid));
+	m.time = t;
+	m.conv = conv;
+	m.target = conv;
+	m.kind = "PRIVMSG";
+	m.prefix = nick;
+	m.nick = nick;
+	m.text = msgid;
+	if (store_history_add(s, &m) == -1)
+		return -1;
+	if (idp != NULL)
+		*idp = m.id;
+	return 0;
+}
+
+/* Like q(), for store_history_since; ascending means by id here. */
+static const char *
+since(struct store *s, const char *conv, int64_t after, const char *excl,
+    int limit)
+{
+	static char out[1100];
+	int n;
+
+	memset(&sn, 0, sizeof(sn));
+	n = store_history_since(s, conv, after, excl, limit, collect, &sn);
+	if (n < 0) {
+		snprintf(out, sizeof(out), "%d", n);
+		return out;
+	}
+	if (n != count_ids(sn.ids))
+		return "(count mismatch)";
+	snprintf(out, sizeof(out), "%s", sn.ids);
+	return out;
+}
+
+static void
+idcollect(const struct store_msg *m, void *arg)
+{
+	int64_t *last = arg;
+
+	if (m->id <= *last)
+		*last = INT64_MAX;	/* not ascending by id */
+	else
+		*last = m->id;
+}
+
+static void
+test_since(void)
+{
+	struct store *s;
+	int64_t id[8], x1, last;
+	int fail = 0;
+
+	s = store_open(path_in("since.db"), err, sizeof(err));
+	if (s == NULL)
+		exit(1);
+	is_int(store_history_last_id(s, "#s"), 0,
+	    "last_id of an empty database is 0");
+	is_str(since(s, "#s", 0, NULL, 10), "", "since on nothing");
+
+	fail |= addn(s, "#s", "alice", "s1", 1000, &id[1]);
+	fail |= addn(s, "#other", "alice", "x1", 1500, &x1);
+	fail |= addn(s, "#s", "Claude", "s2", 2000, &id[2]);
+	fail |= addn(s, "#s", "bob", "s3", 3000, &id[3]);
+	fail |= addn(s, "#s", "claude", "s4", 4000, &id[4]);
+	fail |= addn(s, "#s", "alice", "s5", 5000, &id[5]);
+	fail |= addn(s, "#other", "alice", "x2", 5500, NULL);
+	is_int(fail, 0, "add messages");
+
+	is_int(store_history_last_id(s, "#s"), id[5],
+	    "last_id is the newest message's id");
+	is_int(store_history_last_id(s, "#empty"), 0,
+	    "last_id of a conversation without messages is 0");
+	is_int(store_history_last_id(s, "#S"), 0,
+	    "conv is compared exactly (the caller casefolds)");
+
+	is_str(since(s, "#s", 0, NULL, 100), "s1,s2,s3,s4,s5",
+	    "since 0: everything, ascending");
+	is_str(since(s, "#s", id[2], NULL, 100), "s3,s4,s5",
+	    "since an id excludes it");
+	is_str(since(s, "#s", x1, NULL, 100), "s2,s3,s4,s5",
+	    "since an id of another conversation");
+	is_str(since(s, "#s", id[5], NULL, 100), "",
+	    "since the newest: nothing");
+	is_str(since(s, "#s", 0, NULL, 2), "s4,s5",
+	    "a limit keeps the newest, delivered ascending");
+	is_str(since(s, "#s", id[1], "claude", 100), "s3,s5",
+	    "exclude a sender");
+	is_str(since(s, "#s", id[1], "CLAUDE", 100), "s3,s5",
+	    "the exclusion is case-insensitive");
+	is_str(since(s, "#s", 0, "claude", 2), "s3,s5",
+	    "the limit counts after the exclusion");
+	is_str(since(s, "#s", 0, "nobody", 100), "s1,s2,s3,s4,s5",
+	    "excluding an absent nick changes nothing");
+	is_str(since(s, "#s", 0, "", 100), "s1,s2,s3,s4,s5",
+	    "excluding \"\" changes nothing");
+	is_str(since(s, "#s", 0, NULL, 0), "", "limit 0");
+	is_str(since(s, "#s", 0, NULL, -1), "", "a negative limit");
+	is_str(since(s, "#s", -5, NULL, 100), "s1,s2,s3,s4,s5",
+	    "a negative after_id is from the start");
+	is_str(since(s, "#nothing", 0, NULL, 100), "",
+	    "an unknown conversation");
+	is_str(since(s, "#other", id[1], "ALICE", 100), "",
+	    "conversations do not mix");
+
+	/* The clock stepped back: the order is the order of storing. */
+	fail = addn(s, "#s", "bob", "s6", 500, &id[6]);
+	is_int(fail, 0, "add a message with an older time");
+	is_int(store_history_last_id(s, "#s"), id[6],
+	    "last_id follows ids, not times");
+	last = 0;
+	is_int(store_history_since(s, "#s", id[4], NULL, 100, idcollect,
+	    &last), 2, "since after a clock step");
+	is_int(last, id[6], "delivered by id: the step-back message last");
+	is_str(since(s, "#s", 0, NULL, 1), "s6", "and it is the newest");
+	store_close(s);
+}
+
+static void
+test_sessions(void)
+{
+	struct store *s;
+	char sid[16], small[4];
+	int64_t seen;
+
+	s = store_open(path_in("sess.db"), err, sizeof(err));
+	if (s == NULL)
+		exit(1);
+	seen = 99;
+	strlcpy(sid, "junk", sizeof(sid));
+	is_int(store_session_get(s, "claude", "#a", sid, sizeof(sid), &seen),
+	    1, "session: not found");
+	is_int(store_session_set(s, "claude", "#a", NULL, 7), 0,
+	    "session: create without an id");
+	seen = 99;
+	is_int(store_session_get(s, "claude", "#a", sid, sizeof(sid), &seen),
+	    0, "session: found");
+	is_str(sid, "", "session: no id yet is \"\"");
+	is_int(seen, 7, "session: seen_id");
+
+	is_int(store_session_set(s, "claude", "#a", "sess-1", -1), 0,
+	    "session: set the id, keep seen_id");
+	store_session_get(s, "claude", "#a", sid, sizeof(sid), &seen);
+	is_str(sid, "sess-1", "session: the id");
+	is_int(seen, 7, "session: seen_id kept (negative)");
+	is_int(store_session_set(s, "claude", "#a", NULL, 42), 0,
+	    "session: advance seen_id, keep the id");
+	store_session_get(s, "claude", "#a", sid, sizeof(sid), &seen);
+	is_str(sid, "sess-1", "session: the id kept (NULL)");
+	is_int(seen, 42, "session: seen_id advanced");
+	is_int(store_session_set(s, "claude", "#a", "sess-2", 0), 0,
+	    "session: both at once");
+	store_session_get(s, "claude", "#a", sid, sizeof(sid), &seen);
+	ok(strcmp(sid, "sess-2") == 0 && seen == 0,
+	    "session: new id, seen_id 0 is a value, not a keep");
+	is_int(store_session_set(s, "claude", "#a", "", -1), 0,
+	    "session: clear the id with \"\"");
+	store_session_get(s, "claude", "#a", sid, sizeof(sid), &seen);
+	ok(sid[0] == '\0' && seen == 0, "session: cleared");
+
+	is_int(store_session_set(s, "claude", "#b", "other", -1), 0,
+	    "session: a new one with seen_id < 0");
+	store_session_get(s, "claude", "#b", sid, sizeof(sid), &seen);
+	ok(strcmp(sid, "other") == 0 && seen == 0,
+	    "session: starts at seen_id 0");
+	is_int(store_session_get(s, "gemini", "#a", sid, sizeof(sid), &seen),
+	    1, "session: keyed by agent too");
+	is_int(store_session_get(s, "claude", "#b", NULL, 0, &seen), 0,
+	    "session: sid buffer optional");
+	is_int(store_session_get(s, "claude", "#b", sid, sizeof(sid), NULL), 0,
+	    "session: seen_id optional");
+
+	n_errors = 0;
+	is_int(store_session_get(s, "claude", "#b", small, sizeof(small),
+	    &seen), -1, "session: an id too long for the buffer is an error");
+	is_int(n_errors, 1, "session: and logs");
+
+	is_int(store_session_delete(s, "claude", "#a"), 0, "session: delete");
+	is_int(store_session_get(s, "claude", "#a", sid, sizeof(sid), &seen),
+	    1, "session: gone");
+	is_int(store_session_get(s, "claude", "#b", sid, sizeof(sid), &seen),
+	    0, "session: the other stays");
+	is_int(store_session_delete(s, "claude", "#zz"), 0,
+	    "session: deleting a missing one is fine");
+	n_errors = 0;
+	is_int(store_session_set(s, NULL, "#a", "x", 1), -1,
+	    "session: a NULL agent is refused");
+	is_int(n_errors, 1, "session: and logs");
+	store_close(s);
+
+	s = store_open(path_in("sess.db"), err, sizeof(err));
+	ok(s != NULL && store_session_get(s, "claude", "#b", sid, sizeof(sid),
+	    &seen) == 0 && strcmp(sid, "other") == 0,
+	    "session: survives a reopen");
+	store_close(s);
+}
+
+static void
+test_agent_channels(void)
+{
+	struct store *s;
+
+	s = store_open(path_in("ag.db"), err, sizeof(err));
+	if (s == NULL)
+		exit(1);
+	is_str(agent_chans(s, "claude"), "", "memberships: none");
+	is_int(store_agent_join(s, "claude", "#b", "#B"), 0, "join #b");
+	is_int(store_agent_join(s, "claude", "#a", "#a"), 0, "join #a");
+	is_int(store_agent_join(s, "claude", "#c", "#c"), 0, "join #c");
+	is_int(store_agent_join(s, "gemini", "#a", "#a"), 0,
+	    "another agent joins #a");
+	is_str(agent_chans(s, "claude"), "#b=#B,#a=#a,#c=#c",
+	    "memberships: in the order joined (within one second too)");
+	is_str(agent_chans(s, "gemini"), "#a=#a", "memberships: per agent");
+	is_int(store_agent_join(s, "claude", "#b", "#bee"), 0, "join #b again");
+	is_str(agent_chans(s, "claude"), "#b=#bee,#a=#a,#c=#c",
+	    "joining again renames and keeps the place");
+	is_int(store_agent_part(s, "claude", "#a"), 0, "part #a");
+	is_str(agent_chans(s, "claude"), "#b=#bee,#c=#c", "#a is gone");
+	is_str(agent_chans(s, "gemini"), "#a=#a",
+	    "the other agent is still in #a");
+	is_int(store_agent_join(s, "claude", "#a", "#A"), 0, "rejoin #a");
+	is_str(agent_chans(s, "claude"), "#b=#bee,#c=#c,#a=#A",
+	    "a rejoin goes last");
+	is_int(store_agent_part(s, "claude", "#nope"), 0,
+	    "parting a channel not joined is fine");
+	is_int(store_agent_join(s, "claude", "#d", NULL), 0,
+	    "join without a name");
+	is_str(agent_chans(s, "claude"), "#b=#bee,#c=#c,#a=#A,#d=#d",
+	    "the name defaults to conv");
+	n_errors = 0;
+	is_int(store_agent_join(s, "claude", NULL, "#x"), -1,
+	    "a NULL conv is refused");
+	is_int(n_errors, 1, "and logs");
+	store_close(s);
+
+	s = store_open(path_in("ag.db"), err, sizeof(err));
+	is_str(s != NULL ? agent_chans(s, "claude") : "",
+	    "#b=#bee,#c=#c,#a=#A,#d=#d", "memberships survive a reopen");
+	store_close(s);
+}
+
+struct mseen {
+	char	out[4096];
+	int	n;
+	char	first[64], last[64];
+};
+
+static void
+mcollect(const struct store_mention *m, void *arg)
+{
+	struct mseen *ms = arg;
+	char buf[256];
+
+	snprintf(buf, sizeof(buf), "%s%s|%s|%s|%lld|%s", ms->out[0] ? "," : "",
+	    m->account, m->target ? m->target : "-", m->from ? m->from : "-",
+	    (long long)m->time, m->text ? m->text : "-");
+	strlcat(ms->out, buf, sizeof(ms->out));
+	if (ms->n == 0)
+		strlcpy(ms->first, m->text ? m->text : "-", sizeof(ms->first));
+	strlcpy(ms->last, m->text ? m->text : "-", sizeof(ms->last));
+	ms->n++;
+}
+
+static int
+mention(struct store *s, const char *account, const char *target,
+    const char *from, int64_t t, const char *text)
+{
+	struct store_mention m;
+
+	m.account = account;
+	m.target = target;
+	m.from = from;
+	m.time = t;
+	m.text = text;
+	return store_mention_add(s, &m);
+}
+
+static int
+take(struct store *s, const char *account, struct mseen *ms)
+{
+	memset(ms, 0, sizeof(*ms));
+	return store_mention_take(s, account, mcollect, ms);
+}
+
+static void
+test_mentions(void)
+{
+	struct store *s;
+	struct mseen ms;
+	char text[32];
+	int i, fail = 0;
+
+	s = store_open(path_in("men.db"), err, sizeof(err));
+	if (s == NULL)
+		exit(1);
+	is_int(take(s, "alice", &ms), 0, "mentions: none to take");
+	is_int(mention(s, "alice", "#a", "bob", 1000, "hi @alice"), 0,
+	    "mentions: add");
+	is_int(mention(s, "bob", "#a", "carol", 1500, "bob?"), 0,
+	    "mentions: add for another account");
+	is_int(mention(s, "alice", "#b", "carol", 2000, "alice: look"), 0,
+	    "mentions: add a second");
+	is_int(mention(s, "alice", NULL, NULL, 3000, NULL), 0,
+	    "mentions: add with only the account");
+	is_int(take(s, "alice", &ms), 3, "mentions: take gives all three");
+	is_str(ms.out, "alice|#a|bob|1000|hi @alice,"
+	    "alice|#b|carol|2000|alice: look,alice|-|-|3000|-",
+	    "mentions: oldest first, every field");
+	is_int(take(s, "alice", &ms), 0, "mentions: taken means deleted");
+	is_int(take(s, "ALICE", &ms), 0,
+	    "mentions: accounts compare exactly (the caller casefolds)");
+	is_int(take(s, "bob", &ms), 1, "mentions: the other account's stays");
+	is_str(ms.out, "bob|#a|carol|1500|bob?", "mentions: and is intact");
+
+	for (i = 0; i < 105; i++) {
+		snprintf(text, sizeof(text), "c%d", i);
+		fail |= mention(s, "carol", "#c", "x", i, text);
+	}
+	fail |= mention(s, "dave", "#c", "x", 1, "d0");
+	is_int(fail, 0, "mentions: add 105 for one account");
+	is_int(take(s, "carol", &ms), 100, "mentions: at most 100 are kept");
+	is_str(ms.first, "c5", "mentions: the oldest five went");
+	is_str(ms.last, "c104", "mentions: the newest stayed");
+	is_int(take(s, "dave", &ms), 1,
+	    "mentions: the bound is per account");
+
+	n_errors = 0;
+	is_int(mention(s, NULL, "#a", "bob", 1, "x"), -1,
+	    "mentions: a NULL account is refused");
+	is_int(n_errors, 1, "mentions: and logs");
+	is_int(mention(s, "erin", "#a", "bob", 1, "after"), 0,
+	    "mentions: adding works after a failure");
+	store_close(s);
+
+	s = store_open(path_in("men.db"), err, sizeof(err));
+	is_int(s != NULL ? take(s, "erin", &ms) : -1, 1,
+	    "mentions: survive a reopen");
+	store_close(s);
+}
+
+/* The v2 writes and reads that fail: logged, rolled back, no crash. */
+static void
+test_agent_failures(void)
+{
+	struct store *s;
+	struct mseen ms;
+	char sid[16], text[32];
+	int64_t seen;
+	int i, fail = 0;
+
+	s = store_open(path_in("af.db"), err, sizeof(err));
+	if (s == NULL)
+		exit(1);
+	for (i = 0; i < 100; i++) {
+		snprintf(text, sizeof(text), "e%d", i);
+		fail |= mention(s, "erin", "#e", "x", i, text);
+	}
+	is_int(fail, 0, "add 100 mentions");
+	store_session_set(s, "claude", "#e", "s", 5);
+	ok(raw_exec(path_in("af.db"),
+	    "CREATE TRIGGER nodel BEFORE DELETE ON mentions\n"
+	    "BEGIN SELECT RAISE(ABORT, 'simulated disk full'); END;\n"
+	    "CREATE TRIGGER noupd BEFORE UPDATE ON agent_sessions\n"
+	    "BEGIN SELECT RAISE(ABORT, 'simulated disk full'); END;\n"
+	    "CREATE TRIGGER nojoin BEFORE INSERT ON agent_channels\n"
+	    "BEGIN SELECT RAISE(ABORT, 'simulated disk full'); END") == 0,
+	    "install failing triggers");
+
+	n_errors = 0;
+	last_log[0] = '\0';
+	is_int(mention(s, "erin", "#e", "x", 100, "e100"), -1,
+	    "a mention whose bound fails is -1");
+	ok(n_errors == 1 && strstr(last_log, "simulated") != NULL,
+	    "one error logged");
+	printf("# %s\n", last_log);
+	n_errors = 0;
+	is_int(take(s, "erin", &ms), -1, "a take whose delete fails is -1");
+	is_int(n_errors, 1, "one error logged");
+	is_int(ms.n, 100, "it had handed them out");
+	n_errors = 0;
+	is_int(store_session_set(s, "claude", "#e", NULL, 9), -1,
+	    "a failed session update is -1");
+	is_int(n_errors, 1, "one error logged");
+	is_int(store_agent_join(s, "claude", "#e", "#e"), -1,
+	    "a failed join is -1");
+	ok(raw_exec(path_in("af.db"),
+	    "DROP TRIGGER nodel; DROP TRIGGER noupd; DROP TRIGGER nojoin") == 0,
+	    "drop the triggers");
+	is_int(take(s, "erin", &ms), 100,
+	    "nothing was lost: the take comes again");
+	is_str(ms.last, "e99", "and the failed add was rolled back");
+	ok(store_session_get(s, "claude", "#e", sid, sizeof(sid), &seen) == 0 &&
+	    seen == 5, "the session is as it was");
+	is_int(store_session_set(s, "claude", "#e", NULL, 9), 0,
+	    "the same handle writes again");
+
+	/* Reads fail too: another process broke the schema under us. */
+	ok(raw_exec(path_in("af.db"),
+	    "DROP TABLE agent_channels; DROP TABLE mentions;\n"
+	    "DROP INDEX messages_conv_id") == 0, "break the schema");
+	n_errors = 0;
+	is_str(agent_chans(s, "claude"), "error",
+	    "listing memberships fails with -1");
+	is_int(take(s, "erin", &ms), -1, "taking mentions fails with -1");
+	is_str(since(s, "#e", 0, NULL, 10), "-1",
+	    "since without its index fails with -1, not a slow scan");
+	is_int(store_history_last_id(s, "#e"), -1, "last_id too");
+	is_int(n_errors, 4, "each logged once");
+	printf("# %s\n", last_log);
+	store_close(s);
+}
+
+/*
  * A read-only database file. Root ignores file modes, so as root the
  * check runs in a child that drops to nobody first; the child reports
  * through its exit status.
@@ -879,6 +1505,12 @@ main(void)
 	test_channels();
 	test_kv();
 	test_failures();
+	test_migrate();
+	test_since();
+	test_sessions();
+	test_agent_channels();
+	test_mentions();
+	test_agent_failures();
 	test_readonly();
 	if (getenv("KEEP_DB") == NULL)
 		rm_tree();
