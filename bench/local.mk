@@ -10,4 +10,4 @@ bench_loadgen_LDADD = libcompat.a $(LIBEVENT_OPENSSL_LIBS) $(LIBEVENT_LIBS) \
 	$(OPENSSL_LIBS)
 
 TESTS += bench/smoke.sh
-EXTRA_DIST += bench/run-compare bench/README.md
+EXTRA_DIST += bench/run-compare bench/README.md bench/history-bench
