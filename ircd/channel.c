@@ -111,6 +111,8 @@ channel_add(struct channel *ch, struct client *c, unsigned modes)
 	TAILQ_INSERT_TAIL(&c->channels, m, by_client);
 	ch->nmembers++;
 	c->nchannels++;
+	if (c->ops->joined != NULL)
+		c->ops->joined(c, ch);
 	return m;
 }
 
@@ -126,6 +128,8 @@ channel_remove(struct channel *ch, struct client *c)
 	ch->nmembers--;
 	c->nchannels--;
 	free(m);
+	if (c->ops->parted != NULL)
+		c->ops->parted(c, ch);
 	channel_maybe_destroy(ch);
 }
 

@@ -50,6 +50,8 @@ struct channel {
 	TAILQ_HEAD(, ban)	 bans;
 	unsigned		 nbans;
 	int			 permanent;	/* from the config: kept when empty */
+	unsigned		 nagents;	/* members that are agents */
+	char			 last_agent[NICKLEN + 1];	/* RT-3: spoke last */
 };
 
 struct channel	*channel_find(const char *name);

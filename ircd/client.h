@@ -17,6 +17,7 @@ struct client;
 struct member;
 struct outmsg;
 struct sasl;
+struct channel;
 
 /* User modes, as bits. */
 #define UMODE_INVISIBLE	0x01	/* +i */
@@ -49,6 +50,7 @@ struct outmsg {
 	char		 time[32];	/* server-time value, the same for everyone */
 	int64_t		 time_ms;	/* the same, in Unix milliseconds */
 	const char	*batch;		/* batch reference for batch clients, or NULL */
+	int64_t		 hid;		/* its history row once stored, else 0 */
 	char		 msgid[32];
 	char		 line[IRC_LINELEN];	/* ":prefix CMD target :text", no CRLF */
 	size_t		 len;
@@ -74,6 +76,14 @@ struct client_ops {
 	void	(*deliver)(struct client *to, struct outmsg *);
 	/* The client leaves the server for reason; free what the ops own. */
 	void	(*release)(struct client *, const char *reason);
+	/* Optional (NULL for people): membership changes and invitations. */
+	void	(*joined)(struct client *, struct channel *);
+	void	(*parted)(struct client *, struct channel *);
+	void	(*invited)(struct client *to, struct client *from, struct channel *);
+	/* Optional: a private PRIVMSG to this client, after it was relayed. */
+	void	(*message)(struct client *to, struct client *from, struct outmsg *);
+	/* Optional: more WHOIS lines about this client, for asker (AG-3). */
+	void	(*whois)(struct client *, struct client *asker);
 };
 
 struct invite {

@@ -601,6 +601,8 @@ cmd_invite(struct client *c, struct message *msg)
 		reply(c, RPL_AWAY, target->nick, target->away);
 	client_send(target, ":%s INVITE %s %s", c->prefix, target->nick,
 	    ch->name);
+	if (target->ops->invited != NULL)
+		target->ops->invited(target, c, ch);
 	/* invite-notify: the channel's other members see it too. */
 	{
 		struct member *o;

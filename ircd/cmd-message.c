@@ -9,6 +9,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "ircd/agent.h"
 #include "ircd/cap.h"
 #include "ircd/casemap.h"
 #include "ircd/channel.h"
@@ -68,6 +69,9 @@ message_to_channel(struct client *c, struct outmsg *om, const char *name,
 		mb->client->ops->deliver(mb->client, om);
 	}
 	message_echo(c, om);
+	/* Step 3 of a message's way: who answers, if agents are here (RT). */
+	if (need == 0 && ch->nagents > 0 && strcmp(om->cmd, "PRIVMSG") == 0)
+		agent_channel_message(c, ch, om);
 }
 
 static void
@@ -85,6 +89,8 @@ message_to_user(struct client *c, struct outmsg *om, const char *nick,
 	if (history_add_private(c, to, om) == -1)
 		return;
 	to->ops->deliver(to, om);
+	if (to->ops->message != NULL)
+		to->ops->message(to, c, om);
 	if (to != c)
 		message_echo(c, om);
 	if (kind == K_PRIVMSG && to->away != NULL)

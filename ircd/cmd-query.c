@@ -361,6 +361,8 @@ whois_one(struct client *c, const char *nick)
 		reply(c, RPL_WHOISBOT, t->nick, ircd.conf->network);
 	if (t->flags & CLIENT_AGENT)
 		reply(c, RPL_WHOISSPECIAL, t->nick, "is an AI coding agent");
+	if (t->ops->whois != NULL)
+		t->ops->whois(t, c);
 	if (t->account != NULL)
 		reply(c, RPL_WHOISACCOUNT, t->nick, t->account);
 	/* The real address is for operators and the user alone. */

@@ -120,6 +120,11 @@ static const struct conf_key conf_keys[] = {
 	{ SEC_SERVER, "history-replay",	T_INT,	S(history_replay), 0, 1000, 0 },
 	{ SEC_SERVER, "history-days",	T_INT,	S(history_days), 0, 1000000, 0 },
 	{ SEC_SERVER, "history-max-rows", T_INT, S(history_max_rows), 0, 1000000000, 0 },
+	{ SEC_SERVER, "max-loaded-agents", T_INT, S(max_loaded_agents), 1, 1000, 0 },
+	{ SEC_SERVER, "max-parallel-turns", T_INT, S(max_parallel_turns), 1, 1000, 0 },
+	{ SEC_SERVER, "turn-timeout",	T_INT,	S(turn_timeout), 1, 86400, 0 },
+	{ SEC_SERVER, "transcript-lines", T_INT, S(transcript_lines), 0, 1000, 0 },
+	{ SEC_SERVER, "transcript-chars", T_INT, S(transcript_chars), 20, 100000, 0 },
 
 	{ SEC_LISTEN, "address",	T_ADDRESS,	L(address), 0, 0, 0 },
 	{ SEC_LISTEN, "tls-cert",	T_PATH,		L(tls_cert), 0, 0, 0 },
@@ -857,6 +862,13 @@ conf_set(struct conf_parser *p, const struct conf_key *k, char *v)
 		vp = (char ***)(base + k->offset);
 		conf_strv_free(*vp);
 		*vp = list;
+		/* The agent library splits it again; keep the line as written. */
+		if (p->section == SEC_AGENT) {
+			struct conf_agent *ag = (struct conf_agent *)(void *)base;
+
+			free(ag->command);
+			ag->command = xstrdup(v);
+		}
 		break;
 	case T_ENV:
 		eq = strchr(v, '=');
@@ -1176,6 +1188,11 @@ conf_new(const char *filename, const char *dir)
 	c->default_modes = xstrdup("+nt");
 	c->whowas = 100;
 	c->history_replay = 50;
+	c->max_loaded_agents = 2;
+	c->max_parallel_turns = 1;
+	c->turn_timeout = 1800;
+	c->transcript_lines = 20;
+	c->transcript_chars = 300;
 	return c;
 }
 
@@ -1360,6 +1377,7 @@ conf_free(struct conf *c)
 	free(c->channels);
 	for (i = 0; i < c->nagents; i++) {
 		conf_strv_free(c->agents[i].argv);
+		free(c->agents[i].command);
 		free(c->agents[i].name);
 		free(c->agents[i].cwd);
 		conf_strv_free(c->agents[i].env);

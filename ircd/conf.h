@@ -43,6 +43,7 @@ struct conf_channel {
 struct conf_agent {
 	char	*name;
 	char	**argv;		/* NULL-terminated, from command (shell-like quoting) */
+	char	*command;	/* the command line as written */
 	char	*cwd;
 	char	**env;		/* NULL-terminated "KEY=VALUE" */
 	char	**channels;	/* NULL-terminated */
@@ -82,6 +83,11 @@ struct conf {
 	int	 history_replay;	/* lines replayed on JOIN (HS-3), default 50 */
 	int	 history_days;		/* prune older messages; 0 keeps all */
 	int	 history_max_rows;	/* prune beyond this many; 0 keeps all */
+	int	 max_loaded_agents;	/* SS-5, default 2 */
+	int	 max_parallel_turns;	/* TN-1, default 1 */
+	int	 turn_timeout;		/* TN-8 watchdog, seconds, default 1800 */
+	int	 transcript_lines;	/* SS-2, default 20 */
+	int	 transcript_chars;	/* SS-2, default 300 */
 
 	struct conf_listen	*listens;
 	size_t			 nlistens;

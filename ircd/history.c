@@ -148,7 +148,10 @@ history_principal(const struct client *c, char *buf, size_t len)
 {
 	char folded[NICKLEN * 2 + 1];
 
-	if (c->account != NULL) {
+	if (c->flags & CLIENT_AGENT) {
+		casemap_fold(folded, c->nick, sizeof(folded));
+		snprintf(buf, len, "g:%s", folded);
+	} else if (c->account != NULL) {
 		casemap_fold(folded, c->account, sizeof(folded));
 		snprintf(buf, len, "a:%s", folded);
 	} else
@@ -163,7 +166,7 @@ history_channel_conv(const struct channel *ch, char *buf, size_t len)
 	casemap_fold(buf, ch->name, len);
 }
 
-static int
+int
 history_add(struct client *from, const char *conv, struct outmsg *om)
 {
 	struct store_msg sm;
@@ -184,6 +187,7 @@ history_add(struct client *from, const char *conv, struct outmsg *om)
 		    "Your message could not be stored, so it was not sent; try again");
 		return -1;
 	}
+	om->hid = sm.id;
 	return 0;
 }
 

@@ -27,6 +27,9 @@ struct store	*history_store(void);
 int	history_add_channel(struct client *from, struct channel *ch, struct outmsg *);
 int	history_add_private(struct client *from, struct client *to, struct outmsg *);
 
+/* Store om from from in conversation conv (a key); as history_add_channel. */
+int	history_add(struct client *from, const char *conv, struct outmsg *);
+
 /* Who c is for private history: "a:<account>" or "c:<connection id>". */
 void	history_principal(const struct client *, char *buf, size_t len);
 /* The conversation key of a channel (its casefolded name). */

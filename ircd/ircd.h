@@ -48,6 +48,7 @@ struct ircd {
 	unsigned		 nchannels;
 	unsigned		 maxusers;	/* highest nusers seen */
 	unsigned		 nconns;
+	int			 stopping;	/* shutting down: keep stored state */
 	uint64_t		 msgid_seq;
 	char			 msgid_base[24];	/* per start, so ids never repeat */
 	char			 created[64];	/* for 003 */

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "ircd/cap.h"
+#include "ircd/agent.h"
 #include "ircd/casemap.h"
 #include "ircd/channel.h"
 #include "ircd/client.h"
@@ -135,6 +136,8 @@ server_init(struct conf *cf)
 	if (history_open() == -1)
 		return -1;
 	server_conf_channels();
+	if (agent_init() == -1)
+		return -1;
 	if (listen_start(cf) == -1)
 		return -1;
 
@@ -157,6 +160,7 @@ server_run(void)
 	size_t pos = 0;
 
 	event_base_dispatch(ircd.base);
+	ircd.stopping = 1;
 
 	/* Tear down in order so leak checkers see a clean exit. */
 	while ((c = TAILQ_FIRST(&ircd.all)) != NULL)
@@ -168,6 +172,7 @@ server_run(void)
 	while (ircd.nconns > 0)
 		event_base_loop(ircd.base, EVLOOP_ONCE);
 	client_reap();
+	agent_shutdown();
 	while ((ch = dict_next(ircd.channels, &pos, NULL)) != NULL) {
 		ch->permanent = 0;
 		channel_maybe_destroy(ch);
@@ -194,6 +199,7 @@ server_shutdown(const char *reason)
 {
 	struct client *c, *tc;
 
+	ircd.stopping = 1;
 	listen_stop();
 	TAILQ_FOREACH_SAFE(c, &ircd.all, entry, tc)
 		client_exit(c, reason);

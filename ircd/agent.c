@@ -1,0 +1,941 @@
+/*
+ * agent.c: agents as IRC users. Each configured agent is a registered
+ * client without a connection (AG-1); what people say to it becomes
+ * turns of its ACP sessions, one session per conversation (SS-1), and
+ * what it streams back becomes PRIVMSG lines from it (TN-4), stored in
+ * history with +reply to the message it answers (HS-4).
+ */
+#include "compat.h"
+
+#include <event2/event.h>
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "acp/acp.h"
+#include "ircd/agent.h"
+#include "ircd/cap.h"
+#include "ircd/casemap.h"
+#include "ircd/channel.h"
+#include "ircd/client.h"
+#include "ircd/conf.h"
+#include "ircd/history.h"
+#include "ircd/log.h"
+#include "ircd/message.h"
+#include "ircd/numeric.h"
+#include "ircd/prompt.h"
+#include "ircd/reply.h"
+#include "ircd/route.h"
+#include "ircd/turn.h"
+#include "ircd/xmalloc.h"
+#include "store/store.h"
+
+/* TN-3: typing notifications, at most every 3 seconds. */
+#define TYPING_SEC	3
+/* A streamed line longer than this is cut (between words) before sending. */
+#define STREAM_MAX	(64 * 1024)
+
+static TAILQ_HEAD(, agent) all_agents = TAILQ_HEAD_INITIALIZER(all_agents);
+static struct acp_pool *pool;
+static const struct client_ops agent_ops;
+static const struct acp_callbacks agent_callbacks;
+
+static void
+agent_acp_log(enum acp_log_level lvl, const char *msg, void *arg)
+{
+	(void)arg;
+	switch (lvl) {
+	case ACP_LOG_DEBUG: log_debug("acp: %s", msg); break;
+	case ACP_LOG_INFO: log_info("acp: %s", msg); break;
+	default: log_warnx("acp: %s", msg); break;
+	}
+}
+
+static struct agent *
+agent_of(const struct client *c)
+{
+	return c->ops == &agent_ops ? c->priv : NULL;
+}
+
+/* ---- conversations ---- */
+
+static struct conv *
+conv_find(struct agent *a, const char *key)
+{
+	struct conv *cv;
+
+	TAILQ_FOREACH(cv, &a->convs, entry)
+		if (strcmp(cv->key, key) == 0)
+			return cv;
+	return NULL;
+}
+
+static struct conv *
+conv_get(struct agent *a, const char *key, const char *target, int private)
+{
+	struct conv *cv = conv_find(a, key);
+	char sid[256] = "";
+	int64_t seen = 0;
+
+	if (cv != NULL) {
+		strlcpy(cv->target, target, sizeof(cv->target));
+		return cv;
+	}
+	cv = xcalloc(1, sizeof(*cv));
+	cv->agent = a;
+	strlcpy(cv->key, key, sizeof(cv->key));
+	strlcpy(cv->target, target, sizeof(cv->target));
+	cv->private = private;
+	/* SS-4: a stored session id is resumed (session/load) when it can be. */
+	if (store_session_get(history_store(), a->client->nick, key, sid,
+	    sizeof(sid), &seen) != 0)
+		sid[0] = '\0';
+	cv->seen_id = seen;
+	cv->session = acp_session_new(a->acp, sid[0] != '\0' ? sid : NULL, cv);
+	TAILQ_INSERT_TAIL(&a->convs, cv, entry);
+	return cv;
+}
+
+/* Forget a conversation; one that is answering goes when its turn ends. */
+static void
+conv_free(struct conv *cv)
+{
+	turn_drop_conv(cv);
+	if (cv->turn != NULL) {
+		cv->closing = 1;
+		acp_session_cancel(cv->session);
+		return;
+	}
+	TAILQ_REMOVE(&cv->agent->convs, cv, entry);
+	acp_session_free(cv->session);
+	free(cv);
+}
+
+void
+agent_conv_notice(struct conv *cv, const char *fmt, ...)
+{
+	char text[IRC_LINELEN];
+	va_list ap;
+	struct channel *ch;
+	struct client *c;
+
+	va_start(ap, fmt);
+	vsnprintf(text, sizeof(text), fmt, ap);
+	va_end(ap);
+	if (!cv->private && (ch = channel_find(cv->target)) != NULL)
+		channel_send(ch, NULL, ":%s NOTICE %s :%s", ircd.conf->name,
+		    ch->name, text);
+	else if (cv->private && (c = client_find(cv->target)) != NULL)
+		reply_notice(c, "%s", text);
+}
+
+/* ---- what the agent says ---- */
+
+/* Send one line (no CR/LF) from the agent in cv, stored first (HS-2). */
+static void
+agent_say(struct conv *cv, struct turn *t, const char *text, size_t len,
+    int action)
+{
+	struct agent *a = cv->agent;
+	struct outmsg om;
+	struct channel *ch = NULL;
+	struct client *peer = NULL;
+	struct member *m;
+	char body[IRC_LINELEN], ctags[96];
+
+	/* AG-5: a leading \x01 would make it CTCP. */
+	while (len > 0 && text[0] == '\x01') {
+		text++;
+		len--;
+	}
+	if (len == 0)
+		return;
+	if (action)
+		snprintf(body, sizeof(body), "\x01" "ACTION %.*s\x01", (int)len, text);
+	else
+		snprintf(body, sizeof(body), "%.*s", (int)len, text);
+	if (cv->private)
+		peer = client_find(cv->target);
+	else if ((ch = channel_find(cv->target)) == NULL)
+		return;
+	memset(&om, 0, sizeof(om));
+	om.from = a->client;
+	om.cmd = "PRIVMSG";
+	om.target = cv->private ? cv->target : ch->name;
+	om.text = body;
+	if (t != NULL && t->msgid[0] != '\0') {
+		snprintf(ctags, sizeof(ctags), "+reply=%s", t->msgid);
+		om.ctags = ctags;
+	}
+	outmsg_render(&om);
+	if (history_add(a->client, cv->key, &om) == -1)
+		return;
+	if (ch != NULL) {
+		strlcpy(ch->last_agent, a->client->nick, sizeof(ch->last_agent));
+		TAILQ_FOREACH(m, &ch->members, by_channel)
+			if (m->client != a->client)
+				m->client->ops->deliver(m->client, &om);
+	} else if (peer != NULL)
+		peer->ops->deliver(peer, &om);
+}
+
+struct say {
+	struct conv	*cv;
+	struct turn	*t;
+};
+
+static void
+agent_say_piece(const char *piece, size_t len, void *arg)
+{
+	struct say *s = arg;
+
+	agent_say(s->cv, s->t, piece, len, 0);
+}
+
+/* The bytes a line may carry after ":nick!agent@host PRIVMSG target :". */
+static size_t
+agent_budget(const struct conv *cv)
+{
+	const struct client *c = cv->agent->client;
+	size_t fixed = 14 + 10 + strlen(c->nick) + strlen(c->user) +
+	    strlen(c->host) + strlen(cv->target) + 16;	/* +reply room */
+
+	return fixed < IRC_LINELEN - 64 ? IRC_LINELEN - fixed : 64;
+}
+
+/* One complete line of the answer: code fences keep their lines (TN-4). */
+static void
+agent_line(struct conv *cv, struct turn *t, const char *line, size_t len)
+{
+	struct say s = { cv, t };
+	size_t i = 0;
+
+	while (i < len && (line[i] == ' ' || line[i] == '\t'))
+		i++;
+	if (len - i >= 3 && strncmp(line + i, "```", 3) == 0)
+		t->in_fence = !t->in_fence;
+	if (i == len) {
+		/* Blank lines are not sent, except inside code, as one space. */
+		if (t->in_fence)
+			agent_say(cv, t, " ", 1, 0);
+		return;
+	}
+	message_split(line, len, agent_budget(cv), agent_say_piece, &s);
+}
+
+static void
+agent_flush(struct conv *cv, struct turn *t, int all)
+{
+	size_t start = 0, i;
+
+	for (i = 0; i < t->len; i++) {
+		if (t->buf[i] != '\n')
+			continue;
+		agent_line(cv, t, t->buf + start, i - start);
+		start = i + 1;
+	}
+	if (all && start < t->len) {
+		agent_line(cv, t, t->buf + start, t->len - start);
+		start = t->len;
+	}
+	/* A line that never ends is sent in pieces rather than kept growing. */
+	if (!all && t->len - start > STREAM_MAX) {
+		agent_line(cv, t, t->buf + start, t->len - start);
+		start = t->len;
+	}
+	memmove(t->buf, t->buf + start, t->len - start);
+	t->len -= start;
+}
+
+static void
+agent_typing(struct conv *cv, const char *state)
+{
+	struct outmsg om;
+	struct channel *ch;
+	struct client *peer;
+	struct member *m;
+	char ctags[32];
+
+	memset(&om, 0, sizeof(om));
+	om.from = cv->agent->client;
+	om.cmd = "TAGMSG";
+	om.target = cv->target;
+	om.tagmsg = 1;
+	snprintf(ctags, sizeof(ctags), "+typing=%s", state);
+	om.ctags = ctags;
+	outmsg_render(&om);
+	if (!cv->private && (ch = channel_find(cv->target)) != NULL) {
+		TAILQ_FOREACH(m, &ch->members, by_channel)
+			if (m->client != om.from)
+				m->client->ops->deliver(m->client, &om);
+	} else if (cv->private && (peer = client_find(cv->target)) != NULL)
+		peer->ops->deliver(peer, &om);
+}
+
+static void
+agent_typing_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct turn *t = arg;
+
+	(void)fd;
+	(void)what;
+	agent_typing(t->conv, "active");
+}
+
+/* ---- turns ---- */
+
+struct collect {
+	struct prompt_line	*lines;
+	size_t			 n, cap;
+};
+
+static void
+agent_collect(const struct store_msg *sm, void *arg)
+{
+	struct collect *c = arg;
+
+	if (c->n == c->cap) {
+		c->cap = c->cap ? c->cap * 2 : 16;
+		c->lines = xreallocarray(c->lines, c->cap, sizeof(*c->lines));
+	}
+	c->lines[c->n].nick = xstrdup(sm->nick);
+	c->lines[c->n].text = xstrdup(sm->text);
+	c->lines[c->n].hid = sm->id;
+	c->n++;
+}
+
+static void
+agent_turn_send(struct turn *t)
+{
+	struct conv *cv = t->conv;
+	struct agent *a = cv->agent;
+	struct store *st = history_store();
+	struct collect col = { NULL, 0, 0 };
+	struct acp_prompt *p;
+	struct timeval tv = { TYPING_SEC, 0 };
+	char where[CHANNELLEN + 64], *text;
+	size_t i;
+
+	if (cv->carry)
+		store_history_query(st, cv->key, STORE_LATEST, NULL, NULL,
+		    ircd.conf->transcript_lines, agent_collect, &col);
+	else if (ircd.conf->transcript_lines > 0)
+		store_history_since(st, cv->key, cv->seen_id, a->client->nick,
+		    ircd.conf->transcript_lines, agent_collect, &col);
+	if (cv->private)
+		snprintf(where, sizeof(where), "private conversation with %s",
+		    cv->target);
+	else
+		strlcpy(where, cv->target, sizeof(where));
+	text = prompt_build(where, col.lines, col.n, t->hid, cv->carry,
+	    t->speaker, t->text, (size_t)ircd.conf->transcript_chars);
+	for (i = 0; i < col.n; i++) {
+		free((char *)(uintptr_t)col.lines[i].nick);
+		free((char *)(uintptr_t)col.lines[i].text);
+	}
+	free(col.lines);
+	p = acp_prompt_new();
+	acp_prompt_text(p, text);
+	free(text);
+	/* Everything up to now is in this prompt, or was let go (SS-2). */
+	cv->seen_id = store_history_last_id(st, cv->key);
+	cv->carry = 0;
+	store_session_set(st, a->client->nick, cv->key, NULL, cv->seen_id);
+	if (acp_session_prompt(cv->session, p) == -1) {
+		agent_conv_notice(cv, "%s cannot answer now%s%s", a->client->nick,
+		    acp_agent_broken(a->acp) ? ": " : "",
+		    acp_agent_broken(a->acp) ? acp_agent_broken_reason(a->acp) : "");
+		turn_done(t);
+		return;
+	}
+	agent_typing(cv, "active");
+	t->typing = event_new(ircd.base, -1, EV_PERSIST, agent_typing_cb, t);
+	event_add(t->typing, &tv);
+}
+
+void
+agent_turn_start(struct turn *t)
+{
+	struct conv *cv = t->conv;
+
+	if (acp_session_is_open(cv->session)) {
+		agent_turn_send(t);
+		return;
+	}
+	/* Open first, so the prompt knows whether the session remembers (SS-4). */
+	cv->opening = 1;
+	if (acp_session_open(cv->session) == -1) {
+		cv->opening = 0;
+		agent_conv_notice(cv, "%s cannot start: %s", cv->agent->client->nick,
+		    acp_agent_broken(cv->agent->acp) ?
+		    acp_agent_broken_reason(cv->agent->acp) : "unknown error");
+		turn_done(t);
+	}
+}
+
+void
+agent_turn_cancel(struct turn *t)
+{
+	if (t->conv->opening)
+		return;		/* on_open ends it */
+	acp_session_cancel(t->conv->session);
+}
+
+/* ---- ACP callbacks ---- */
+
+static void
+agent_on_open(struct acp_session *s, enum acp_open_how how, const char *error,
+    void *arg)
+{
+	struct conv *cv = arg;
+	struct agent *a = cv->agent;
+	struct turn *t = cv->turn;
+
+	(void)s;
+	cv->opening = 0;
+	if (how == ACP_OPEN_FAILED) {
+		if (t != NULL) {
+			agent_conv_notice(cv, "%s could not open a session: %s",
+			    a->client->nick, error != NULL ? error : "unknown error");
+			turn_done(t);
+		}
+		return;
+	}
+	/* A new session where the conversation has a past: give it the past. */
+	if (how == ACP_OPEN_NEW && cv->seen_id > 0)
+		cv->carry = 1;
+	store_session_set(history_store(), a->client->nick, cv->key,
+	    acp_session_id(cv->session), -1);
+	if (t != NULL)
+		agent_turn_send(t);
+}
+
+static void
+agent_on_text(struct acp_session *s, const struct acp_text *txt, void *arg)
+{
+	struct conv *cv = arg;
+	struct turn *t = cv->turn;
+
+	(void)s;
+	/* SS-4: a load's replay is old; TN-5: thoughts are not shown. */
+	if (txt->replay || txt->kind != ACP_TEXT_AGENT || t == NULL)
+		return;
+	if (t->len + txt->len + 1 > t->cap) {
+		t->cap = (t->len + txt->len + 1) * 2;
+		t->buf = xreallocarray(t->buf, t->cap, 1);
+	}
+	memcpy(t->buf + t->len, txt->text, txt->len);
+	t->len += txt->len;
+	agent_flush(cv, t, 0);
+}
+
+static const char *
+agent_tool_verb(const char *kind)
+{
+	static const struct { const char *kind, *verb; } verbs[] = {
+		{ "read", "read" }, { "edit", "edited" }, { "delete", "deleted" },
+		{ "move", "moved" }, { "search", "searched" },
+		{ "execute", "ran" }, { "think", "thought about" },
+		{ "fetch", "fetched" },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(verbs) / sizeof(verbs[0]); i++)
+		if (kind != NULL && strcmp(kind, verbs[i].kind) == 0)
+			return verbs[i].verb;
+	return "used";
+}
+
+static void
+agent_on_tool(struct acp_session *s, const struct acp_tool *tool, void *arg)
+{
+	struct conv *cv = arg;
+	struct turn *t = cv->turn;
+	const char *what;
+	char line[IRC_LINELEN];
+	size_t i;
+	int failed;
+
+	(void)s;
+	if (tool->replay || t == NULL || tool->status == NULL)
+		return;
+	failed = strcmp(tool->status, "failed") == 0;
+	if (!failed && strcmp(tool->status, "completed") != 0)
+		return;
+	if (cv->agent->conf->tools != NULL &&
+	    strcmp(cv->agent->conf->tools, "hide") == 0)
+		return;
+	/* TN-5: once per tool call. */
+	for (i = 0; i < t->ntools; i++)
+		if (strcmp(t->tools[i], tool->id) == 0)
+			return;
+	if (t->ntools < sizeof(t->tools) / sizeof(t->tools[0]))
+		t->tools[t->ntools++] = xstrdup(tool->id);
+	/* Whatever was streamed before the tool goes out before it. */
+	agent_flush(cv, t, 1);
+	what = tool->path != NULL ? tool->path : tool->title;
+	snprintf(line, sizeof(line), "%s %s%s", agent_tool_verb(tool->kind), what,
+	    failed ? " \xe2\x80\x94 failed" : "");
+	for (i = 0; line[i] != '\0'; i++)
+		if (line[i] == '\r' || line[i] == '\n')
+			line[i] = ' ';
+	agent_say(cv, t, line, message_utf8_trunc(line, strlen(line),
+	    agent_budget(cv) - 10), 1);
+}
+
+static void
+agent_on_permission(struct acp_session *s, const struct acp_permission *p,
+    void *arg)
+{
+	struct conv *cv = arg;
+	const char *policy = cv->agent->conf->permissions;
+	const char *kind = p->tool != NULL ? p->tool->kind : NULL;
+	const char *title = p->tool != NULL ? p->tool->title : "a tool";
+	enum acp_perm_kind want = ACP_PERM_REJECT_ONCE;
+	size_t i;
+
+	/*
+	 * PM-4 policies. Cards a person answers with !allow are not built
+	 * yet, so "ask" refuses and says so rather than leave the turn hanging.
+	 */
+	if (policy != NULL && (strcmp(policy, "allow-all") == 0 ||
+	    (strcmp(policy, "allow-reads") == 0 && kind != NULL &&
+	    (strcmp(kind, "read") == 0 || strcmp(kind, "search") == 0))))
+		want = ACP_PERM_ALLOW_ONCE;
+	for (i = 0; i < p->noptions; i++)
+		if (p->options[i].kind == want)
+			break;
+	if (want == ACP_PERM_REJECT_ONCE)
+		agent_conv_notice(cv, "%s asked to %s; refused (policy %s: "
+		    "answering permission requests from IRC is not available yet)",
+		    cv->agent->client->nick, title, policy != NULL ? policy : "ask");
+	acp_session_permit(s, p->id, i < p->noptions ? p->options[i].id : NULL);
+}
+
+static void
+agent_on_turn_end(struct acp_session *s, const struct acp_turn_end *e, void *arg)
+{
+	struct conv *cv = arg;
+	struct turn *t = cv->turn;
+	const char *nick = cv->agent->client->nick;
+
+	(void)s;
+	if (t == NULL)
+		return;
+	/* TN-6: after !stop, nothing more than what was already streamed. */
+	if (e->stop != ACP_STOP_CANCELLED && !e->cancelled)
+		agent_flush(cv, t, 1);
+	if (t->typing != NULL) {
+		event_free(t->typing);
+		t->typing = NULL;
+	}
+	agent_typing(cv, "done");
+	switch (e->stop) {
+	case ACP_STOP_END_TURN:
+	case ACP_STOP_CANCELLED:
+		break;
+	case ACP_STOP_MAX_TOKENS:
+		agent_conv_notice(cv, "%s stopped: it reached its token limit", nick);
+		break;
+	case ACP_STOP_MAX_TURN_REQUESTS:
+		agent_conv_notice(cv, "%s stopped: too many requests in one turn", nick);
+		break;
+	case ACP_STOP_REFUSAL:
+		agent_conv_notice(cv, "%s refused to answer", nick);
+		break;
+	case ACP_STOP_ERROR:
+		if (e->timed_out)
+			agent_conv_notice(cv, "%s took too long and was stopped%s%s",
+			    nick, e->error ? ": " : "", e->error ? e->error : "");
+		else if (!e->cancelled)
+			agent_conv_notice(cv, "%s failed: %s", nick,
+			    e->error != NULL ? e->error : "unknown error");
+		break;
+	}
+	turn_done(t);
+	/* A conversation closed (KICK) while it answered goes now. */
+	if (cv->closing)
+		conv_free(cv);
+}
+
+static void
+agent_on_exit(struct acp_agent *acp, const struct acp_exit *e, void *arg)
+{
+	struct agent *a = arg;
+
+	(void)acp;
+	log_info("agent %s: process ended (%s)%s", a->client->nick,
+	    e->reason != NULL ? e->reason : "?",
+	    e->broken ? "; marked broken" : "");
+	if (e->broken && a->active != NULL)
+		agent_conv_notice(a->active, "%s is broken (%s); INVITE it again "
+		    "to retry", a->client->nick, e->reason != NULL ? e->reason : "?");
+}
+
+static const struct acp_callbacks agent_callbacks = {
+	.on_open = agent_on_open,
+	.on_text = agent_on_text,
+	.on_tool = agent_on_tool,
+	.on_permission = agent_on_permission,
+	.on_turn_end = agent_on_turn_end,
+	.on_agent_exit = agent_on_exit,
+};
+
+/* ---- routing (RT) ---- */
+
+static int
+agent_is_command_stop(const char *text)
+{
+	return strcmp(text, "!stop") == 0 || strncmp(text, "!stop ", 6) == 0;
+}
+
+void
+agent_channel_message(struct client *from, struct channel *ch, struct outmsg *om)
+{
+	const char *agents[ROUTE_MAX * 8], *humans[256];
+	struct agent *byidx[ROUTE_MAX * 8];
+	struct route_names names;
+	struct route_result r;
+	struct member *m;
+	size_t na = 0, nh = 0, i;
+	char key[CHANNELLEN + 1];
+
+	/* RT-6: notices, CTCP, bots and agents start nothing. */
+	if (om->text == NULL || om->text[0] == '\x01' || (from->umodes & UMODE_BOT) ||
+	    agent_of(from) != NULL)
+		return;
+	history_channel_conv(ch, key, sizeof(key));
+	if (agent_is_command_stop(om->text)) {
+		if (turn_stop(key) == 0)
+			reply_notice(from, "Nothing to stop in %s", ch->name);
+		return;
+	}
+	if (ch->nagents == 0 && TAILQ_EMPTY(&all_agents))
+		return;
+	TAILQ_FOREACH(m, &ch->members, by_channel) {
+		struct agent *a = agent_of(m->client);
+
+		if (a != NULL && na < sizeof(agents) / sizeof(agents[0])) {
+			byidx[na] = a;
+			agents[na++] = a->client->nick;
+		} else if (a == NULL && nh < sizeof(humans) / sizeof(humans[0]))
+			humans[nh++] = m->client->nick;
+	}
+	names.agents = agents;
+	names.nagents = na;
+	names.humans = humans;
+	names.nhumans = nh;
+	names.last_speaker = ch->last_agent[0] != '\0' ? ch->last_agent : NULL;
+	route_decide(om->text, &names, &r);
+	/* AG-2: an @mention of a known agent not here yet brings it in. */
+	if (r.outcome != ROUTE_AMBIGUOUS) {
+		struct agent *a;
+
+		TAILQ_FOREACH(a, &all_agents, entry) {
+			char pat[NICKLEN + 2];
+			const char *p;
+
+			if (channel_member(ch, a->client) != NULL ||
+			    r.nagents >= ROUTE_MAX || na >= sizeof(agents) / sizeof(agents[0]))
+				continue;
+			snprintf(pat, sizeof(pat), "@%s", a->client->nick);
+			for (p = om->text; (p = strcasestr(p, pat)) != NULL; p++) {
+				size_t l = strlen(pat);
+
+				if ((p == om->text || p[-1] == ' ') &&
+				    (p[l] == '\0' || strchr(" .,:;!?)", p[l]) != NULL))
+					break;
+			}
+			if (p == NULL)
+				continue;
+			channel_add(ch, a->client, 0);
+			channel_send(ch, NULL, ":%s JOIN %s", a->client->prefix, ch->name);
+			byidx[na] = a;
+			agents[na] = a->client->nick;
+			if (r.outcome != ROUTE_DISPATCH) {
+				r.outcome = ROUTE_DISPATCH;
+				r.nagents = 0;
+			}
+			r.agents[r.nagents++] = na++;
+		}
+	}
+	switch (r.outcome) {
+	case ROUTE_DISPATCH:
+		for (i = 0; i < r.nagents; i++) {
+			struct agent *a = byidx[r.agents[i]];
+			struct conv *cv = conv_get(a, key, ch->name, 0);
+
+			turn_enqueue(cv, from, from->nick, r.text, om->msgid, om->hid);
+		}
+		break;
+	case ROUTE_AMBIGUOUS: {
+		char list[IRC_LINELEN] = "";
+
+		for (i = 0; i < r.ncandidates; i++) {
+			if (i > 0)
+				strlcat(list, ", ", sizeof(list));
+			strlcat(list, agents[r.candidates[i]], sizeof(list));
+		}
+		reply_notice(from, "\"%s\" could be %s: say which", r.word, list);
+		break;
+	}
+	case ROUTE_CHOOSE: {
+		char list[IRC_LINELEN] = "";
+
+		for (i = 0; i < na; i++) {
+			if (i > 0)
+				strlcat(list, ", ", sizeof(list));
+			strlcat(list, "@", sizeof(list));
+			strlcat(list, agents[i], sizeof(list));
+		}
+		reply_notice(from, "Several agents are in %s; name the one you "
+		    "mean: %s", ch->name, list);
+		break;
+	}
+	case ROUTE_NONE:
+		break;
+	}
+	route_result_free(&r);
+}
+
+/* ---- the agent's client ops ---- */
+
+static void
+agent_op_send(struct client *c, const char *line, size_t len)
+{
+	/* Numerics and notices to an agent have no reader. */
+	(void)c;
+	(void)line;
+	(void)len;
+}
+
+static void
+agent_op_deliver(struct client *c, struct outmsg *m)
+{
+	/* Channel traffic reaches agents through history and routing. */
+	(void)c;
+	(void)m;
+}
+
+static void
+agent_op_release(struct client *c, const char *reason)
+{
+	(void)c;
+	(void)reason;
+}
+
+static void
+agent_op_joined(struct client *c, struct channel *ch)
+{
+	struct agent *a = c->priv;
+	char key[CHANNELLEN + 1];
+
+	ch->nagents++;
+	history_channel_conv(ch, key, sizeof(key));
+	store_agent_join(history_store(), a->client->nick, key, ch->name);
+}
+
+static void
+agent_op_parted(struct client *c, struct channel *ch)
+{
+	struct agent *a = c->priv;
+	struct conv *cv;
+	char key[CHANNELLEN + 1];
+
+	ch->nagents--;
+	if (ircd.stopping)
+		return;		/* shutting down: memberships stay stored */
+	history_channel_conv(ch, key, sizeof(key));
+	store_agent_part(history_store(), a->client->nick, key);
+	/* AG-2: KICK takes it out and closes its session there. */
+	store_session_delete(history_store(), a->client->nick, key);
+	if ((cv = conv_find(a, key)) != NULL)
+		conv_free(cv);
+}
+
+static void
+agent_op_invited(struct client *c, struct client *from, struct channel *ch)
+{
+	struct agent *a = c->priv;
+
+	(void)from;
+	/* TN-9: an invitation also forgives a broken agent. */
+	acp_agent_reset(a->acp);
+	if (channel_member(ch, c) != NULL)
+		return;
+	channel_add(ch, c, 0);
+	channel_send(ch, NULL, ":%s JOIN %s", c->prefix, ch->name);
+}
+
+static void
+agent_op_message(struct client *to, struct client *from, struct outmsg *om)
+{
+	struct agent *a = to->priv;
+	char p1[128], p2[128], key[160];
+	struct conv *cv;
+
+	/* RT-6 and RT-7: a person's private PRIVMSG always reaches the agent. */
+	if (om->tagmsg || strcmp(om->cmd, "PRIVMSG") != 0 || om->text[0] == '\x01' ||
+	    (from->umodes & UMODE_BOT) || agent_of(from) != NULL)
+		return;
+	history_principal(from, p1, sizeof(p1));
+	history_principal(to, p2, sizeof(p2));
+	store_private_key(key, sizeof(key), p1, p2);
+	if (agent_is_command_stop(om->text)) {
+		if (turn_stop(key) == 0)
+			reply_notice(from, "Nothing to stop here");
+		return;
+	}
+	cv = conv_get(a, key, from->nick, 1);
+	turn_enqueue(cv, from, from->nick, om->text, om->msgid, om->hid);
+}
+
+static void
+agent_op_whois(struct client *c, struct client *asker)
+{
+	struct agent *a = c->priv;
+	char state[IRC_LINELEN];
+	const char *info = acp_agent_info(a->acp);
+	size_t queued = turn_queued_for(a);
+
+	if (info != NULL)
+		reply(asker, RPL_WHOISSPECIAL, c->nick, info);
+	if (acp_agent_broken(a->acp))
+		snprintf(state, sizeof(state), "state: broken (%s)",
+		    acp_agent_broken_reason(a->acp));
+	else if (a->active != NULL)
+		snprintf(state, sizeof(state), "state: answering in %s",
+		    a->active->private ? "a private conversation" : a->active->target);
+	else if (!acp_agent_running(a->acp))
+		strlcpy(state, "state: stopped", sizeof(state));
+	else if (!acp_agent_ready(a->acp))
+		strlcpy(state, "state: starting", sizeof(state));
+	else
+		strlcpy(state, "state: idle", sizeof(state));
+	if (queued > 0) {
+		char q[32];
+
+		snprintf(q, sizeof(q), ", queued: %zu", queued);
+		strlcat(state, q, sizeof(state));
+	}
+	reply(asker, RPL_WHOISSPECIAL, c->nick, state);
+}
+
+static const struct client_ops agent_ops = {
+	.send = agent_op_send,
+	.deliver = agent_op_deliver,
+	.release = agent_op_release,
+	.joined = agent_op_joined,
+	.parted = agent_op_parted,
+	.invited = agent_op_invited,
+	.message = agent_op_message,
+	.whois = agent_op_whois,
+};
+
+/* ---- life cycle ---- */
+
+static void
+agent_join_stored(const char *conv, const char *name, void *arg)
+{
+	struct agent *a = arg;
+	struct channel *ch;
+
+	(void)conv;
+	if (!casemap_valid_channel(name, CHANNELLEN))
+		return;
+	if ((ch = channel_find(name)) == NULL)
+		ch = channel_create(name);
+	if (channel_member(ch, a->client) == NULL)
+		channel_add(ch, a->client, 0);
+}
+
+static struct agent *
+agent_new(const struct conf_agent *ca)
+{
+	struct agent *a = xcalloc(1, sizeof(*a));
+	struct acp_agent_config cfg;
+	struct client *c;
+	char *const *ch;
+
+	if (client_find_any(ca->name) != NULL) {
+		log_warnx("agent %s: the nick is taken", ca->name);
+		free(a);
+		return NULL;
+	}
+	TAILQ_INIT(&a->convs);
+	a->conf = ca;
+	c = client_new(&agent_ops, NULL);
+	c->priv = a;
+	a->client = c;
+	strlcpy(c->user, "agent", sizeof(c->user));
+	strlcpy(c->host, ircd.conf->name, sizeof(c->host));
+	strlcpy(c->realname, ca->description != NULL ? ca->description : ca->name,
+	    sizeof(c->realname));
+	client_set_nick(c, ca->name);
+	c->flags |= CLIENT_REGISTERED | CLIENT_HAVE_NICK | CLIENT_HAVE_USER |
+	    CLIENT_AGENT;
+	c->umodes |= UMODE_BOT;		/* AG-1 */
+	ircd.nunknown--;
+	ircd.nusers++;
+	if (ircd.nusers > ircd.maxusers)
+		ircd.maxusers = ircd.nusers;
+
+	memset(&cfg, 0, sizeof(cfg));
+	cfg.name = ca->name;
+	cfg.command = ca->command;
+	cfg.cwd = ca->cwd;
+	cfg.env = (const char **)(void *)ca->env;
+	cfg.turn_timeout_ms = ircd.conf->turn_timeout * 1000;
+	a->acp = acp_agent_new(pool, &cfg, &agent_callbacks, a);
+	TAILQ_INSERT_TAIL(&all_agents, a, entry);
+
+	/* AG-2: its configured channels, and those it was brought into. */
+	for (ch = ca->channels; ch != NULL && *ch != NULL; ch++)
+		agent_join_stored(NULL, *ch, a);
+	store_agent_channels(history_store(), c->nick, agent_join_stored, a);
+	return a;
+}
+
+int
+agent_init(void)
+{
+	size_t i;
+
+	if (ircd.conf->nagents == 0)
+		return 0;
+	acp_log_set(agent_acp_log, NULL, ACP_LOG_INFO);
+	if (acp_init(ircd.base) == -1) {
+		log_warnx("cannot start the agent library");
+		return -1;
+	}
+	pool = acp_pool_new(ircd.conf->max_loaded_agents);
+	for (i = 0; i < ircd.conf->nagents; i++)
+		agent_new(&ircd.conf->agents[i]);
+	return 0;
+}
+
+void
+agent_shutdown(void)
+{
+	struct agent *a;
+	struct conv *cv;
+
+	turn_shutdown();
+	while ((a = TAILQ_FIRST(&all_agents)) != NULL) {
+		TAILQ_REMOVE(&all_agents, a, entry);
+		while ((cv = TAILQ_FIRST(&a->convs)) != NULL) {
+			TAILQ_REMOVE(&a->convs, cv, entry);
+			acp_session_free(cv->session);
+			free(cv);
+		}
+		acp_agent_free(a->acp);
+		free(a);
+	}
+	if (pool != NULL) {
+		acp_pool_free(pool);
+		pool = NULL;
+		acp_shutdown();
+	}
+}

@@ -1,0 +1,107 @@
+/*
+ * prompt.c: the words an agent reads at the start of a turn. Pure: it
+ * takes the lines the caller read from the store, so it is unit-tested
+ * without a database.
+ *
+ * The shape (documented in docs/agents.md):
+ *   [#general: what was said since your last turn]
+ *   <bob> does the build pass?
+ *   <carol> it did for me
+ *   [end]
+ *   <bob> @alice why does this test fail?
+ */
+#include "compat.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ircd/prompt.h"
+#include "ircd/xmalloc.h"
+
+char *
+prompt_shorten(const char *s, size_t max)
+{
+	size_t i = 0, chars = 0;
+	char *out;
+
+	/* Count characters, not bytes: UTF-8 continuation bytes do not count. */
+	while (s[i] != '\0') {
+		if (((unsigned char)s[i] & 0xc0) != 0x80) {
+			if (chars == max)
+				break;
+			chars++;
+		}
+		i++;
+	}
+	if (s[i] == '\0')
+		return xstrdup(s);
+	out = xmalloc(i + 4);
+	memcpy(out, s, i);
+	memcpy(out + i, "\xe2\x80\xa6", 4);	/* … */
+	return out;
+}
+
+struct sbuf {
+	char	*s;
+	size_t	 len, cap;
+};
+
+static void
+sbuf_add(struct sbuf *b, const char *s)
+{
+	size_t n = strlen(s);
+
+	if (b->len + n + 1 > b->cap) {
+		b->cap = (b->len + n + 1) * 2;
+		b->s = xreallocarray(b->s, b->cap, 1);
+	}
+	memcpy(b->s + b->len, s, n + 1);
+	b->len += n;
+}
+
+/* One "<nick> text" line; newlines inside become spaces so lines stay lines. */
+static void
+sbuf_line(struct sbuf *b, const char *nick, const char *text, size_t max)
+{
+	char *t = prompt_shorten(text, max), *p;
+
+	for (p = t; *p != '\0'; p++)
+		if (*p == '\n' || *p == '\r')
+			*p = ' ';
+	sbuf_add(b, "<");
+	sbuf_add(b, nick);
+	sbuf_add(b, "> ");
+	sbuf_add(b, t);
+	sbuf_add(b, "\n");
+	free(t);
+}
+
+char *
+prompt_build(const char *where, const struct prompt_line *lines,
+    size_t nlines, int64_t answered_hid, int carry, const char *speaker,
+    const char *text, size_t max_chars)
+{
+	struct sbuf b = { NULL, 0, 0 };
+	size_t i, n = nlines;
+
+	/* The message answered comes last anyway: not twice in a row. */
+	if (n > 0 && lines[n - 1].hid == answered_hid)
+		n--;
+	if (n > 0) {
+		sbuf_add(&b, "[");
+		sbuf_add(&b, where);
+		sbuf_add(&b, carry ? ": the last messages of this conversation, "
+		    "yours included; your memory of it was lost]\n" :
+		    ": what was said since your last turn]\n");
+		for (i = 0; i < n; i++)
+			sbuf_line(&b, lines[i].nick, lines[i].text, max_chars);
+		sbuf_add(&b, "[end]\n");
+	}
+	/* The message answered is given whole, not shortened. */
+	sbuf_add(&b, "<");
+	sbuf_add(&b, speaker);
+	sbuf_add(&b, "> ");
+	sbuf_add(&b, text);
+	return b.s;
+}

@@ -1,0 +1,313 @@
+/*
+ * route.c: who answers a human's channel message (RT-1..RT-5, RT-8).
+ * Pure: text and names in, a decision out; the caller does the NOTICEs,
+ * the JOINs and the dispatch.
+ */
+#include "compat.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "ircd/casemap.h"
+#include "ircd/route.h"
+#include "ircd/xmalloc.h"
+
+enum hit {
+	HIT_NOBODY,
+	HIT_AGENT,
+	HIT_HUMAN,
+	HIT_AMBIGUOUS,
+};
+
+/* Letters, digits and []\`_^{|}- (Modern IRC nick characters). */
+static int
+is_nickchar(int c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+	    (c >= '0' && c <= '9') || (c != '\0' && strchr("[]\\`_^{|}-", c));
+}
+
+/* Control bytes count as space: IRC formatting (^B, ^O...) wraps names. */
+static int
+is_space(int c)
+{
+	return c != '\0' && c <= ' ';
+}
+
+static int
+is_punct(int c)
+{
+	return (c >= '!' && c <= '/') || (c >= ':' && c <= '@') ||
+	    (c >= '[' && c <= '`') || (c >= '{' && c <= '~');
+}
+
+/*
+ * May an '@' follow c and start a mention? Not when glued to a word
+ * (sam@alice.com, node@20, @@alice); yes after space, an opening mark,
+ * or a UTF-8 byte, since CJK text glues '@' to the sentence.
+ */
+static int
+opens_mention(int c)
+{
+	return is_space(c) || c >= 0x80 || strchr("(\"'<*", c) != NULL;
+}
+
+/*
+ * May c end a mention's name? Trailing .,:;!?) and quotes are not part
+ * of it (RT-1); '/' or '@' right after mean a path or an address
+ * (@scope/pkg, @alice@host), not somebody.
+ */
+static int
+closes_mention(int c)
+{
+	return c == '\0' || is_space(c) || c >= 0x80 ||
+	    strchr(".,:;!?)\"'>*", c) != NULL;
+}
+
+static size_t
+name_len(const char *p)
+{
+	size_t n = 0;
+
+	while (is_nickchar((unsigned char)p[n]))
+		n++;
+	return n;
+}
+
+/* Is word[0..len) a casefolded prefix (or all) of name? */
+static int
+folds_prefix(const char *word, size_t len, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < len; i++)
+		if (name[i] == '\0' || casemap_lower((unsigned char)name[i]) !=
+		    casemap_lower((unsigned char)word[i]))
+			return 0;
+	return 1;
+}
+
+static int
+folds_equal(const char *word, size_t len, const char *name)
+{
+	return folds_prefix(word, len, name) && name[len] == '\0';
+}
+
+/*
+ * Resolve one typed word. Exact names first (an agent before a human of
+ * the same name, RT-8), so "@arch" reaches a human arch before it is read
+ * as a prefix of architect. Prefixes reach agents only, and only when the
+ * word was marked with '@' (prefix_ok): a bare leading "so," or "note:"
+ * is too often plain English to be guessed at.
+ */
+static enum hit
+resolve(const char *word, size_t len, int prefix_ok,
+    const struct route_names *names, size_t *idx, size_t *cand, size_t *ncand)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < names->nagents; i++)
+		if (folds_equal(word, len, names->agents[i])) {
+			*idx = i;
+			return HIT_AGENT;
+		}
+	for (i = 0; i < names->nhumans; i++)
+		if (folds_equal(word, len, names->humans[i])) {
+			*idx = i;
+			return HIT_HUMAN;
+		}
+	if (!prefix_ok)
+		return HIT_NOBODY;
+	for (i = 0; i < names->nagents; i++)
+		if (folds_prefix(word, len, names->agents[i])) {
+			if (n < ROUTE_MAX)
+				cand[n] = i;
+			n++;
+		}
+	*ncand = n < ROUTE_MAX ? n : ROUTE_MAX;
+	if (n == 1) {
+		*idx = cand[0];
+		return HIT_AGENT;
+	}
+	return n > 1 ? HIT_AMBIGUOUS : HIT_NOBODY;
+}
+
+/* Append i to set[0..*n) unless there or full: each principal once (RT-2). */
+static void
+add_once(size_t *set, size_t *n, size_t i)
+{
+	size_t k;
+
+	for (k = 0; k < *n; k++)
+		if (set[k] == i)
+			return;
+	if (*n < ROUTE_MAX)
+		set[(*n)++] = i;
+}
+
+/*
+ * Look up one word and remember what it reached. Returns 1 when it is a
+ * principal, so the caller drops the address or the '@' (RT-5).
+ */
+static int
+take(const char *word, size_t len, int prefix_ok,
+    const struct route_names *names, struct route_result *res)
+{
+	size_t idx = 0, cand[ROUTE_MAX], ncand = 0;
+	size_t wl;
+
+	switch (resolve(word, len, prefix_ok, names, &idx, cand, &ncand)) {
+	case HIT_AGENT:
+		add_once(res->agents, &res->nagents, idx);
+		return 1;
+	case HIT_HUMAN:
+		add_once(res->humans, &res->nhumans, idx);
+		return 1;
+	case HIT_AMBIGUOUS:
+		/* The first ambiguous word is the one the NOTICE names. */
+		if (res->ncandidates == 0) {
+			wl = len < sizeof(res->word) ? len :
+			    sizeof(res->word) - 1;
+			memcpy(res->word, word, wl);
+			res->word[wl] = '\0';
+			memcpy(res->candidates, cand, ncand * sizeof(cand[0]));
+			res->ncandidates = ncand;
+		}
+		return 0;
+	case HIT_NOBODY:
+		break;
+	}
+	return 0;
+}
+
+/*
+ * The leading IRC address: optional '@', a name, then ':' or ',' and a
+ * space or the end ("alice:hi" is one word). Returns what follows the
+ * address and its spaces, or NULL when there is none or nobody by it.
+ */
+static const char *
+take_address(const char *text, const struct route_names *names,
+    struct route_result *res)
+{
+	const char *p = text, *w;
+	size_t n;
+	int at;
+
+	while (is_space((unsigned char)*p))
+		p++;
+	at = *p == '@';
+	w = p + at;
+	n = name_len(w);
+	if (n == 0 || (w[n] != ':' && w[n] != ',') ||
+	    (w[n + 1] != '\0' && !is_space((unsigned char)w[n + 1])))
+		return NULL;
+	if (!take(w, n, at, names, res))
+		return NULL;	/* left alone; an '@' one meets the scan */
+	p = w + n + 1;
+	while (is_space((unsigned char)*p))
+		p++;
+	return p;
+}
+
+/*
+ * RT-3, nobody addressed: the last agent to speak, else the only agent,
+ * else ask the sender to choose.
+ */
+static void
+fallback(const struct route_names *names, struct route_result *res)
+{
+	size_t i;
+
+	if (names->last_speaker != NULL)
+		for (i = 0; i < names->nagents; i++)
+			if (casemap_cmp(names->agents[i],
+			    names->last_speaker) == 0) {
+				res->agents[0] = i;
+				res->nagents = 1;
+				res->outcome = ROUTE_DISPATCH;
+				return;
+			}
+	if (names->nagents == 1) {
+		res->agents[0] = 0;
+		res->nagents = 1;
+		res->outcome = ROUTE_DISPATCH;
+	} else if (names->nagents > 1)
+		res->outcome = ROUTE_CHOOSE;
+	else
+		res->outcome = ROUTE_NONE;
+}
+
+void
+route_decide(const char *text, const struct route_names *names,
+    struct route_result *res)
+{
+	const char *p;
+	char *out;
+	size_t n;
+	int said = 0, named = 0, blank = 1;
+
+	memset(res, 0, sizeof(*res));
+	if (text == NULL)
+		text = "";
+	/* The rewritten text only ever shrinks. */
+	res->text = out = xmalloc(strlen(text) + 1);
+
+	if ((p = take_address(text, names, res)) != NULL)
+		named = 1;
+	else
+		p = text;
+	while (*p != '\0') {
+		if (*p == '@' && (p == text ||
+		    opens_mention((unsigned char)p[-1])) &&
+		    (n = name_len(p + 1)) > 0 &&
+		    closes_mention((unsigned char)p[n + 1])) {
+			if (take(p + 1, n, 1, names, res)) {
+				/* RT-5: keep the name as typed, without '@'. */
+				memcpy(out, p + 1, n);
+				out += n;
+				named = 1;
+			} else {
+				/* Nobody by that name: it is just text. */
+				memcpy(out, p, n + 1);
+				out += n + 1;
+				said = 1;
+			}
+			p += n + 1;
+			continue;
+		}
+		if (!is_space((unsigned char)*p) &&
+		    !is_punct((unsigned char)*p))
+			said = 1;
+		*out++ = *p++;
+	}
+	*out = '\0';
+	for (p = text; *p != '\0'; p++)
+		if (!is_space((unsigned char)*p))
+			blank = 0;
+
+	if (res->ncandidates > 0) {
+		/* Never a silent guess: nothing goes anywhere (RT-1). */
+		res->outcome = ROUTE_AMBIGUOUS;
+		res->nagents = 0;
+		res->nhumans = 0;
+	} else if (blank || (named && !said)) {
+		/*
+		 * RT-4: only mentions. Humans stay listed: RT-8 still owes
+		 * an absent one the mention.
+		 */
+		res->outcome = ROUTE_NONE;
+		res->nagents = 0;
+	} else if (res->nagents > 0)
+		res->outcome = ROUTE_DISPATCH;
+	else if (res->nhumans > 0)
+		res->outcome = ROUTE_NONE;	/* RT-8: a human was meant */
+	else
+		fallback(names, res);
+}
+
+void
+route_result_free(struct route_result *res)
+{
+	free(res->text);
+	res->text = NULL;
+}

@@ -1,0 +1,169 @@
+/*
+ * turn.c: the turn queue. One FIFO for the whole server: a turn starts
+ * when fewer than max-parallel-turns run, its agent is not answering
+ * elsewhere (TN-2), and no earlier turn of the same message is still to
+ * come, so "@alice @bob compare" lets bob read alice's answer (TN-1).
+ */
+#include "compat.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "ircd/agent.h"
+#include "ircd/client.h"
+#include "ircd/conf.h"
+#include "ircd/reply.h"
+#include "ircd/turn.h"
+#include "ircd/xmalloc.h"
+
+static TAILQ_HEAD(, turn) waiting = TAILQ_HEAD_INITIALIZER(waiting);
+static TAILQ_HEAD(, turn) running = TAILQ_HEAD_INITIALIZER(running);
+static unsigned nrunning;
+
+static void
+turn_free(struct turn *t)
+{
+	size_t i;
+
+	for (i = 0; i < t->ntools; i++)
+		free(t->tools[i]);
+	free(t->text);
+	free(t->buf);
+	free(t);
+}
+
+static int
+turn_same_message_before(const struct turn *t)
+{
+	const struct turn *o;
+
+	TAILQ_FOREACH(o, &running, entry)
+		if (o->hid == t->hid && strcmp(o->conv->key, t->conv->key) == 0)
+			return 1;
+	TAILQ_FOREACH(o, &waiting, entry) {
+		if (o == t)
+			break;
+		if (o->hid == t->hid && strcmp(o->conv->key, t->conv->key) == 0)
+			return 1;
+	}
+	return 0;
+}
+
+static void
+turn_kick(void)
+{
+	struct turn *t, *tt;
+
+	TAILQ_FOREACH_SAFE(t, &waiting, entry, tt) {
+		if (nrunning >= (unsigned)ircd.conf->max_parallel_turns)
+			return;
+		if (t->conv->agent->active != NULL || turn_same_message_before(t))
+			continue;
+		TAILQ_REMOVE(&waiting, t, entry);
+		TAILQ_INSERT_TAIL(&running, t, entry);
+		nrunning++;
+		t->started = 1;
+		t->conv->agent->active = t->conv;
+		t->conv->turn = t;
+		agent_turn_start(t);
+	}
+}
+
+void
+turn_enqueue(struct conv *conv, struct client *from, const char *speaker,
+    const char *text, const char *msgid, int64_t hid)
+{
+	struct turn *t = xcalloc(1, sizeof(*t));
+	struct agent *a = conv->agent;
+
+	t->conv = conv;
+	t->text = xstrdup(text);
+	strlcpy(t->speaker, speaker, sizeof(t->speaker));
+	strlcpy(t->msgid, msgid, sizeof(t->msgid));
+	t->hid = hid;
+	/* TN-2: say so when the agent is busy in another conversation. */
+	if (from != NULL && a->active != NULL && a->active != conv)
+		reply_notice(from, "%s is answering in %s; you are next",
+		    a->client->nick, a->active->private ? "a private conversation" :
+		    a->active->target);
+	TAILQ_INSERT_TAIL(&waiting, t, entry);
+	turn_kick();
+}
+
+void
+turn_done(struct turn *t)
+{
+	struct conv *conv = t->conv;
+
+	TAILQ_REMOVE(&running, t, entry);
+	nrunning--;
+	if (conv->agent->active == conv)
+		conv->agent->active = NULL;
+	if (conv->turn == t)
+		conv->turn = NULL;
+	turn_free(t);
+	turn_kick();
+}
+
+int
+turn_stop(const char *key)
+{
+	struct turn *t, *tt;
+	int n = 0;
+
+	TAILQ_FOREACH_SAFE(t, &waiting, entry, tt) {
+		if (strcmp(t->conv->key, key) != 0)
+			continue;
+		TAILQ_REMOVE(&waiting, t, entry);
+		turn_free(t);
+		n++;
+	}
+	TAILQ_FOREACH(t, &running, entry) {
+		if (strcmp(t->conv->key, key) == 0) {
+			agent_turn_cancel(t);
+			n++;
+		}
+	}
+	return n;
+}
+
+void
+turn_drop_conv(struct conv *conv)
+{
+	struct turn *t, *tt;
+
+	TAILQ_FOREACH_SAFE(t, &waiting, entry, tt) {
+		if (t->conv != conv)
+			continue;
+		TAILQ_REMOVE(&waiting, t, entry);
+		turn_free(t);
+	}
+}
+
+size_t
+turn_queued_for(const struct agent *a)
+{
+	const struct turn *t;
+	size_t n = 0;
+
+	TAILQ_FOREACH(t, &waiting, entry)
+		if (t->conv->agent == a)
+			n++;
+	return n;
+}
+
+void
+turn_shutdown(void)
+{
+	struct turn *t;
+
+	while ((t = TAILQ_FIRST(&waiting)) != NULL) {
+		TAILQ_REMOVE(&waiting, t, entry);
+		turn_free(t);
+	}
+	while ((t = TAILQ_FIRST(&running)) != NULL) {
+		TAILQ_REMOVE(&running, t, entry);
+		turn_free(t);
+	}
+	nrunning = 0;
+}

@@ -1,0 +1,49 @@
+/*
+ * turn.h: the server-wide turn queue (TN-1, TN-2, TN-6): turns run one at
+ * a time (max-parallel-turns), an agent answers in one conversation at a
+ * time, and the turns of one message run in mention order.
+ */
+#ifndef IRCD_TURN_H
+#define IRCD_TURN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ircd/ircd.h"
+
+struct agent;
+struct conv;
+struct client;
+struct event;
+
+struct turn {
+	TAILQ_ENTRY(turn)	 entry;
+	struct conv		*conv;
+	char			*text;		/* the message answered, RT-5 form */
+	char			 speaker[NICKLEN + 1];
+	char			 msgid[64];	/* for +reply */
+	int64_t			 hid;		/* history id of the message */
+	int			 started;
+	/* The answer as it streams (agent.c). */
+	char			*buf;
+	size_t			 len, cap;
+	int			 in_fence;
+	struct event		*typing;
+	char			*tools[32];	/* tool calls already shown (TN-5) */
+	size_t			 ntools;
+};
+
+/* Queue a turn; tells from when it waits behind another conversation. */
+void	turn_enqueue(struct conv *, struct client *from, const char *speaker,
+	    const char *text, const char *msgid, int64_t hid);
+/* The running turn of conv ended (agent.c). */
+void	turn_done(struct turn *);
+/* !stop: cancel what runs in the conversation key, drop what waits there. */
+int	turn_stop(const char *key);
+/* conv goes away (KICK): drop its waiting turns. */
+void	turn_drop_conv(struct conv *);
+/* How many turns wait for agent a (WHOIS). */
+size_t	turn_queued_for(const struct agent *);
+void	turn_shutdown(void);
+
+#endif

@@ -1,0 +1,86 @@
+/*
+ * test_prompt.c: the prompt an agent reads (SS-2, SS-3, SS-4): the
+ * transcript block, its limits and the speaker of the message answered.
+ */
+#include "compat.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "ircd/prompt.h"
+#include "tap.h"
+
+static void
+test_shorten(void)
+{
+	char *s;
+
+	s = prompt_shorten("hello", 10);
+	is_str(s, "hello", "shorten: short text unchanged");
+	free(s);
+	s = prompt_shorten("hello world", 5);
+	is_str(s, "hello\xe2\x80\xa6", "shorten: cut with an ellipsis");
+	free(s);
+	s = prompt_shorten("\xc3\xa9\xc3\xa9\xc3\xa9", 2);
+	is_str(s, "\xc3\xa9\xc3\xa9\xe2\x80\xa6", "shorten: counts characters, not bytes");
+	free(s);
+	s = prompt_shorten("abc", 3);
+	is_str(s, "abc", "shorten: exactly the limit is not cut");
+	free(s);
+}
+
+static void
+test_build(void)
+{
+	struct prompt_line lines[] = {
+		{ "bob", "does the build pass?", 10 },
+		{ "carol", "it did\nfor me", 11 },
+		{ "bob", "@alice why does this test fail?", 12 },
+	};
+	char *p;
+
+	p = prompt_build("#general", lines, 3, 12, 0, "bob",
+	    "alice why does this test fail?", 300);
+	is_str(p, "[#general: what was said since your last turn]\n"
+	    "<bob> does the build pass?\n"
+	    "<carol> it did for me\n"
+	    "[end]\n"
+	    "<bob> alice why does this test fail?",
+	    "build: transcript, then the speaker and the message (SS-2, SS-3)");
+	free(p);
+
+	p = prompt_build("#general", lines + 2, 1, 12, 0, "bob", "hi", 300);
+	is_str(p, "<bob> hi", "build: no transcript when only the message answered");
+	free(p);
+
+	p = prompt_build("#general", lines, 0, 0, 0, "bob", "hi", 300);
+	is_str(p, "<bob> hi", "build: no lines at all");
+	free(p);
+
+	p = prompt_build("#general", lines, 2, 12, 0, "dave", "x", 5);
+	is_str(p, "[#general: what was said since your last turn]\n"
+	    "<bob> does \xe2\x80\xa6\n"
+	    "<carol> it di\xe2\x80\xa6\n"
+	    "[end]\n"
+	    "<dave> x", "build: each line shortened to max_chars");
+	free(p);
+
+	/* The answered message is not the last: it stays in its place. */
+	p = prompt_build("#x", lines, 3, 10, 0, "bob", "q", 300);
+	ok(strstr(p, "<bob> does the build pass?\n<carol>") != NULL,
+	    "build: an answered message that is not last stays in order");
+	free(p);
+
+	p = prompt_build("#x", lines, 2, 99, 1, "bob", "q", 300);
+	ok(strstr(p, "yours included") != NULL,
+	    "build: a new session is told the lines include its own (SS-4)");
+	free(p);
+}
+
+int
+main(void)
+{
+	test_shorten();
+	test_build();
+	return tap_done();
+}
