@@ -318,6 +318,16 @@ agent_turn_send(struct turn *t)
 	char where[CHANNELLEN + 64], *text;
 	size_t i;
 
+	/*
+	 * CM-2: a slash command goes as the exact text, with no transcript,
+	 * so the agent recognises it by its first character; what it missed
+	 * meanwhile waits for the next ordinary prompt.
+	 */
+	if (t->text[0] == '/') {
+		p = acp_prompt_new();
+		acp_prompt_text(p, t->text);
+		goto send;
+	}
 	if (cv->carry)
 		store_history_query(st, cv->key, STORE_LATEST, NULL, NULL,
 		    ircd.conf->transcript_lines, agent_collect, &col);
@@ -343,6 +353,7 @@ agent_turn_send(struct turn *t)
 	cv->seen_id = store_history_last_id(st, cv->key);
 	cv->carry = 0;
 	store_session_set(st, a->client->nick, cv->key, NULL, cv->seen_id);
+send:
 	if (acp_session_prompt(cv->session, p) == -1) {
 		agent_conv_notice(cv, "%s cannot answer now%s%s", a->client->nick,
 		    acp_agent_broken(a->acp) ? ": " : "",
