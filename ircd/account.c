@@ -11,6 +11,7 @@
 #include <time.h>
 
 #include "ircd/account.h"
+#include "ircd/agent.h"
 #include "ircd/cap.h"
 #include "ircd/casemap.h"
 #include "ircd/client.h"
@@ -96,9 +97,11 @@ account_login(struct client *c, const char *name)
 	free(c->account);
 	c->account = xstrdup(name);
 	reply(c, RPL_LOGGEDIN, c->prefix, c->account, c->account);
-	if (c->flags & CLIENT_REGISTERED)
+	if (c->flags & CLIENT_REGISTERED) {
 		client_send_common_cap(c, 0, CAP_ACCOUNT_NOTIFY, ":%s ACCOUNT %s",
 		    c->prefix, c->account);
+		agent_tell_mentions(c);
+	}
 	log_info("%s logged in as %s from %s", client_name(c), name, c->ip);
 }
 

@@ -52,6 +52,9 @@ void	agent_shutdown(void);
 void	agent_channel_message(struct client *from, struct channel *ch,
 	    struct outmsg *);
 
+/* RT-8: tell c, now logged in, who mentioned it while it was away. */
+void	agent_tell_mentions(struct client *c);
+
 /* Turn plumbing for turn.c. */
 void	agent_turn_start(struct turn *);
 void	agent_turn_cancel(struct turn *);

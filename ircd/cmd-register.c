@@ -12,6 +12,7 @@
 #include <strings.h>
 
 #include "ircd/account.h"
+#include "ircd/agent.h"
 #include "ircd/casemap.h"
 #include "ircd/channel.h"
 #include "ircd/client.h"
@@ -167,6 +168,7 @@ register_try(struct client *c)
 	send_isupport(c);
 	send_lusers(c);
 	send_motd(c);
+	agent_tell_mentions(c);
 	if (c->umodes != 0)
 		client_send(c, ":%s MODE %s :+%s%s%s%s", c->nick, c->nick,
 		    c->umodes & UMODE_INVISIBLE ? "i" : "",
