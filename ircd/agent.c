@@ -8,6 +8,7 @@
 #include "compat.h"
 
 #include <event2/event.h>
+#include <cjson/cJSON.h>
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -16,7 +17,9 @@
 
 #include "acp/acp.h"
 #include "ircd/agent.h"
+#include "ircd/agentcmd.h"
 #include "ircd/cap.h"
+#include "ircd/card.h"
 #include "ircd/casemap.h"
 #include "ircd/channel.h"
 #include "ircd/client.h"
@@ -57,6 +60,31 @@ static struct agent *
 agent_of(const struct client *c)
 {
 	return c->ops == &agent_ops ? c->priv : NULL;
+}
+
+struct agent *
+agent_of_client(const struct client *c)
+{
+	return agent_of(c);
+}
+
+struct agent *
+agent_find(const char *nick)
+{
+	struct client *c = client_find(nick);
+
+	return c != NULL ? agent_of(c) : NULL;
+}
+
+const struct agent_cmd *
+agent_cmd_find(const struct agent *a, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < a->ncmds; i++)
+		if (strcmp(a->cmds[i].name, name) == 0)
+			return &a->cmds[i];
+	return NULL;
 }
 
 /* ---- conversations ---- */
@@ -108,6 +136,7 @@ conv_free(struct conv *cv)
 		acp_session_cancel(cv->session);
 		return;
 	}
+	card_drop_conv(cv);
 	TAILQ_REMOVE(&cv->agent->convs, cv, entry);
 	acp_session_free(cv->session);
 	free(cv);
@@ -135,8 +164,8 @@ agent_conv_notice(struct conv *cv, const char *fmt, ...)
 
 /* Send one line (no CR/LF) from the agent in cv, stored first (HS-2). */
 static void
-agent_say(struct conv *cv, struct turn *t, const char *text, size_t len,
-    int action)
+agent_send(struct conv *cv, struct turn *t, const char *cmd, const char *text,
+    size_t len, int action)
 {
 	struct agent *a = cv->agent;
 	struct outmsg om;
@@ -162,7 +191,7 @@ agent_say(struct conv *cv, struct turn *t, const char *text, size_t len,
 		return;
 	memset(&om, 0, sizeof(om));
 	om.from = a->client;
-	om.cmd = "PRIVMSG";
+	om.cmd = cmd;
 	om.target = cv->private ? cv->target : ch->name;
 	om.text = body;
 	if (t != NULL && t->msgid[0] != '\0') {
@@ -179,6 +208,20 @@ agent_say(struct conv *cv, struct turn *t, const char *text, size_t len,
 				m->client->ops->deliver(m->client, &om);
 	} else if (peer != NULL)
 		peer->ops->deliver(peer, &om);
+}
+
+static void
+agent_say(struct conv *cv, struct turn *t, const char *text, size_t len,
+    int action)
+{
+	agent_send(cv, t, "PRIVMSG", text, len, action);
+}
+
+void
+agent_emit(struct conv *cv, const char *cmd, const char *text)
+{
+	agent_send(cv, NULL, cmd, text, message_utf8_trunc(text, strlen(text),
+	    IRC_LINELEN - 100), 0);
 }
 
 struct say {
@@ -501,28 +544,122 @@ agent_on_permission(struct acp_session *s, const struct acp_permission *p,
     void *arg)
 {
 	struct conv *cv = arg;
-	const char *policy = cv->agent->conf->permissions;
+	const char *policy = cv->policy[0] != '\0' ? cv->policy :
+	    cv->agent->conf->permissions != NULL ? cv->agent->conf->permissions : "ask";
 	const char *kind = p->tool != NULL ? p->tool->kind : NULL;
-	const char *title = p->tool != NULL ? p->tool->title : "a tool";
-	enum acp_perm_kind want = ACP_PERM_REJECT_ONCE;
+	enum acp_perm_kind want;
 	size_t i;
 
-	/*
-	 * PM-4 policies. Cards a person answers with !allow are not built
-	 * yet, so "ask" refuses and says so rather than leave the turn hanging.
-	 */
-	if (policy != NULL && (strcmp(policy, "allow-all") == 0 ||
-	    (strcmp(policy, "allow-reads") == 0 && kind != NULL &&
-	    (strcmp(kind, "read") == 0 || strcmp(kind, "search") == 0))))
+	/* PM-4: the policy answers what it can; a person answers the rest. */
+	if (strcmp(policy, "allow-all") == 0 || (strcmp(policy, "allow-reads") == 0 &&
+	    kind != NULL && (strcmp(kind, "read") == 0 || strcmp(kind, "search") == 0)))
 		want = ACP_PERM_ALLOW_ONCE;
+	else if (strcmp(policy, "deny-all") == 0)
+		want = ACP_PERM_REJECT_ONCE;
+	else {
+		card_open(cv, cv->turn, p);
+		return;
+	}
 	for (i = 0; i < p->noptions; i++)
 		if (p->options[i].kind == want)
 			break;
-	if (want == ACP_PERM_REJECT_ONCE)
-		agent_conv_notice(cv, "%s asked to %s; refused (policy %s: "
-		    "answering permission requests from IRC is not available yet)",
-		    cv->agent->client->nick, title, policy != NULL ? policy : "ask");
+	card_auto(cv, p, policy, i < p->noptions ? &p->options[i] : NULL);
 	acp_session_permit(s, p->id, i < p->noptions ? p->options[i].id : NULL);
+}
+
+static void
+agent_on_permission_gone(struct acp_session *s, uint64_t id, void *arg)
+{
+	(void)s;
+	card_gone(arg, id);
+}
+
+static void
+agent_free_cmds(struct agent *a)
+{
+	size_t i;
+
+	for (i = 0; i < a->ncmds; i++) {
+		free(a->cmds[i].name);
+		free(a->cmds[i].description);
+		free(a->cmds[i].hint);
+	}
+	free(a->cmds);
+	a->cmds = NULL;
+	a->ncmds = 0;
+}
+
+static void
+agent_add_cmd(struct agent *a, const char *name, const char *desc, const char *hint)
+{
+	struct agent_cmd *c;
+
+	if (name == NULL || name[0] == '\0' || a->ncmds >= 256)
+		return;
+	a->cmds = xreallocarray(a->cmds, a->ncmds + 1, sizeof(*a->cmds));
+	c = &a->cmds[a->ncmds++];
+	c->name = xstrdup(name[0] == '/' ? name + 1 : name);
+	c->description = xstrdup(desc != NULL ? desc : "");
+	c->hint = hint != NULL ? xstrdup(hint) : NULL;
+}
+
+/* CM-1: the list is kept in the database, known after a restart. */
+static void
+agent_save_cmds(struct agent *a)
+{
+	cJSON *arr = cJSON_CreateArray(), *o;
+	char key[NICKLEN + 16], *json;
+	size_t i;
+
+	for (i = 0; i < a->ncmds; i++) {
+		o = cJSON_CreateObject();
+		cJSON_AddStringToObject(o, "name", a->cmds[i].name);
+		cJSON_AddStringToObject(o, "description", a->cmds[i].description);
+		if (a->cmds[i].hint != NULL)
+			cJSON_AddStringToObject(o, "hint", a->cmds[i].hint);
+		cJSON_AddItemToArray(arr, o);
+	}
+	json = cJSON_PrintUnformatted(arr);
+	cJSON_Delete(arr);
+	snprintf(key, sizeof(key), "agent.commands.%s", a->client->nick);
+	if (json != NULL)
+		store_kv_set(history_store(), key, json);
+	cJSON_free(json);
+}
+
+static void
+agent_load_cmds(struct agent *a)
+{
+	char key[NICKLEN + 16], buf[65536];
+	cJSON *arr, *o;
+
+	snprintf(key, sizeof(key), "agent.commands.%s", a->client->nick);
+	if (store_kv_get(history_store(), key, buf, sizeof(buf)) != 0)
+		return;
+	if ((arr = cJSON_Parse(buf)) == NULL)
+		return;
+	cJSON_ArrayForEach(o, arr)
+		agent_add_cmd(a, cJSON_GetStringValue(cJSON_GetObjectItem(o, "name")),
+		    cJSON_GetStringValue(cJSON_GetObjectItem(o, "description")),
+		    cJSON_GetStringValue(cJSON_GetObjectItem(o, "hint")));
+	cJSON_Delete(arr);
+	a->cmds_known = 1;
+}
+
+static void
+agent_on_commands(struct acp_session *s, const struct acp_command *cmds,
+    size_t n, void *arg)
+{
+	struct conv *cv = arg;
+	struct agent *a = cv->agent;
+	size_t i;
+
+	(void)s;
+	agent_free_cmds(a);
+	for (i = 0; i < n; i++)
+		agent_add_cmd(a, cmds[i].name, cmds[i].description, cmds[i].hint);
+	a->cmds_known = 1;
+	agent_save_cmds(a);
 }
 
 static void
@@ -590,6 +727,8 @@ static const struct acp_callbacks agent_callbacks = {
 	.on_text = agent_on_text,
 	.on_tool = agent_on_tool,
 	.on_permission = agent_on_permission,
+	.on_permission_gone = agent_on_permission_gone,
+	.on_commands = agent_on_commands,
 	.on_turn_end = agent_on_turn_end,
 	.on_agent_exit = agent_on_exit,
 };
@@ -701,10 +840,19 @@ agent_tell_mentions(struct client *c)
 
 /* ---- routing (RT) ---- */
 
-static int
-agent_is_command_stop(const char *text)
+struct conv *
+agent_conv(struct agent *a, const char *key, const char *target, int private)
 {
-	return strcmp(text, "!stop") == 0 || strncmp(text, "!stop ", 6) == 0;
+	return conv_get(a, key, target, private);
+}
+
+void
+agent_ask(struct agent *a, struct client *from, const char *key,
+    const char *target, int private, const char *text, struct outmsg *om)
+{
+	struct conv *cv = conv_get(a, key, target, private);
+
+	turn_enqueue(cv, from, from->nick, text, om->msgid, om->hid);
 }
 
 void
@@ -723,14 +871,12 @@ agent_channel_message(struct client *from, struct channel *ch, struct outmsg *om
 	    agent_of(from) != NULL)
 		return;
 	history_channel_conv(ch, key, sizeof(key));
-	if (agent_is_command_stop(om->text)) {
-		if (turn_stop(key) == 0)
-			reply_notice(from, "Nothing to stop in %s", ch->name);
-		return;
-	}
 	if (ircd.conf->naccounts > 0)
 		agent_keep_mentions(from, ch, om);
 	if (ch->nagents == 0 && TAILQ_EMPTY(&all_agents))
+		return;
+	/* CM: slash commands, and the server's own ! commands. */
+	if (agentcmd_channel(from, ch, key, om))
 		return;
 	TAILQ_FOREACH(m, &ch->members, by_channel) {
 		struct agent *a = agent_of(m->client);
@@ -901,11 +1047,8 @@ agent_op_message(struct client *to, struct client *from, struct outmsg *om)
 	history_principal(from, p1, sizeof(p1));
 	history_principal(to, p2, sizeof(p2));
 	store_private_key(key, sizeof(key), p1, p2);
-	if (agent_is_command_stop(om->text)) {
-		if (turn_stop(key) == 0)
-			reply_notice(from, "Nothing to stop here");
+	if (agentcmd_private(from, a, key, om))
 		return;
-	}
 	cv = conv_get(a, key, from->nick, 1);
 	turn_enqueue(cv, from, from->nick, om->text, om->msgid, om->hid);
 }
@@ -939,6 +1082,40 @@ agent_op_whois(struct client *c, struct client *asker)
 		strlcat(state, q, sizeof(state));
 	}
 	reply(asker, RPL_WHOISSPECIAL, c->nick, state);
+	/* AG-3: its commands with their input hints, and its mode here. */
+	{
+		char line[IRC_LINELEN] = "commands:";
+		size_t i;
+
+		for (i = 0; i < a->ncmds; i++) {
+			char one[160];
+
+			snprintf(one, sizeof(one), " /%s%s%s%s", a->cmds[i].name,
+			    a->cmds[i].hint != NULL ? " <" : "",
+			    a->cmds[i].hint != NULL ? a->cmds[i].hint : "",
+			    a->cmds[i].hint != NULL ? ">" : "");
+			if (strlen(line) + strlen(one) > 300) {
+				reply(asker, RPL_WHOISSPECIAL, c->nick, line);
+				strlcpy(line, "commands:", sizeof(line));
+			}
+			strlcat(line, one, sizeof(line));
+		}
+		if (a->ncmds > 0)
+			reply(asker, RPL_WHOISSPECIAL, c->nick, line);
+	}
+	{
+		struct conv *cv;
+
+		TAILQ_FOREACH(cv, &a->convs, entry) {
+			const char *mode = acp_session_mode(cv->session);
+			char line[IRC_LINELEN];
+
+			if (mode == NULL || cv->private)
+				continue;
+			snprintf(line, sizeof(line), "mode in %s: %s", cv->target, mode);
+			reply(asker, RPL_WHOISSPECIAL, c->nick, line);
+		}
+	}
 }
 
 static const struct client_ops agent_ops = {
@@ -1008,6 +1185,7 @@ agent_new(const struct conf_agent *ca)
 	cfg.turn_timeout_ms = ircd.conf->turn_timeout * 1000;
 	a->acp = acp_agent_new(pool, &cfg, &agent_callbacks, a);
 	TAILQ_INSERT_TAIL(&all_agents, a, entry);
+	agent_load_cmds(a);
 
 	/* AG-2: its configured channels, and those it was brought into. */
 	for (ch = ca->channels; ch != NULL && *ch != NULL; ch++)
@@ -1049,6 +1227,7 @@ agent_shutdown(void)
 			free(cv);
 		}
 		acp_agent_free(a->acp);
+		agent_free_cmds(a);
 		free(a);
 	}
 	if (pool != NULL) {

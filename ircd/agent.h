@@ -29,7 +29,15 @@ struct conv {
 	int			 carry;		/* new session: give it the past (SS-4) */
 	int			 opening;
 	int			 closing;	/* KICKed while answering: free at turn end */
+	char			 policy[16];	/* PM-4 override here, "" for the agent's */
 	struct turn		*turn;		/* running here, or NULL */
+};
+
+/* A slash command an agent announced (CM-1). */
+struct agent_cmd {
+	char	*name;		/* without '/' */
+	char	*description;
+	char	*hint;		/* or NULL */
 };
 
 struct agent {
@@ -39,6 +47,9 @@ struct agent {
 	struct acp_agent	*acp;
 	TAILQ_HEAD(, conv)	 convs;
 	struct conv		*active;	/* the conversation it answers in (TN-2) */
+	struct agent_cmd	*cmds;
+	size_t			 ncmds;
+	int			 cmds_known;	/* announced at least once, ever */
 };
 
 /* Create the configured agents and put them in their channels. */
@@ -51,6 +62,21 @@ void	agent_shutdown(void);
  */
 void	agent_channel_message(struct client *from, struct channel *ch,
 	    struct outmsg *);
+
+/* The agent behind a client, or NULL for a person. */
+struct agent	*agent_of_client(const struct client *);
+/* The agent named nick exactly (casemapped), or NULL. */
+struct agent	*agent_find(const char *nick);
+/* The agent's conversation key (created on first use). */
+struct conv	*agent_conv(struct agent *, const char *key, const char *target,
+		    int private);
+/* Queue a turn for a in conversation key, with text given as is. */
+void		 agent_ask(struct agent *, struct client *from, const char *key,
+		    const char *target, int private, const char *text, struct outmsg *);
+/* A line from the agent in cv: cmd "PRIVMSG" or "NOTICE", stored first. */
+void		 agent_emit(struct conv *, const char *cmd, const char *text);
+/* Does a announce command name? */
+const struct agent_cmd *agent_cmd_find(const struct agent *, const char *name);
 
 /* RT-8: tell c, now logged in, who mentioned it while it was away. */
 void	agent_tell_mentions(struct client *c);

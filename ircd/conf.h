@@ -88,6 +88,7 @@ struct conf {
 	int	 turn_timeout;		/* TN-8 watchdog, seconds, default 1800 */
 	int	 transcript_lines;	/* SS-2, default 20 */
 	int	 transcript_chars;	/* SS-2, default 300 */
+	int	 permission_timeout;	/* PM-3, seconds, default 600 */
 
 	struct conf_listen	*listens;
 	size_t			 nlistens;

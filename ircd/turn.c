@@ -12,6 +12,7 @@
 #include "ircd/agent.h"
 #include "ircd/client.h"
 #include "ircd/conf.h"
+#include "ircd/card.h"
 #include "ircd/reply.h"
 #include "ircd/turn.h"
 #include "ircd/xmalloc.h"
@@ -79,6 +80,12 @@ turn_enqueue(struct conv *conv, struct client *from, const char *speaker,
 	t->conv = conv;
 	t->text = xstrdup(text);
 	strlcpy(t->speaker, speaker, sizeof(t->speaker));
+	if (from != NULL) {
+		strlcpy(t->requester, from->nick, sizeof(t->requester));
+		if (from->account != NULL)
+			strlcpy(t->requester_account, from->account,
+			    sizeof(t->requester_account));
+	}
 	strlcpy(t->msgid, msgid, sizeof(t->msgid));
 	t->hid = hid;
 	/* TN-2: say so when the agent is busy in another conversation. */
@@ -95,6 +102,7 @@ turn_done(struct turn *t)
 {
 	struct conv *conv = t->conv;
 
+	card_drop_turn(t);
 	TAILQ_REMOVE(&running, t, entry);
 	nrunning--;
 	if (conv->agent->active == conv)

@@ -21,6 +21,9 @@ struct turn {
 	struct conv		*conv;
 	char			*text;		/* the message answered, RT-5 form */
 	char			 speaker[NICKLEN + 1];
+	/* PM-2: who may answer its permission cards. */
+	char			 requester[NICKLEN + 1];
+	char			 requester_account[NICKLEN + 1];	/* "" if none */
 	char			 msgid[64];	/* for +reply */
 	int64_t			 hid;		/* history id of the message */
 	int			 started;

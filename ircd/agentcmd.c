@@ -1,0 +1,375 @@
+/*
+ * agentcmd.c: what a leading '/' or '!' means in a conversation with
+ * agents. "/cmd args" goes raw to the one agent here that announced cmd
+ * (CM-2, CM-3); "/alice:cmd" names the agent; "!cmd" is the same for an
+ * announced command; the server's own ! commands (!stop, !allow, !always,
+ * !deny, !mode, !policy, !status, !help) are never forwarded (CM-6), and
+ * "!!text" sends "!text" literally.
+ */
+#include "compat.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "acp/acp.h"
+#include "ircd/agent.h"
+#include "ircd/agentcmd.h"
+#include "ircd/card.h"
+#include "ircd/casemap.h"
+#include "ircd/channel.h"
+#include "ircd/client.h"
+#include "ircd/conf.h"
+#include "ircd/reply.h"
+#include "ircd/turn.h"
+
+#define MAXHERE	32
+
+/* The agents of the conversation: a channel's, or the one of a query. */
+struct here {
+	struct client	*from;
+	struct channel	*ch;		/* NULL for a private query */
+	const char	*key;
+	const char	*target;	/* channel name, or the person's nick */
+	struct agent	*agents[MAXHERE];
+	size_t		 n;
+	struct outmsg	*om;
+};
+
+static void
+here_fill(struct here *h)
+{
+	struct member *m;
+	struct agent *a;
+
+	if (h->ch == NULL)
+		return;
+	TAILQ_FOREACH(m, &h->ch->members, by_channel)
+		if ((a = agent_of_client(m->client)) != NULL && h->n < MAXHERE)
+			h->agents[h->n++] = a;
+}
+
+static struct conv *
+here_conv(struct here *h, struct agent *a)
+{
+	return agent_conv(a, h->key, h->target, h->ch == NULL);
+}
+
+/* Split "word rest" at the first space: word into buf, rest returned. */
+static const char *
+cmd_word(const char *text, char *buf, size_t len)
+{
+	size_t n = strcspn(text, " ");
+
+	snprintf(buf, len, "%.*s", (int)(n < len ? n : len - 1), text);
+	text += n;
+	while (*text == ' ')
+		text++;
+	return text;
+}
+
+static void
+cmd_send(struct here *h, struct agent *a, const char *name, const char *rest)
+{
+	char text[IRC_LINELEN];
+
+	/* In a channel, a named agent not here yet joins first (AG-2). */
+	if (h->ch != NULL && channel_member(h->ch, a->client) == NULL) {
+		channel_add(h->ch, a->client, 0);
+		channel_send(h->ch, NULL, ":%s JOIN %s", a->client->prefix,
+		    h->ch->name);
+	}
+	snprintf(text, sizeof(text), "/%s%s%s", name, *rest ? " " : "", rest);
+	agent_ask(a, h->from, h->key, h->target, h->ch == NULL, text, h->om);
+}
+
+/*
+ * CM-3: "/name rest" to the one agent here that announced name. 1 if
+ * handled (sent, or the sender told whom to pick); 0 when nobody here
+ * announced it: then it is routed by RT rules, still raw.
+ */
+static int
+cmd_slash(struct here *h, const char *name, const char *rest)
+{
+	struct agent *who[MAXHERE];
+	char list[IRC_LINELEN] = "";
+	size_t i, n = 0;
+
+	for (i = 0; i < h->n; i++)
+		if (agent_cmd_find(h->agents[i], name) != NULL)
+			who[n++] = h->agents[i];
+	if (n == 1) {
+		cmd_send(h, who[0], name, rest);
+		return 1;
+	}
+	if (n > 1) {
+		for (i = 0; i < n; i++) {
+			char one[NICKLEN + 80];
+
+			snprintf(one, sizeof(one), "%s/%s:%s", i > 0 ? ", " : "",
+			    who[i]->client->nick, name);
+			strlcat(list, one, sizeof(list));
+		}
+		reply_notice(h->from, "Several agents here know /%s: say which, "
+		    "as %s", name, list);
+		return 1;
+	}
+	/* CM-4: agents that never told their commands open a session to learn. */
+	for (i = 0; i < h->n; i++) {
+		struct conv *cv;
+
+		if (h->agents[i]->cmds_known)
+			continue;
+		cv = here_conv(h, h->agents[i]);
+		if (!acp_session_is_open(cv->session) && cv->turn == NULL)
+			acp_session_open(cv->session);
+	}
+	return 0;
+}
+
+/* "/alice:cmd rest" or "!alice:cmd rest". */
+static int
+cmd_named(struct here *h, const char *word, const char *rest)
+{
+	char nick[NICKLEN + 1];
+	const char *colon = strchr(word, ':');
+	struct agent *a;
+
+	snprintf(nick, sizeof(nick), "%.*s", (int)(colon - word), word);
+	if ((a = agent_find(nick)) == NULL) {
+		reply_notice(h->from, "No agent is called %s", nick);
+		return 1;
+	}
+	if (h->ch == NULL && a != h->agents[0]) {
+		reply_notice(h->from, "%s is not in this conversation", a->client->nick);
+		return 1;
+	}
+	cmd_send(h, a, colon + 1, rest);
+	return 1;
+}
+
+static void
+cmd_help(struct here *h)
+{
+	size_t i, j;
+
+	for (i = 0; i < h->n; i++) {
+		struct agent *a = h->agents[i];
+
+		if (a->ncmds == 0) {
+			reply_notice(h->from, "%s: no commands known yet%s",
+			    a->client->nick, a->cmds_known ? "" :
+			    " (type one with / and it will tell)");
+			continue;
+		}
+		for (j = 0; j < a->ncmds; j++)
+			reply_notice(h->from, "/%s:%s%s%s%s — %s", a->client->nick,
+			    a->cmds[j].name, a->cmds[j].hint ? " <" : "",
+			    a->cmds[j].hint ? a->cmds[j].hint : "",
+			    a->cmds[j].hint ? ">" : "", a->cmds[j].description);
+	}
+	reply_notice(h->from, "Server commands: !stop, !allow [n], !always [n], "
+	    "!deny [n], !mode [agent mode], !policy [agent] ask|allow-reads|"
+	    "allow-all|deny-all, !status, !help; !!text sends !text. "
+	    "Type //cmd (WeeChat, HexChat) or /say /cmd (irssi) for an agent's "
+	    "command, or !cmd.");
+}
+
+static void
+cmd_status(struct here *h)
+{
+	size_t i;
+
+	for (i = 0; i < h->n; i++) {
+		struct agent *a = h->agents[i];
+		const char *state = acp_agent_broken(a->acp) ? "broken" :
+		    a->active != NULL ? "answering" :
+		    acp_agent_running(a->acp) ? "idle" : "stopped";
+
+		reply_notice(h->from, "%s: %s%s%s, %zu waiting", a->client->nick,
+		    state, a->active != NULL ? " in " : "",
+		    a->active != NULL ? (a->active->private ? "a private conversation" :
+		    a->active->target) : "", turn_queued_for(a));
+	}
+	if (h->n == 0)
+		reply_notice(h->from, "No agent here");
+}
+
+/* PM-5: "!mode" lists, "!mode alice plan" switches. */
+static void
+cmd_mode(struct here *h, const char *rest)
+{
+	char nick[NICKLEN + 1], modeid[64];
+	const struct acp_mode *modes;
+	struct agent *a = NULL;
+	struct conv *cv;
+	size_t i, j, n;
+
+	rest = cmd_word(rest, nick, sizeof(nick));
+	rest = cmd_word(rest, modeid, sizeof(modeid));
+	if (nick[0] != '\0' && modeid[0] == '\0' && h->n == 1) {
+		/* "!mode plan" with one agent here. */
+		strlcpy(modeid, nick, sizeof(modeid));
+		strlcpy(nick, h->agents[0]->client->nick, sizeof(nick));
+	}
+	for (i = 0; i < h->n; i++) {
+		char line[IRC_LINELEN];
+
+		if (nick[0] != '\0' && casemap_cmp(nick, h->agents[i]->client->nick) != 0)
+			continue;
+		a = h->agents[i];
+		cv = here_conv(h, a);
+		if (!acp_session_is_open(cv->session)) {
+			reply_notice(h->from, "%s has no session here yet: ask it "
+			    "something first", a->client->nick);
+			continue;
+		}
+		if (modeid[0] != '\0') {
+			if (acp_session_set_mode(cv->session, modeid) == -1)
+				reply_notice(h->from, "%s has no mode %s", a->client->nick,
+				    modeid);
+			else
+				agent_emit(cv, "NOTICE", "switching mode as asked");
+			continue;
+		}
+		n = acp_session_modes(cv->session, &modes);
+		snprintf(line, sizeof(line), "%s modes:", a->client->nick);
+		for (j = 0; j < n; j++) {
+			strlcat(line, " ", sizeof(line));
+			strlcat(line, modes[j].id, sizeof(line));
+			if (acp_session_mode(cv->session) != NULL &&
+			    strcmp(acp_session_mode(cv->session), modes[j].id) == 0)
+				strlcat(line, "*", sizeof(line));
+		}
+		if (n == 0)
+			strlcat(line, " none", sizeof(line));
+		reply_notice(h->from, "%s", line);
+	}
+	if (a == NULL && nick[0] != '\0')
+		reply_notice(h->from, "No agent %s here", nick);
+	else if (a == NULL)
+		reply_notice(h->from, "No agent here");
+}
+
+/* PM-4 at run time: "!policy [agent] ask|allow-reads|allow-all|deny-all". */
+static void
+cmd_policy(struct here *h, const char *rest)
+{
+	static const char *policies[] = { "ask", "allow-reads", "allow-all", "deny-all" };
+	char w1[NICKLEN + 1], w2[16];
+	const char *policy;
+	struct member *m;
+	size_t i, k;
+
+	rest = cmd_word(rest, w1, sizeof(w1));
+	cmd_word(rest, w2, sizeof(w2));
+	policy = w2[0] != '\0' ? w2 : w1;
+	for (k = 0; k < 4; k++)
+		if (strcmp(policy, policies[k]) == 0)
+			break;
+	if (k == 4) {
+		reply_notice(h->from, "Usage: !policy [agent] ask|allow-reads|"
+		    "allow-all|deny-all");
+		return;
+	}
+	/* Operators only in a channel; in a query, the person of the query. */
+	if (h->ch != NULL && ((m = channel_member(h->ch, h->from)) == NULL ||
+	    !(m->modes & MEMBER_OP))) {
+		reply_notice(h->from, "Only channel operators may change the policy");
+		return;
+	}
+	for (i = 0; i < h->n; i++) {
+		struct conv *cv;
+
+		if (w2[0] != '\0' && casemap_cmp(w1, h->agents[i]->client->nick) != 0)
+			continue;
+		cv = here_conv(h, h->agents[i]);
+		strlcpy(cv->policy, policies[k], sizeof(cv->policy));
+		reply_notice(h->from, "%s: permission policy here is now %s",
+		    h->agents[i]->client->nick, policies[k]);
+	}
+}
+
+static int
+agentcmd(struct here *h)
+{
+	const char *text = h->om->text, *rest;
+	char word[128];
+
+	if (text[0] == '!' && text[1] == '!') {
+		h->om->text = text + 1;		/* CM-6: literally "!..." */
+		return 0;
+	}
+	if (text[0] == '!') {
+		rest = cmd_word(text + 1, word, sizeof(word));
+		if (strcmp(word, "stop") == 0) {
+			if (turn_stop(h->key) == 0)
+				reply_notice(h->from, "Nothing to stop here");
+		} else if (strcmp(word, "allow") == 0 || strcmp(word, "always") == 0 ||
+		    strcmp(word, "deny") == 0)
+			card_answer(h->from, h->key, h->ch, word, rest);
+		else if (strcmp(word, "mode") == 0)
+			cmd_mode(h, rest);
+		else if (strcmp(word, "policy") == 0)
+			cmd_policy(h, rest);
+		else if (strcmp(word, "status") == 0)
+			cmd_status(h);
+		else if (strcmp(word, "help") == 0)
+			cmd_help(h);
+		else if (strcmp(word, "schedules") == 0 || strcmp(word, "unschedule") == 0)
+			reply_notice(h->from, "Scheduled prompts are not available yet");
+		else if (strchr(word, ':') != NULL)
+			return cmd_named(h, word, rest);
+		else {
+			size_t i;
+
+			/* "!cmd" for a command some agent here announced. */
+			for (i = 0; i < h->n; i++)
+				if (agent_cmd_find(h->agents[i], word) != NULL)
+					return cmd_slash(h, word, rest);
+			return 0;
+		}
+		return 1;
+	}
+	if (text[0] == '/') {
+		rest = cmd_word(text + 1, word, sizeof(word));
+		if (strchr(word, ':') != NULL)
+			return cmd_named(h, word, rest);
+		/* In a query the one agent gets it, raw (RT-7). */
+		if (h->ch == NULL)
+			return 0;
+		return cmd_slash(h, word, rest);
+	}
+	return 0;
+}
+
+int
+agentcmd_channel(struct client *from, struct channel *ch, const char *key,
+    struct outmsg *om)
+{
+	struct here h;
+
+	memset(&h, 0, sizeof(h));
+	h.from = from;
+	h.ch = ch;
+	h.key = key;
+	h.target = ch->name;
+	h.om = om;
+	here_fill(&h);
+	return agentcmd(&h);
+}
+
+int
+agentcmd_private(struct client *from, struct agent *a, const char *key,
+    struct outmsg *om)
+{
+	struct here h;
+
+	memset(&h, 0, sizeof(h));
+	h.from = from;
+	h.key = key;
+	h.target = from->nick;
+	h.om = om;
+	h.agents[h.n++] = a;
+	return agentcmd(&h);
+}

@@ -1,0 +1,261 @@
+/*
+ * card.c: permission cards. A card is a NOTICE from the requesting agent
+ * to its conversation naming the tool call and the answers; it is stored
+ * in history like the answer given, so anyone can see what was allowed
+ * (PM-4). Only the person whose message started the turn, or a channel
+ * operator, may answer; never an agent or an automated turn (PM-2).
+ */
+#include "compat.h"
+
+#include <event2/event.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "acp/acp.h"
+#include "ircd/agent.h"
+#include "ircd/card.h"
+#include "ircd/casemap.h"
+#include "ircd/channel.h"
+#include "ircd/client.h"
+#include "ircd/conf.h"
+#include "ircd/reply.h"
+#include "ircd/turn.h"
+#include "ircd/xmalloc.h"
+
+#define CARD_MAXOPTS	8
+
+struct card {
+	TAILQ_ENTRY(card)	 entry;
+	unsigned		 n;
+	struct conv		*conv;
+	struct turn		*turn;
+	uint64_t		 id;
+	char			 requester[NICKLEN + 1];
+	char			 account[NICKLEN + 1];
+	int			 automated;	/* no person started the turn */
+	char			 opt_id[CARD_MAXOPTS][64];
+	enum acp_perm_kind	 opt_kind[CARD_MAXOPTS];
+	size_t			 nopts;
+	struct event		*timeout;
+};
+
+static TAILQ_HEAD(, card) cards = TAILQ_HEAD_INITIALIZER(cards);
+static unsigned card_seq;
+
+static void
+card_free(struct card *c)
+{
+	TAILQ_REMOVE(&cards, c, entry);
+	if (c->timeout != NULL)
+		event_free(c->timeout);
+	free(c);
+}
+
+static const char *
+card_option(const struct card *c, enum acp_perm_kind kind)
+{
+	size_t i;
+
+	for (i = 0; i < c->nopts; i++)
+		if (c->opt_kind[i] == kind)
+			return c->opt_id[i];
+	return NULL;
+}
+
+/* PM-3: unanswered, the card is refused (reject_once, else cancelled). */
+static void
+card_timeout_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct card *c = arg;
+	char line[IRC_LINELEN];
+
+	(void)fd;
+	(void)what;
+	snprintf(line, sizeof(line), "card %u: no answer in time, refused", c->n);
+	agent_emit(c->conv, "NOTICE", line);
+	acp_session_permit(c->conv->session, c->id,
+	    card_option(c, ACP_PERM_REJECT_ONCE));
+	card_free(c);
+}
+
+static void
+card_describe(char *buf, size_t len, const struct acp_permission *p)
+{
+	const struct acp_tool *t = p->tool;
+
+	snprintf(buf, len, "%s (%s%s%s)", t != NULL ? t->title : "a tool call",
+	    t != NULL && t->kind != NULL ? t->kind : "other",
+	    t != NULL && t->path != NULL ? ", " : "",
+	    t != NULL && t->path != NULL ? t->path : "");
+}
+
+void
+card_open(struct conv *cv, struct turn *t, const struct acp_permission *p)
+{
+	struct card *c = xcalloc(1, sizeof(*c));
+	struct timeval tv = { ircd.conf->permission_timeout, 0 };
+	char what[300], line[IRC_LINELEN];
+	size_t i;
+
+	c->n = ++card_seq;
+	c->conv = cv;
+	c->turn = t;
+	c->id = p->id;
+	if (t != NULL && t->requester[0] != '\0') {
+		strlcpy(c->requester, t->requester, sizeof(c->requester));
+		strlcpy(c->account, t->requester_account, sizeof(c->account));
+	} else
+		c->automated = 1;
+	for (i = 0; i < p->noptions && c->nopts < CARD_MAXOPTS; i++) {
+		strlcpy(c->opt_id[c->nopts], p->options[i].id, sizeof(c->opt_id[0]));
+		c->opt_kind[c->nopts++] = p->options[i].kind;
+	}
+	c->timeout = evtimer_new(ircd.base, card_timeout_cb, c);
+	evtimer_add(c->timeout, &tv);
+	TAILQ_INSERT_TAIL(&cards, c, entry);
+	card_describe(what, sizeof(what), p);
+	/* Word the answers as the options the agent really offers. */
+	snprintf(line, sizeof(line), "card %u: %s wants to %s — answer %s%s%s"
+	    "(add %u if several cards wait)", c->n, cv->agent->client->nick, what,
+	    card_option(c, ACP_PERM_ALLOW_ONCE) ? "!allow, " : "",
+	    card_option(c, ACP_PERM_ALLOW_ALWAYS) ? "!always, " : "",
+	    card_option(c, ACP_PERM_REJECT_ONCE) || card_option(c, ACP_PERM_REJECT_ALWAYS) ?
+	    "!deny " : "", c->n);
+	agent_emit(cv, "NOTICE", line);
+}
+
+void
+card_auto(struct conv *cv, const struct acp_permission *p, const char *policy,
+    const struct acp_perm_option *chosen)
+{
+	char what[300], line[IRC_LINELEN];
+	int allowed = chosen != NULL && (chosen->kind == ACP_PERM_ALLOW_ONCE ||
+	    chosen->kind == ACP_PERM_ALLOW_ALWAYS);
+
+	card_describe(what, sizeof(what), p);
+	snprintf(line, sizeof(line), "%s: %s %s (policy %s)",
+	    cv->agent->client->nick, allowed ? "allowed" : "refused", what, policy);
+	agent_emit(cv, "NOTICE", line);
+}
+
+void
+card_gone(struct conv *cv, uint64_t id)
+{
+	struct card *c, *tc;
+	char line[IRC_LINELEN];
+
+	TAILQ_FOREACH_SAFE(c, &cards, entry, tc) {
+		if (c->conv != cv || c->id != id)
+			continue;
+		snprintf(line, sizeof(line), "card %u: withdrawn", c->n);
+		agent_emit(cv, "NOTICE", line);
+		card_free(c);
+	}
+}
+
+/* PM-2: the person who started the turn, or an operator of the channel. */
+static int
+card_may_answer(const struct card *c, struct client *from, struct channel *ch)
+{
+	struct member *m;
+
+	if (agent_of_client(from) != NULL || (from->umodes & UMODE_BOT))
+		return 0;
+	if (ch != NULL) {
+		if ((m = channel_member(ch, from)) == NULL)
+			return 0;
+		if (m->modes & MEMBER_OP)
+			return 1;
+	}
+	if (c->automated)
+		return 0;
+	if (c->account[0] != '\0')
+		return from->account != NULL && casemap_cmp(from->account, c->account) == 0;
+	return casemap_cmp(from->nick, c->requester) == 0;
+}
+
+void
+card_answer(struct client *from, const char *key, struct channel *ch,
+    const char *verb, const char *arg)
+{
+	struct card *c, *pick = NULL;
+	unsigned waiting = 0, n = 0;
+	enum acp_perm_kind kind, fallback;
+	const char *opt, *word;
+	char line[IRC_LINELEN];
+
+	if (arg != NULL && *arg != '\0')
+		n = (unsigned)strtoul(arg, NULL, 10);
+	TAILQ_FOREACH(c, &cards, entry) {
+		if (strcmp(c->conv->key, key) != 0)
+			continue;
+		waiting++;
+		if (n == 0 || c->n == n)
+			pick = c;
+	}
+	if (waiting == 0 || (n != 0 && pick == NULL)) {
+		if (n != 0)
+			reply_notice(from, "No card %u waits here", n);
+		else
+			reply_notice(from, "No card waits here");
+		return;
+	}
+	if (n == 0 && waiting > 1) {
+		reply_notice(from, "%u cards wait here: say which, as in !%s %u",
+		    waiting, verb, TAILQ_FIRST(&cards)->n);
+		return;
+	}
+	if (!card_may_answer(pick, from, ch)) {
+		reply_notice(from, "card %u: only %s%s may answer it", pick->n,
+		    pick->automated ? "" : pick->requester,
+		    ch != NULL ? (pick->automated ? "a channel operator" :
+		    " or a channel operator") : "");
+		return;
+	}
+	if (strcmp(verb, "allow") == 0) {
+		kind = ACP_PERM_ALLOW_ONCE;
+		fallback = ACP_PERM_ALLOW_ALWAYS;
+		word = "allowed";
+	} else if (strcmp(verb, "always") == 0) {
+		kind = ACP_PERM_ALLOW_ALWAYS;
+		fallback = ACP_PERM_ALLOW_ONCE;
+		word = "always allowed";
+	} else {
+		kind = ACP_PERM_REJECT_ONCE;
+		fallback = ACP_PERM_REJECT_ALWAYS;
+		word = "denied";
+	}
+	if ((opt = card_option(pick, kind)) == NULL)
+		opt = card_option(pick, fallback);
+	if (opt == NULL && kind != ACP_PERM_REJECT_ONCE) {
+		reply_notice(from, "card %u: %s does not offer that answer", pick->n,
+		    pick->conv->agent->client->nick);
+		return;
+	}
+	snprintf(line, sizeof(line), "card %u: %s by %s", pick->n, word, from->nick);
+	agent_emit(pick->conv, "NOTICE", line);
+	acp_session_permit(pick->conv->session, pick->id, opt);
+	card_free(pick);
+}
+
+void
+card_drop_turn(struct turn *t)
+{
+	struct card *c, *tc;
+
+	TAILQ_FOREACH_SAFE(c, &cards, entry, tc)
+		if (c->turn == t)
+			card_free(c);
+}
+
+void
+card_drop_conv(struct conv *cv)
+{
+	struct card *c, *tc;
+
+	TAILQ_FOREACH_SAFE(c, &cards, entry, tc)
+		if (c->conv == cv)
+			card_free(c);
+}

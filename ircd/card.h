@@ -1,0 +1,35 @@
+/*
+ * card.h: permission cards (PM-1..PM-4). An agent's permission request
+ * becomes a NOTICE card in its conversation that a person answers with
+ * !allow, !always or !deny; unanswered, it is refused after
+ * permission-timeout.
+ */
+#ifndef IRCD_CARD_H
+#define IRCD_CARD_H
+
+#include <stdint.h>
+
+struct acp_permission;
+struct acp_perm_option;
+struct channel;
+struct client;
+struct conv;
+struct turn;
+
+/* Show a card for request p of the turn t in cv (PM-1). */
+void	card_open(struct conv *, struct turn *, const struct acp_permission *);
+/* A request the policy answered: keep a trace in the conversation (PM-4). */
+void	card_auto(struct conv *, const struct acp_permission *, const char *policy,
+	    const struct acp_perm_option *chosen);
+/* The agent withdrew request id (cancel, exit). */
+void	card_gone(struct conv *, uint64_t id);
+/*
+ * A person's !allow, !always or !deny [n] in conversation key. ch is the
+ * channel (NULL for a private query). Says what happened in a NOTICE.
+ */
+void	card_answer(struct client *from, const char *key, struct channel *ch,
+	    const char *verb, const char *arg);
+void	card_drop_turn(struct turn *);
+void	card_drop_conv(struct conv *);
+
+#endif
