@@ -1,0 +1,244 @@
+#!/bin/sh
+# End-to-end test of an agent with a real IRC client: irssi, driven through
+# tmux, joins #general on the built agentircd and talks to the demo agent
+# (tests/agents/demo-agent.mjs): a greeting, a slash command answered over
+# several lines, and WHOIS showing the agent as a bot with its state.
+# Prints TAP. Environment: AGENTIRCD (the daemon), SRCDIR (source root).
+# shellcheck disable=SC2317 # functions called through check and wait_for
+set -u
+
+SRCDIR=${SRCDIR:-.}
+for tool in irssi tmux node python3; do
+	if ! command -v "$tool" >/dev/null 2>&1; then
+		echo "1..0 # SKIP $tool missing"
+		exit 0
+	fi
+done
+if [ ! -d "$SRCDIR/tests/agents/node_modules" ]; then
+	echo "1..0 # SKIP tests/agents/node_modules missing (npm ci in tests/agents)"
+	exit 0
+fi
+
+AGENTIRCD=${AGENTIRCD:-ircd/agentircd}
+if [ ! -x "$AGENTIRCD" ]; then
+	echo "Bail out! no daemon at $AGENTIRCD (set AGENTIRCD)"
+	exit 1
+fi
+# The agent's command and cwd must be absolute: the daemon runs elsewhere.
+SRCDIR=$(cd "$SRCDIR" && pwd) || exit 1
+# Wait limits in seconds; sanitizer builds are slower, so be generous. The
+# waits poll: they cost nothing when things go well.
+LIMIT=${E2E_TIMEOUT:-30}
+
+TMP=$(mktemp -d "${TMPDIR:-/tmp}/agentircd-e2e.XXXXXX") || exit 1
+# A private tmux server: its own socket directory and name, no user config.
+TMUX_TMPDIR=$TMP
+export TMUX_TMPDIR
+unset TMUX
+TSOCK="e2e$$"
+IRCD_PID=
+AGENT_PID=
+cleanup() {
+	tmux -L "$TSOCK" kill-server >/dev/null 2>&1
+	[ -n "$IRCD_PID" ] && kill "$IRCD_PID" 2>/dev/null && wait "$IRCD_PID" 2>/dev/null
+	# Only if the daemon failed to reap its agent: that pid is ours to end.
+	[ -n "$AGENT_PID" ] && kill "$AGENT_PID" 2>/dev/null
+	rm -rf "$TMP"
+}
+trap cleanup EXIT
+trap 'exit 1' HUP INT TERM
+
+n=0
+failed=0
+ok() { n=$((n + 1)); echo "ok $n - $1"; }
+not_ok() { n=$((n + 1)); failed=$((failed + 1)); echo "not ok $n - $1"; }
+check() { # description command...
+	d=$1; shift
+	if "$@"; then ok "$d"; else not_ok "$d"; fi
+}
+# wait_for SECONDS command...: poll every 0.1 s until the command succeeds.
+wait_for() {
+	i=$(($1 * 10)); shift
+	while [ "$i" -gt 0 ]; do
+		"$@" && return 0
+		sleep 0.1
+		i=$((i - 1))
+	done
+	return 1
+}
+screen() { tmux -L "$TSOCK" capture-pane -p -J -t e2e 2>/dev/null; }
+screen_has() { screen | grep -Eq -- "$1"; }
+log_has() { grep -Eq -- "$1" "$TMP/ircd.log"; }
+ircd_alive() { kill -0 "$IRCD_PID" 2>/dev/null; }
+agent_gone() { ! kill -0 "$AGENT_PID" 2>/dev/null; }
+irssi_exited() {
+	[ "$(tmux -L "$TSOCK" display-message -p -t e2e '#{pane_dead}' 2>/dev/null)" = 1 ]
+}
+port_open() {
+	python3 -c 'import socket, sys
+socket.create_connection(("127.0.0.1", int(sys.argv[1])), timeout=1).close()' \
+	    "$PORT" 2>/dev/null
+}
+# type TEXT: type a line into irssi and press Enter.
+type_line() {
+	tmux -L "$TSOCK" send-keys -t e2e -l -- "$1" &&
+	    tmux -L "$TSOCK" send-keys -t e2e Enter
+}
+# The demo speaks in #general as "<demo> text", with room for a mode prefix.
+DEMO='<[ @%+]?demo> '
+# count_in_order: the screen shows demo's lines 1, 2 and 3, in that order.
+count_in_order() {
+	screen | awk -v re="${DEMO}[123]\$" '
+	    $0 ~ re { sub(/.*> /, ""); seen = seen $0 }
+	    END { exit !(seen ~ /123$/) }'
+}
+# whois_has PATTERN: irssi shows a complete WHOIS of demo matching PATTERN.
+whois_has() {
+	screen | awk '/-!- demo \[/ { block = ""; on = 1 }
+	    on { block = block $0 "\n" }
+	    on && /End of WHOIS/ { last = block; on = 0 }
+	    END { printf "%s", last }' | grep -Eq -- "$1"
+}
+show() {
+	echo "# --- irssi screen"; screen | sed 's/^/# /'
+	echo "# --- agentircd stderr"; tail -n 30 "$TMP/ircd.log" | sed 's/^/# /'
+}
+# bail MESSAGE: stop here, showing what irssi and the daemon saw.
+bail() {
+	show
+	echo "Bail out! $1"
+	exit 1
+}
+
+echo "1..10"
+
+PORT=$(python3 -c 'import socket
+s = socket.socket()
+s.bind(("127.0.0.1", 0))
+print(s.getsockname()[1])')
+# The agent keeps its sessions in $TMP, never in the home directory.
+cat >"$TMP/agentircd.conf" <<CONF
+# agentircd end-to-end test with the demo agent
+[server]
+name = irc.test
+network = TestNet
+
+[listen]
+address = 127.0.0.1:$PORT
+
+[channel #general]
+topic = agent end-to-end test
+
+[agent demo]
+command = node "$SRCDIR/tests/agents/demo-agent.mjs"
+cwd = $TMP
+env = DEMO_AGENT_STATE=$TMP/demo-state
+channels = #general
+description = agentircd demo agent (a script, not an AI)
+CONF
+
+if "$AGENTIRCD" -n -f "$TMP/agentircd.conf" >"$TMP/check.out" 2>&1; then
+	ok "agentircd -n accepts the config with the demo agent"
+else
+	not_ok "agentircd -n accepts the config with the demo agent"
+	sed 's/^/# /' "$TMP/check.out"
+fi
+
+"$AGENTIRCD" -f "$TMP/agentircd.conf" </dev/null >"$TMP/ircd.log" 2>&1 &
+IRCD_PID=$!
+wait_for "$LIMIT" port_open || bail "agentircd does not listen on 127.0.0.1:$PORT"
+
+# alice: the real irssi, in a 200x50 tmux window, with its own home.
+cat >"$TMP/tmux.conf" <<'TMUXCONF'
+set -g remain-on-exit on
+set -g status off
+TMUXCONF
+mkdir -p "$TMP/irssi"
+tmux -L "$TSOCK" -f "$TMP/tmux.conf" new-session -d -s e2e -x 200 -y 50 \
+    env LANG=C.UTF-8 TERM=screen \
+    irssi --home="$TMP/irssi" -n alice -c 127.0.0.1 -p "$PORT" ||
+    bail "tmux cannot start irssi"
+# The 001 welcome in irssi's status window: registered, commands work.
+wait_for "$LIMIT" screen_has 'Welcome to the TestNet IRC Network' ||
+    bail "irssi did not register as alice"
+
+# The agent is a member of #general from the start, process or not.
+type_line "/join #general"
+if wait_for "$LIMIT" screen_has 'alice .*has joined #general' &&
+   type_line "/names #general" &&
+   wait_for "$LIMIT" screen_has '\[[ @%+]demo\]'; then
+	ok "irssi joins #general, where demo is a member"
+else
+	not_ok "irssi joins #general, where demo is a member"
+fi
+
+type_line "@demo hello"
+if wait_for "$LIMIT" screen_has "${DEMO}Hello! I am the demo agent"; then
+	ok "demo answers @demo hello with its greeting"
+else
+	not_ok "demo answers @demo hello with its greeting"
+fi
+
+if wait_for "$LIMIT" log_has 'demo: started, pid [0-9]+'; then
+	ok "the daemon log shows the agent started"
+	AGENT_PID=$(sed -n 's/.*demo: started, pid \([0-9][0-9]*\).*/\1/p' \
+	    "$TMP/ircd.log" | tail -n 1)
+else
+	not_ok "the daemon log shows the agent started"
+fi
+
+# Not "//count 3": irssi runs that as its own command /count (a leading //
+# only skips alias expansion) and sends nothing. /say sends the line as it
+# is; the server passes "/count 3" raw to demo, which announced /count.
+type_line "/say /count 3"
+if wait_for "$LIMIT" count_in_order; then
+	ok "demo answers /count 3 with 1, 2 and 3, in order"
+else
+	not_ok "demo answers /count 3 with 1, 2 and 3, in order"
+fi
+
+# WHOIS: 335 marks a bot; 320 lines carry the agent's info and its state.
+# irssi prints WHOIS replies in its status window, window 1.
+type_line "/whois demo"
+type_line "/window 1"
+if wait_for "$LIMIT" whois_has 'is a bot on TestNet'; then
+	ok "/whois demo shows it is a bot"
+else
+	not_ok "/whois demo shows it is a bot"
+fi
+if whois_has 'state: (idle|answering in #general)'; then
+	ok "/whois demo shows the agent's state"
+else
+	not_ok "/whois demo shows the agent's state"
+fi
+
+type_line "/quit e2e done"
+wait_for "$LIMIT" irssi_exited || echo "# irssi did not exit on /quit"
+check "agentircd is still running" ircd_alive
+
+# A clean stop: under the sanitizers, leaks and errors are reported now.
+kill -TERM "$IRCD_PID" 2>/dev/null
+wait_for "$LIMIT" eval '! ircd_alive'
+if ircd_alive; then
+	not_ok "agentircd stops on SIGTERM without a sanitizer report"
+	echo "# still running $LIMIT s after SIGTERM"
+	kill -KILL "$IRCD_PID" 2>/dev/null
+elif log_has 'ERROR: (Address|Leak)Sanitizer|runtime error:'; then
+	not_ok "agentircd stops on SIGTERM without a sanitizer report"
+	tail -n 40 "$TMP/ircd.log" | sed 's/^/# /'
+else
+	ok "agentircd stops on SIGTERM without a sanitizer report"
+fi
+wait "$IRCD_PID" 2>/dev/null
+IRCD_PID=
+
+# The agent's process ends with the daemon: none is left behind.
+if [ -n "$AGENT_PID" ] && wait_for "$LIMIT" agent_gone; then
+	ok "the agent's process ends with the daemon"
+	AGENT_PID=
+else
+	not_ok "the agent's process ends with the daemon"
+fi
+
+[ "$failed" -ne 0 ] && show
+exit 0
