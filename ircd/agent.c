@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "acp/acp.h"
 #include "ircd/agent.h"
@@ -732,6 +733,36 @@ static const struct acp_callbacks agent_callbacks = {
 	.on_turn_end = agent_on_turn_end,
 	.on_agent_exit = agent_on_exit,
 };
+
+int
+agent_help(struct client *c, const char *subject)
+{
+	struct agent *a, *only = agent_find(subject);
+	char line[IRC_LINELEN];
+	size_t i;
+
+	if (only == NULL && strcasecmp(subject, "agents") != 0)
+		return 0;
+	reply(c, RPL_HELPSTART, subject, "Agents and the commands they announced; "
+	    "type //cmd (WeeChat, HexChat), /say /cmd (irssi) or !cmd");
+	TAILQ_FOREACH(a, &all_agents, entry) {
+		if (only != NULL && a != only)
+			continue;
+		snprintf(line, sizeof(line), "%s: %s", a->client->nick,
+		    a->ncmds > 0 ? "" : (a->cmds_known ? "no commands" :
+		    "commands not known yet"));
+		reply(c, RPL_HELPTXT, subject, line);
+		for (i = 0; i < a->ncmds; i++) {
+			snprintf(line, sizeof(line), "  /%s:%s%s%s%s  %s",
+			    a->client->nick, a->cmds[i].name,
+			    a->cmds[i].hint ? " <" : "", a->cmds[i].hint ? a->cmds[i].hint : "",
+			    a->cmds[i].hint ? ">" : "", a->cmds[i].description);
+			reply(c, RPL_HELPTXT, subject, line);
+		}
+	}
+	reply(c, RPL_ENDOFHELP, subject, "End of /HELP");
+	return 1;
+}
 
 /* ---- mentions of people who are away (RT-8) ---- */
 

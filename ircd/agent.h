@@ -78,6 +78,9 @@ void		 agent_emit(struct conv *, const char *cmd, const char *text);
 /* Does a announce command name? */
 const struct agent_cmd *agent_cmd_find(const struct agent *, const char *name);
 
+/* HELP AGENTS or HELP <agent> (CM-5): 1 if subject was one of those. */
+int		 agent_help(struct client *c, const char *subject);
+
 /* RT-8: tell c, now logged in, who mentioned it while it was away. */
 void	agent_tell_mentions(struct client *c);
 

@@ -11,6 +11,7 @@
 #include <strings.h>
 #include <time.h>
 
+#include "ircd/agent.h"
 #include "ircd/cap.h"
 #include "ircd/casemap.h"
 #include "ircd/channel.h"
@@ -712,7 +713,7 @@ help_index(struct client *c)
 	size_t i, room = reply_room(c, 2);
 
 	reply(c, RPL_HELPSTART, "*", "** Help System **");
-	reply(c, RPL_HELPTXT, "*", "Try HELP <command> for specific help.");
+	reply(c, RPL_HELPTXT, "*", "Try HELP <command> for specific help, HELP AGENTS for the agents' commands.");
 	reply(c, RPL_HELPTXT, "*", "Commands:");
 	buf[0] = '\0';
 	for (i = 0; i < sizeof(help_table) / sizeof(help_table[0]); i++) {
@@ -743,6 +744,9 @@ cmd_help(struct client *c, struct message *m)
 	for (i = 0; i < sizeof(help_table) / sizeof(help_table[0]); i++)
 		if (strcasecmp(subject, help_table[i].name) == 0)
 			h = &help_table[i];
+	/* CM-5: HELP AGENTS, or HELP <agent>, lists agents' commands. */
+	if (h == NULL && agent_help(c, subject))
+		return;
 	if (h == NULL) {
 		reply(c, ERR_HELPNOTFOUND, subject);
 		return;
