@@ -28,6 +28,7 @@
 #include "ircd/history.h"
 #include "ircd/log.h"
 #include "ircd/message.h"
+#include "ircd/multiline.h"
 #include "ircd/numeric.h"
 #include "ircd/prompt.h"
 #include "ircd/reply.h"
@@ -164,6 +165,8 @@ agent_conv_notice(struct conv *cv, const char *fmt, ...)
 /* ---- what the agent says ---- */
 
 /* Send one line (no CR/LF) from the agent in cv, stored first (HS-2). */
+static void agent_paragraph_end(struct conv *, struct turn *);
+
 static void
 agent_send(struct conv *cv, struct turn *t, const char *cmd, const char *text,
     size_t len, int action)
@@ -202,13 +205,64 @@ agent_send(struct conv *cv, struct turn *t, const char *cmd, const char *text,
 	outmsg_render(&om);
 	if (history_add(a->client, cv->key, &om) == -1)
 		return;
+	/*
+	 * TN-4: clients with draft/multiline get the paragraph as one batch
+	 * when it ends; the others each line as it comes.
+	 */
+	if (t != NULL && !action && strcmp(cmd, "PRIVMSG") == 0) {
+		if (t->para == NULL)
+			t->para = xcalloc(MULTILINE_MAX_LINES, sizeof(*t->para));
+		if (t->npara == MULTILINE_MAX_LINES)
+			agent_paragraph_end(cv, t);
+		t->para[t->npara++] = om;
+	} else if (t != NULL)
+		agent_paragraph_end(cv, t);
 	if (ch != NULL) {
 		strlcpy(ch->last_agent, a->client->nick, sizeof(ch->last_agent));
 		TAILQ_FOREACH(m, &ch->members, by_channel)
-			if (m->client != a->client)
+			if (m->client != a->client && (om.tagmsg || action ||
+			    t == NULL || strcmp(cmd, "PRIVMSG") != 0 ||
+			    !(m->client->caps & CAP_MULTILINE)))
 				m->client->ops->deliver(m->client, &om);
-	} else if (peer != NULL)
+	} else if (peer != NULL && (t == NULL || action ||
+	    strcmp(cmd, "PRIVMSG") != 0 || !(peer->caps & CAP_MULTILINE)))
 		peer->ops->deliver(peer, &om);
+}
+
+/* The paragraph ends: multiline clients get it now, as one batch. */
+static void
+agent_paragraph_end(struct conv *cv, struct turn *t)
+{
+	struct channel *ch;
+	struct client *peer;
+	struct member *m;
+	char reply[96];
+	size_t i;
+
+	if (t->npara == 0)
+		return;
+	/*
+	 * The copies were made from pointers into agent_send's stack: point
+	 * them at their own line again, and at the reply tag of this turn.
+	 */
+	snprintf(reply, sizeof(reply), "+reply=%s", t->msgid);
+	for (i = 0; i < t->npara; i++) {
+		char *colon = strstr(t->para[i].line, " :");
+
+		t->para[i].text = colon != NULL ? colon + 2 : "";
+		t->para[i].target = cv->target;
+		t->para[i].ctags = t->msgid[0] != '\0' ? reply : NULL;
+		t->para[i].cmd = "PRIVMSG";
+	}
+	if (!cv->private && (ch = channel_find(cv->target)) != NULL) {
+		TAILQ_FOREACH(m, &ch->members, by_channel)
+			if (m->client != cv->agent->client &&
+			    (m->client->caps & CAP_MULTILINE))
+				multiline_deliver(m->client, t->para, t->npara, NULL);
+	} else if (cv->private && (peer = client_find(cv->target)) != NULL &&
+	    (peer->caps & CAP_MULTILINE))
+		multiline_deliver(peer, t->para, t->npara, NULL);
+	t->npara = 0;
 }
 
 static void
@@ -264,6 +318,8 @@ agent_line(struct conv *cv, struct turn *t, const char *line, size_t len)
 		/* Blank lines are not sent, except inside code, as one space. */
 		if (t->in_fence)
 			agent_say(cv, t, " ", 1, 0);
+		else
+			agent_paragraph_end(cv, t);
 		return;
 	}
 	message_split(line, len, agent_budget(cv), agent_say_piece, &s);
@@ -676,6 +732,7 @@ agent_on_turn_end(struct acp_session *s, const struct acp_turn_end *e, void *arg
 	/* TN-6: after !stop, nothing more than what was already streamed. */
 	if (e->stop != ACP_STOP_CANCELLED && !e->cancelled)
 		agent_flush(cv, t, 1);
+	agent_paragraph_end(cv, t);
 	if (t->typing != NULL) {
 		event_free(t->typing);
 		t->typing = NULL;

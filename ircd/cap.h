@@ -26,6 +26,11 @@ struct client;
 #define CAP_SETNAME		0x4000
 #define CAP_CHGHOST		0x8000
 #define CAP_CHATHISTORY		0x10000	/* draft/chathistory */
+#define CAP_MULTILINE		0x20000	/* draft/multiline */
+
+/* draft/multiline limits, advertised as the cap's value. */
+#define MULTILINE_MAX_BYTES	4096
+#define MULTILINE_MAX_LINES	64
 
 /* The names of caps in bits, space-separated, into buf. */
 void	cap_names(unsigned bits, char *buf, size_t len);

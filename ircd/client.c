@@ -21,6 +21,7 @@
 #include "ircd/dict.h"
 #include "ircd/log.h"
 #include "ircd/message.h"
+#include "ircd/multiline.h"
 #include "ircd/sasl.h"
 #include "ircd/whowas.h"
 #include "ircd/xmalloc.h"
@@ -373,6 +374,7 @@ client_exit(struct client *c, const char *reason)
 	}
 	c->flags |= CLIENT_CLOSING;
 	sasl_free(c);
+	multiline_free(c);
 	while ((inv = LIST_FIRST(&c->invites)) != NULL) {
 		LIST_REMOVE(inv, entry);
 		free(inv);

@@ -17,6 +17,7 @@ struct client;
 struct member;
 struct outmsg;
 struct sasl;
+struct mlbatch;
 struct channel;
 
 /* User modes, as bits. */
@@ -47,6 +48,8 @@ struct outmsg {
 	const char	*text;		/* NULL for TAGMSG */
 	const char	*ctags;		/* client-only tags, escaped, no '@'; or NULL */
 	int		 tagmsg;	/* only for clients with message-tags */
+	int		 nomsgid;	/* a line inside a batch: the batch has the id */
+	const char	*stags;		/* server tags for everyone, e.g. a multiline concat */
 	char		 time[32];	/* server-time value, the same for everyone */
 	int64_t		 time_ms;	/* the same, in Unix milliseconds */
 	const char	*batch;		/* batch reference for batch clients, or NULL */
@@ -106,6 +109,7 @@ struct client {
 	char			*certfp;	/* TLS client certificate SHA-256, hex */
 	struct sasl		*sasl;		/* an AUTHENTICATE in progress */
 	char			*pass;		/* PASS, until registration checks it */
+	struct mlbatch		*mlbatch;	/* a draft/multiline batch being sent */
 	unsigned		 umodes;
 	unsigned		 flags;
 	unsigned		 caps;		/* CAP_* of cap.h */

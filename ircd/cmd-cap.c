@@ -34,6 +34,16 @@ cap_sasl_value(void)
 	return "PLAIN,EXTERNAL";
 }
 
+static const char *
+cap_multiline_value(void)
+{
+	static char v[64];
+
+	snprintf(v, sizeof(v), "max-bytes=%d,max-lines=%d", MULTILINE_MAX_BYTES,
+	    MULTILINE_MAX_LINES);
+	return v;
+}
+
 /* Only what the server really does is offered. */
 static const struct cap caps[] = {
 	{ "account-notify",	CAP_ACCOUNT_NOTIFY,	0, NULL, NULL },
@@ -43,6 +53,7 @@ static const struct cap caps[] = {
 	{ "cap-notify",		CAP_CAP_NOTIFY,		0, NULL, NULL },
 	{ "chghost",		CAP_CHGHOST,		0, NULL, NULL },
 	{ "draft/chathistory",	CAP_CHATHISTORY,	0, NULL, NULL },
+	{ "draft/multiline",	CAP_MULTILINE,		CAP_BATCH, cap_multiline_value, NULL },
 	{ "echo-message",	CAP_ECHO_MESSAGE,	0, NULL, NULL },
 	{ "extended-join",	CAP_EXTENDED_JOIN,	0, NULL, NULL },
 	{ "invite-notify",	CAP_INVITE_NOTIFY,	0, NULL, NULL },

@@ -18,6 +18,7 @@
 #include "ircd/conf.h"
 #include "ircd/history.h"
 #include "ircd/message.h"
+#include "ircd/multiline.h"
 #include "ircd/numeric.h"
 #include "ircd/reply.h"
 
@@ -160,6 +161,10 @@ message_send(struct client *c, struct message *m, const char *cmd, enum kind kin
 	int ntargets = 0, i, dup, quiet = kind == K_NOTICE;
 	struct outmsg om;
 
+	/* A line of a draft/multiline batch waits for the batch's end. */
+	if (kind != K_TAGMSG && m->tags != NULL && c->mlbatch != NULL &&
+	    multiline_take(c, m, cmd))
+		return;
 	if (m->nparams < 1 || m->params[0][0] == '\0') {
 		if (!quiet)
 			reply(c, ERR_NORECIPIENT, cmd);

@@ -14,6 +14,7 @@
 #include "ircd/command.h"
 #include "ircd/conn.h"
 #include "ircd/message.h"
+#include "ircd/multiline.h"
 #include "ircd/numeric.h"
 #include "ircd/reply.h"
 
@@ -27,6 +28,7 @@ static struct command commands[] = {
 	{ "ADMIN",	cmd_admin,	0, CMD_REG,	P_STD, 0 },
 	{ "AUTHENTICATE", cmd_authenticate, 1, CMD_ANY, P_FREE, 0 },
 	{ "AWAY",	cmd_away,	0, CMD_REG,	P_STD, 0 },
+	{ "BATCH",	multiline_batch, 1, CMD_REG,	P_FREE, 0 },
 	{ "CAP",	cmd_cap,	1, CMD_ANY,	P_FREE, 0 },
 	{ "CHATHISTORY", cmd_chathistory, 3, CMD_REG,	P_STD, 0 },
 	{ "DIE",	cmd_die,	0, CMD_REG | CMD_OPER, P_FREE, 0 },
@@ -126,7 +128,9 @@ command_dispatch(struct client *c, struct message *m)
 		if (*p >= 'a' && *p <= 'z')
 			*p -= 32;
 	cmd = bsearch(m->cmd, commands, NCOMMANDS, sizeof(commands[0]), command_cmp);
-	if (c->conn != NULL && !(c->umodes & UMODE_OPER))
+	/* A multiline batch may come all at once: its lines cost nothing. */
+	if (c->conn != NULL && !(c->umodes & UMODE_OPER) && !(c->mlbatch != NULL &&
+	    cmd != NULL && (cmd->handler == cmd_privmsg || cmd->handler == cmd_notice)))
 		conn_penalty(c->conn, cmd != NULL ? cmd->penalty : P_STD);
 	/* Every reply to a labeled command carries the label, errors too. */
 	if (c->conn != NULL && (c->caps & CAP_LABELED_RESPONSE) && m->tags != NULL) {

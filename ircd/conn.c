@@ -390,12 +390,15 @@ conn_deliver(struct conn *conn, struct client *to, struct outmsg *m)
 } while (0)
 	if (m->batch != NULL && (caps & CAP_BATCH))
 		ADD("batch=%s", m->batch);
+	if (m->stags != NULL)
+		ADD("%s", m->stags);
 	if (caps & CAP_SERVER_TIME)
 		ADD("time=%s", m->time);
 	if ((caps & CAP_ACCOUNT_TAG) && m->from->account != NULL)
 		ADD("account=%s", m->from->account);
 	if (caps & CAP_MESSAGE_TAGS) {
-		ADD("msgid=%s", m->msgid);
+		if (!m->nomsgid)
+			ADD("msgid=%s", m->msgid);
 		if (m->from->umodes & UMODE_BOT)
 			ADD("bot");
 		if (m->ctags != NULL && m->ctags[0] != '\0')

@@ -215,44 +215,76 @@ history_add_private(struct client *from, struct client *to, struct outmsg *om)
 	return history_add(from, conv, om);
 }
 
-void
-history_send_msg(struct client *c, const struct store_msg *sm, const char *batch,
-    int time_prefix)
+/* One line of a stored message to c; the first of a message has its id. */
+static void
+history_send_line(struct client *c, const struct store_msg *sm, const char *batch,
+    int time_prefix, const char *text, size_t tlen, int first)
 {
 	struct outmsg om;
 	struct client from;
-	char text[IRC_LINELEN];
 	int n;
 
-	/* The stored sender, as a stand-in: only its prefix, account and modes count. */
+	/* The stored sender, as a stand-in: only its prefix and account count. */
 	memset(&from, 0, sizeof(from));
 	strlcpy(from.prefix, sm->prefix, sizeof(from.prefix));
 	from.account = (char *)(uintptr_t)sm->account;
 	memset(&om, 0, sizeof(om));
 	om.from = &from;
 	om.batch = batch;
-	om.ctags = sm->tags;
+	om.ctags = first ? sm->tags : NULL;
+	om.nomsgid = !first;
 	om.time_ms = sm->time;
 	client_time_format(sm->time, om.time, sizeof(om.time));
 	strlcpy(om.msgid, sm->msgid, sizeof(om.msgid));
-	if (time_prefix) {
-		/* No server-time: the time goes in front of the text. */
-		time_t secs = (time_t)(sm->time / 1000);
-		struct tm tm;
-
-		gmtime_r(&secs, &tm);
-		snprintf(text, sizeof(text), "[%02d:%02d:%02d] %s", tm.tm_hour,
-		    tm.tm_min, tm.tm_sec, sm->text);
-	} else
-		strlcpy(text, sm->text, sizeof(text));
 	n = snprintf(om.line, sizeof(om.line), ":%s %s %s :", sm->prefix, sm->kind,
 	    sm->target);
 	if (n < 0 || (size_t)n >= sizeof(om.line) - 1)
 		return;
-	om.len = (size_t)n + strlcpy(om.line + n, text, sizeof(om.line) - (size_t)n);
-	if (om.len >= sizeof(om.line))
-		om.len = message_utf8_trunc(om.line, strlen(om.line), IRC_LINELEN - 2);
+	if (time_prefix) {
+		/* No server-time: the time goes in front of the text. */
+		time_t secs = (time_t)(sm->time / 1000);
+		struct tm tm;
+		int w;
+
+		gmtime_r(&secs, &tm);
+		w = snprintf(om.line + n, sizeof(om.line) - (size_t)n,
+		    "[%02d:%02d:%02d] ", tm.tm_hour, tm.tm_min, tm.tm_sec);
+		if (w > 0)
+			n += w;
+	}
+	if ((size_t)n + tlen > IRC_LINELEN - 2)
+		tlen = message_utf8_trunc(text, tlen, IRC_LINELEN - 2 - (size_t)n);
+	memcpy(om.line + n, text, tlen);
+	om.len = (size_t)n + tlen;
+	om.line[om.len] = '\0';
 	c->ops->deliver(c, &om);
+}
+
+/*
+ * Send a stored message to c as replay lines. A multiline message holds
+ * newlines: each of its lines goes on its own line, the blank ones not
+ * at all, so nothing stored can break the protocol.
+ */
+void
+history_send_msg(struct client *c, const struct store_msg *sm, const char *batch,
+    int time_prefix)
+{
+	const char *p = sm->text, *nl;
+	int first = 1;
+
+	for (;;) {
+		size_t len;
+
+		nl = strpbrk(p, "\r\n");
+		len = nl != NULL ? (size_t)(nl - p) : strlen(p);
+		if (p[strspn(p, " ")] != '\0' && len > strspn(p, " ")) {
+			history_send_line(c, sm, batch, time_prefix, p, len, first);
+			first = 0;
+		}
+		if (nl == NULL)
+			break;
+		p = nl + 1;
+	}
 }
 
 struct replay {

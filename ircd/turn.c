@@ -30,6 +30,7 @@ turn_free(struct turn *t)
 		free(t->tools[i]);
 	free(t->text);
 	free(t->buf);
+	free(t->para);
 	free(t);
 }
 

@@ -15,6 +15,7 @@ struct agent;
 struct conv;
 struct client;
 struct event;
+struct outmsg;
 
 struct turn {
 	TAILQ_ENTRY(turn)	 entry;
@@ -34,6 +35,9 @@ struct turn {
 	struct event		*typing;
 	char			*tools[32];	/* tool calls already shown (TN-5) */
 	size_t			 ntools;
+	/* The paragraph so far, for draft/multiline clients (TN-4). */
+	struct outmsg		*para;
+	size_t			 npara;
 };
 
 /* Queue a turn; tells from when it waits behind another conversation. */
