@@ -222,6 +222,8 @@ const char	*acp_agent_broken_reason(struct acp_agent *);
 long		 acp_agent_pid(struct acp_agent *);	/* or -1 */
 /* From initialize: agentInfo name/version, or NULL before. */
 const char	*acp_agent_info(struct acp_agent *);
+/* agentInfo.title (else its name) once initialized, or NULL before. */
+const char	*acp_agent_title(struct acp_agent *);
 int		 acp_agent_can_load(struct acp_agent *);
 
 /*

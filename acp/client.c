@@ -120,6 +120,7 @@ struct acp_agent {
 	cJSON			*auth_methods;
 	int			 auth_tried;
 	char			 info[128];
+	char			 title[128];	/* agentInfo.title, else its name */
 	int			 news;		/* session/new in flight */
 	struct earlies		 early;
 	int			 nearly;
@@ -363,6 +364,12 @@ const char *
 acp_agent_info(struct acp_agent *a)
 {
 	return a->info[0] != '\0' ? a->info : NULL;
+}
+
+const char *
+acp_agent_title(struct acp_agent *a)
+{
+	return a->title[0] != '\0' ? a->title : NULL;
 }
 
 int
@@ -1099,6 +1106,8 @@ init_reply(struct jsonrpc *j, const cJSON *res, const struct jsonrpc_error *err,
 	snprintf(a->info, sizeof(a->info), "%s %s",
 	    jstr(info, "name") ? jstr(info, "name") : a->name,
 	    jstr(info, "version") ? jstr(info, "version") : "");
+	snprintf(a->title, sizeof(a->title), "%s", jstr(info, "title") ?
+	    jstr(info, "title") : jstr(info, "name") ? jstr(info, "name") : "");
 	acp_info("%s: initialized (%s; load %s)", a->name, a->info,
 	    a->can_load ? "yes" : "no");
 	a->state = AG_READY;

@@ -404,6 +404,33 @@ dispatch_response(struct jsonrpc *j, const cJSON *msg, const cJSON *id)
 	req_free(r);
 }
 
+/*
+ * cJSON hands strings out NUL-terminated, so an escaped NUL ("\u0000")
+ * in a string would silently cut the rest of it off. Turn each escaped
+ * NUL into U+FFFD ("\ufffd", the same length) before parsing: no text
+ * is lost, and no NUL can reach IRC. A backslash that is itself escaped
+ * ("\\u0000") starts no escape and is left alone.
+ */
+void
+jsonrpc_unnul(char *line, size_t len)
+{
+	size_t i, run = 0;
+
+	for (i = 0; i < len; i++) {
+		if (line[i] != '\\') {
+			run = 0;
+			continue;
+		}
+		run++;
+		if ((run & 1) == 1 && i + 5 < len &&
+		    strncmp(line + i + 1, "u0000", 5) == 0) {
+			memcpy(line + i + 1, "ufffd", 5);
+			i += 5;
+			run = 0;
+		}
+	}
+}
+
 static void
 dispatch(struct jsonrpc *j, const char *line, size_t len)
 {
@@ -480,6 +507,7 @@ take_line(struct jsonrpc *j, struct evbuffer *buf, size_t len, int eol)
 	evbuffer_remove(buf, line, len);
 	evbuffer_drain(buf, eol);
 	line[len] = '\0';
+	jsonrpc_unnul(line, len);
 	dispatch(j, line, len);
 	free(line);
 }

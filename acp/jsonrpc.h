@@ -90,4 +90,7 @@ void		 jsonrpc_close(struct jsonrpc *, int code, const char *msg);
 size_t		 jsonrpc_outstanding(struct jsonrpc *);
 unsigned long	 jsonrpc_bad_lines(struct jsonrpc *);	/* in total */
 
+/* Replace escaped NULs in a JSON text by U+FFFD, in place (pure). */
+void	jsonrpc_unnul(char *line, size_t len);
+
 #endif

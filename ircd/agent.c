@@ -396,6 +396,9 @@ agent_collect(const struct store_msg *sm, void *arg)
 {
 	struct collect *c = arg;
 
+	/* CM-6: the server's own ! commands are never the agents' business. */
+	if (agentcmd_is_server(sm->text))
+		return;
 	if (c->n == c->cap) {
 		c->cap = c->cap ? c->cap * 2 : 16;
 		c->lines = xreallocarray(c->lines, c->cap, sizeof(*c->lines));
@@ -428,12 +431,23 @@ agent_turn_send(struct turn *t)
 		acp_prompt_text(p, t->text);
 		goto send;
 	}
+	/*
+	 * One more than the limit: the message answered, when it is the last,
+	 * is not part of the transcript (prompt.c leaves it out).
+	 */
 	if (cv->carry)
 		store_history_query(st, cv->key, STORE_LATEST, NULL, NULL,
-		    ircd.conf->transcript_lines, agent_collect, &col);
+		    ircd.conf->transcript_lines + 1, agent_collect, &col);
 	else if (ircd.conf->transcript_lines > 0)
 		store_history_since(st, cv->key, cv->seen_id, a->client->nick,
-		    ircd.conf->transcript_lines, agent_collect, &col);
+		    ircd.conf->transcript_lines + 1, agent_collect, &col);
+	if (col.n > (size_t)ircd.conf->transcript_lines &&
+	    (col.n == 0 || col.lines[col.n - 1].hid != t->hid)) {
+		/* The answered message is not last: keep the newest limit. */
+		free((char *)(uintptr_t)col.lines[0].nick);
+		free((char *)(uintptr_t)col.lines[0].text);
+		memmove(col.lines, col.lines + 1, --col.n * sizeof(*col.lines));
+	}
 	if (cv->private)
 		snprintf(where, sizeof(where), "private conversation with %s",
 		    cv->target);
@@ -766,6 +780,17 @@ agent_on_turn_end(struct acp_session *s, const struct acp_turn_end *e, void *arg
 		conv_free(cv);
 }
 
+/* AG-1: the realname becomes the agent's own title once it is known. */
+static void
+agent_on_ready(struct acp_agent *acp, void *arg)
+{
+	struct agent *a = arg;
+	const char *title = acp_agent_title(acp);
+
+	if (title != NULL && title[0] != '\0')
+		strlcpy(a->client->realname, title, sizeof(a->client->realname));
+}
+
 static void
 agent_on_exit(struct acp_agent *acp, const struct acp_exit *e, void *arg)
 {
@@ -781,6 +806,7 @@ agent_on_exit(struct acp_agent *acp, const struct acp_exit *e, void *arg)
 }
 
 static const struct acp_callbacks agent_callbacks = {
+	.on_ready = agent_on_ready,
 	.on_open = agent_on_open,
 	.on_text = agent_on_text,
 	.on_tool = agent_on_tool,
@@ -943,6 +969,31 @@ agent_ask(struct agent *a, struct client *from, const char *key,
 	turn_enqueue(cv, from, from->nick, text, om->msgid, om->hid);
 }
 
+static void
+agent_join_mentioned(struct channel *ch, const char *text)
+{
+	struct agent *a;
+	const char *p;
+
+	for (p = text; (p = strchr(p, '@')) != NULL; p++) {
+		char word[NICKLEN + 1];
+		size_t n = 0;
+		const char *q;
+
+		if (p != text && p[-1] != ' ' && p[-1] != '(')
+			continue;
+		for (q = p + 1; *q != '\0' && n < NICKLEN &&
+		    strchr(" .,:;!?)'\"", *q) == NULL; q++)
+			word[n++] = *q;
+		word[n] = '\0';
+		if ((a = agent_find(word)) == NULL ||
+		    channel_member(ch, a->client) != NULL)
+			continue;
+		channel_add(ch, a->client, 0);
+		channel_send(ch, NULL, ":%s JOIN %s", a->client->prefix, ch->name);
+	}
+}
+
 void
 agent_channel_message(struct client *from, struct channel *ch, struct outmsg *om)
 {
@@ -966,6 +1017,11 @@ agent_channel_message(struct client *from, struct channel *ch, struct outmsg *om
 	/* CM: slash commands, and the server's own ! commands. */
 	if (agentcmd_channel(from, ch, key, om))
 		return;
+	/*
+	 * AG-2: an @mention of a known agent not here yet brings it in first,
+	 * so that routing sees it like the others (order, RT-4, RT-5).
+	 */
+	agent_join_mentioned(ch, om->text);
 	TAILQ_FOREACH(m, &ch->members, by_channel) {
 		struct agent *a = agent_of(m->client);
 
@@ -981,38 +1037,6 @@ agent_channel_message(struct client *from, struct channel *ch, struct outmsg *om
 	names.nhumans = nh;
 	names.last_speaker = ch->last_agent[0] != '\0' ? ch->last_agent : NULL;
 	route_decide(om->text, &names, &r);
-	/* AG-2: an @mention of a known agent not here yet brings it in. */
-	if (r.outcome != ROUTE_AMBIGUOUS) {
-		struct agent *a;
-
-		TAILQ_FOREACH(a, &all_agents, entry) {
-			char pat[NICKLEN + 2];
-			const char *p;
-
-			if (channel_member(ch, a->client) != NULL ||
-			    r.nagents >= ROUTE_MAX || na >= sizeof(agents) / sizeof(agents[0]))
-				continue;
-			snprintf(pat, sizeof(pat), "@%s", a->client->nick);
-			for (p = om->text; (p = strcasestr(p, pat)) != NULL; p++) {
-				size_t l = strlen(pat);
-
-				if ((p == om->text || p[-1] == ' ') &&
-				    (p[l] == '\0' || strchr(" .,:;!?)", p[l]) != NULL))
-					break;
-			}
-			if (p == NULL)
-				continue;
-			channel_add(ch, a->client, 0);
-			channel_send(ch, NULL, ":%s JOIN %s", a->client->prefix, ch->name);
-			byidx[na] = a;
-			agents[na] = a->client->nick;
-			if (r.outcome != ROUTE_DISPATCH) {
-				r.outcome = ROUTE_DISPATCH;
-				r.nagents = 0;
-			}
-			r.agents[r.nagents++] = na++;
-		}
-	}
 	switch (r.outcome) {
 	case ROUTE_DISPATCH:
 		for (i = 0; i < r.nagents; i++) {

@@ -290,6 +290,22 @@ cmd_policy(struct here *h, const char *rest)
 	}
 }
 
+int
+agentcmd_is_server(const char *text)
+{
+	static const char *const words[] = { "stop", "allow", "always", "deny",
+	    "mode", "policy", "status", "help", "schedules", "unschedule" };
+	size_t i, n;
+
+	if (text[0] != '!' || text[1] == '!')
+		return 0;
+	n = strcspn(text + 1, " ");
+	for (i = 0; i < sizeof(words) / sizeof(words[0]); i++)
+		if (strlen(words[i]) == n && strncmp(text + 1, words[i], n) == 0)
+			return 1;
+	return 0;
+}
+
 static int
 agentcmd(struct here *h)
 {

@@ -18,6 +18,8 @@ struct outmsg;
  */
 int	agentcmd_channel(struct client *from, struct channel *ch, const char *key,
 	    struct outmsg *);
+/* Is text one of the server's own ! commands (never shown to agents)? */
+int	agentcmd_is_server(const char *text);
 /* The same for a private message to agent a. */
 int	agentcmd_private(struct client *from, struct agent *a, const char *key,
 	    struct outmsg *);

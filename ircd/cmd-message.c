@@ -72,7 +72,7 @@ message_to_channel(struct client *c, struct outmsg *om, const char *name,
 	message_echo(c, om);
 	/* Step 3 of a message's way: who answers, if agents are here (RT). */
 	if (need == 0 && strcmp(om->cmd, "PRIVMSG") == 0 &&
-	    (ch->nagents > 0 || ircd.conf->naccounts > 0))
+	    (ircd.conf->nagents > 0 || ircd.conf->naccounts > 0))
 		agent_channel_message(c, ch, om);
 }
 

@@ -175,7 +175,7 @@ ml_relay(struct client *c, struct mlbatch *b)
 	if (c->caps & CAP_ECHO_MESSAGE)
 		multiline_deliver(c, oms, b->n, b->concat);
 	if (!notice) {
-		if (ch != NULL && (ch->nagents > 0 || ircd.conf->naccounts > 0))
+		if (ch != NULL && (ircd.conf->nagents > 0 || ircd.conf->naccounts > 0))
 			agent_channel_message(c, ch, &joined);
 		else if (to != NULL && to->ops->message != NULL)
 			to->ops->message(to, c, &joined);

@@ -315,6 +315,19 @@ test_eof(void)
 int
 main(void)
 {
+	{
+		/* An escaped NUL would cut a cJSON string short: it becomes U+FFFD. */
+		char a[] = "{\"t\":\"nul\\u0000QUIT\"}";
+		char b[] = "{\"t\":\"x\\\\u0000\"}";
+		char c[] = "\\u000";
+
+		jsonrpc_unnul(a, strlen(a));
+		is_str(a, "{\"t\":\"nul\\ufffdQUIT\"}", "unnul: escaped NUL replaced");
+		jsonrpc_unnul(b, strlen(b));
+		is_str(b, "{\"t\":\"x\\\\u0000\"}", "unnul: an escaped backslash is no escape");
+		jsonrpc_unnul(c, strlen(c));
+		is_str(c, "\\u000", "unnul: a cut escape is left alone");
+	}
 	acp_log_set(NULL, NULL, ACP_LOG_ERROR);
 	base = event_base_new();
 	test_split();

@@ -1,0 +1,1235 @@
+#!/usr/bin/env python3
+"""Issue 7, rules AG, RT, TN and SS: agents in channels, end to end.
+
+Real ACP agents on the official SDK (tests/agents/echo-agent.mjs, which echoes the prompt
+it receives word by word, so its PRIVMSG lines show exactly what the daemon sent it, and
+a small scripted agent written here, whose answers are given byte for byte by the test)
+talk through the daemon to raw IRC clients.
+
+AG-1 bot user in its channels (NAMES, WHO B, WHOIS 335/320 with its state, the bot tag,
+realname from agentInfo), AG-2 INVITE/KICK/mention joins and memberships kept over a
+restart, AG-4 433; RT-1 addressing (@nick, nick:, case, unique prefix, ambiguity NOTICE),
+RT-2 mention order, RT-3 last speaker / one agent / several agents NOTICE, RT-4 only
+mentions, RT-5 the text received, RT-6 NOTICE/CTCP/+B start nothing, RT-7 private
+sessions; TN-1 serial answers read each other, TN-2 one conversation at a time with the
+"you are next" NOTICE, TN-3 typing, TN-4 200 lines with long lines, UTF-8 and code blocks
+in order (without and with draft/multiline), AG-5 CR/LF/NUL/\\x01 cannot inject, TN-6
+!stop, TN-7/TN-9 a crash mid-turn; SS-1 one session per conversation, SS-2 transcript and
+its limits, SS-4 daemon restart with and without session/load, SS-5 eviction with 3
+agents and a cap of 2.
+"""
+
+import atexit
+import json
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+import uuid
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from ircharness import (REPO, SLOW, Client, Server, Shared, TestFailure,  # noqa: E402
+                        daemon_path, isupport, nick_of, parse, run_tests)
+
+SRCDIR = os.environ.get("SRCDIR") or REPO
+AGENTS_DIR = os.path.join(SRCDIR, "tests", "agents")
+ECHO = os.path.join(AGENTS_DIR, "echo-agent.mjs")
+SDK = os.path.join(AGENTS_DIR, "node_modules", "@agentclientprotocol", "sdk")
+NODE = shutil.which("node")
+
+if NODE is None or not os.path.isdir(SDK) or not os.path.isfile(ECHO):
+    print("1..0 # SKIP node or tests/agents/node_modules missing "
+          "(npm ci --prefix tests/agents)")
+    sys.exit(0)
+
+TMP = tempfile.mkdtemp(prefix="agentircd-agents-")
+# Every agent command line carries this token, so that the test can count (and, at the
+# very end, clean up) the agent processes its own daemons started, and no others.
+TOKEN = "agtest%d%s" % (os.getpid(), uuid.uuid4().hex[:6])
+HOST = "irc.test"
+MCAPS = "message-tags echo-message"
+
+# ---------------------------------------------------------------- a scripted agent
+
+# The echo agent's prompt commands (/crash, /huge ...) cannot be reached through the
+# daemon: every prompt starts with "<nick>" or "[". This agent answers with exactly the
+# chunks the test wrote to SCRIPT_DIR/<name>.json when the answered line says
+# "say <name>", crashes mid-turn on "crash", and otherwise says "heard: <last line>".
+SCRIPT_AGENT = r"""
+import * as acp from %(sdk)s;
+import { Readable, Writable } from "node:stream";
+import fs from "node:fs";
+import path from "node:path";
+
+const DIR = process.env.SCRIPT_DIR;
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+let client;
+const say = (sessionId, text) => client.notify(acp.methods.client.session.update,
+  { sessionId, update: { sessionUpdate: "agent_message_chunk", content: { type: "text", text } } });
+let n = 0;
+const app = acp
+  .agent({ name: "script-agent" })
+  .onRequest(acp.methods.agent.initialize, async () => ({
+    protocolVersion: acp.PROTOCOL_VERSION,
+    agentCapabilities: { loadSession: false },
+    agentInfo: { name: "script-agent", title: "Script Agent", version: "0.0.1" },
+    authMethods: [],
+  }))
+  .onRequest(acp.methods.agent.session.new, async () => ({ sessionId: "script_" + (++n) + "_" + process.pid }))
+  .onRequest(acp.methods.agent.session.prompt, async ({ params }) => {
+    const sid = params.sessionId;
+    const text = params.prompt.filter((b) => b.type === "text").map((b) => b.text).join(" ");
+    const last = text.split("\n").pop();
+    let m;
+    if ((m = /\bsay (\w+)/.exec(last))) {
+      const chunks = JSON.parse(fs.readFileSync(path.join(DIR, m[1] + ".json"), "utf8"));
+      for (const c of chunks) await say(sid, c);
+      return { stopReason: "end_turn" };
+    }
+    if (/\bcrash\b/.test(last)) {
+      await say(sid, "about to crash\n");
+      await sleep(150);
+      process.exit(3);
+    }
+    await say(sid, "heard: " + last);
+    return { stopReason: "end_turn" };
+  })
+  .onNotification(acp.methods.agent.session.cancel, async () => {});
+const conn = app.connect(acp.ndJsonStream(Writable.toWeb(process.stdout), Readable.toWeb(process.stdin)));
+client = conn.client;
+await conn.closed;
+process.exit(0);
+"""
+
+SCRIPT_DIR = os.path.join(TMP, "script")
+os.makedirs(SCRIPT_DIR)
+SCRIPT = os.path.join(TMP, "script-agent.mjs")
+with open(SCRIPT, "w") as f:
+    f.write(SCRIPT_AGENT % {"sdk": json.dumps("file://" + os.path.join(
+        SDK, "dist", "v1", "stable", "acp.js"))})
+
+
+def script(name, chunks):
+    """The answer of "say <name>": the chunks, streamed in this order."""
+    with open(os.path.join(SCRIPT_DIR, name + ".json"), "w") as f:
+        json.dump(chunks, f)
+
+
+def agent_section(tag, name, channels="", script_agent=False, env=(), description=None,
+                  extra=""):
+    """An [agent name] section; tag names the server, for agent_pids()."""
+    cmd = "%s %s %s-%s-%s" % (NODE, SCRIPT if script_agent else ECHO, TOKEN, tag, name)
+    lines = ["[agent %s]" % name, "command = %s" % cmd]
+    if channels:
+        lines.append("channels = %s" % channels)
+    lines.append("description = %s" % (description or "test agent " + name))
+    for e in env:
+        lines.append("env = %s" % e)
+    if script_agent:
+        lines.append("env = SCRIPT_DIR=%s" % SCRIPT_DIR)
+    if extra:
+        lines.append(extra)
+    return "\n".join(lines) + "\n\n"
+
+
+def agent_pids(tag=None, name=None):
+    """Pids of the live agent processes of this test run (of server tag, agent name)."""
+    pat = TOKEN
+    if tag:
+        pat += "-" + tag + "-" + (name + "( |$)" if name else "")
+    r = subprocess.run(["pgrep", "-f", pat], stdout=subprocess.PIPE, text=True)
+    return [int(p) for p in r.stdout.split()]
+
+
+# ---------------------------------------------------------------- servers
+
+class PServer(Server):
+    """A server whose database is in TMP and whose directory survives stop(), so a
+    restart reuses the same config and database (as in test_history.py)."""
+
+    dirs = []
+
+    def __init__(self, name, **kw):
+        self.db = os.path.join(TMP, name + ".db")
+        kw.setdefault("database", self.db)
+        Server.__init__(self, **kw)
+        PServer.dirs.append(self.dir)
+
+    def stop(self, timeout=15):
+        old = os.environ.get("IRC_KEEP_TMP")
+        os.environ["IRC_KEEP_TMP"] = "1"
+        try:
+            Server.stop(self, timeout)
+        finally:
+            if old is None:
+                del os.environ["IRC_KEEP_TMP"]
+            else:
+                os.environ["IRC_KEEP_TMP"] = old
+
+
+def _cleanup():
+    # atexit: after run_tests stopped every daemon. Agent processes our daemons left
+    # behind are ours to end (found by this run's token only).
+    for pid in agent_pids():
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except OSError:
+            pass
+    if os.environ.get("IRC_KEEP_TMP"):
+        return
+    for d in PServer.dirs + [TMP]:
+        shutil.rmtree(d, ignore_errors=True)
+
+
+atexit.register(_cleanup)
+
+LONGNICK = "longwindedscriptagentnickname1"     # NICKLEN = 30
+LONGCHAN = "#tn4" + "x" * 46                   # CHANNELLEN = 50
+assert len(LONGNICK) == 30 and len(LONGCHAN) == 50
+
+S = Shared(flood_exempt="127.0.0.0/8", history_replay=0, max_loaded_agents=10,
+           config_extra=(
+               agent_section("s", "alice", "#ag1 #rt1 #rt3 #rt3b #rt4 #rt6 #rt7 #tn1 #tn3 #ss2",
+                             description="Alice the echo")
+               + agent_section("s", "bob", "#rt1 #rt3b #tn1")
+               + agent_section("s", "alpha", "#amb") + agent_section("s", "amber", "#amb")
+               + agent_section("s", "carl", "#tn2a #tn2b #tn6", env=["ECHO_AGENT_DELAY_MS=150"])
+               + agent_section("s", "scripty", "#inj #crash #ml", script_agent=True)
+               + agent_section("s", LONGNICK, LONGCHAN, script_agent=True)))
+
+
+
+def shared():
+    """The shared server. It has an [account] (zed), as a real deployment does: with
+    accounts, every channel message goes through the agents' routing (RT-8 keeps
+    mentions), also where no agent is yet; the persistent server below has none."""
+    if "[account zed]" not in S.kw["config_extra"]:
+        r = subprocess.run([daemon_path(), "--hash-password"], input=b"Zed-Pass-42\n",
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=30)
+        if r.returncode != 0:
+            raise TestFailure("--hash-password: %r" % r.stderr)
+        S.kw["config_extra"] += "[account zed]\npassword = %s\n" % r.stdout.decode().strip()
+    return S()
+
+
+_P = {}
+
+
+def pserver():
+    """The restart server: its own database, transcript-lines 3, transcript-chars 20."""
+    p = _P.get("srv")
+    if p is None:
+        state = os.path.join(TMP, "echo-state")
+        os.makedirs(state, exist_ok=True)
+        _P["state"] = state
+        p = PServer("persist", flood_exempt="127.0.0.0/8", history_replay=0,
+                    transcript_lines=3, transcript_chars=20, max_loaded_agents=10,
+                    config_extra=(
+                        agent_section("p", "alice", "#ss2")
+                        + agent_section("p", "keeper", "#keep", env=["ECHO_AGENT_STATE=" + state])
+                        + agent_section("p", "forget", "#forget", env=["ECHO_AGENT_MODE=no-load"])))
+        _P["srv"] = p
+    elif not p.alive():
+        p.start()
+    return p
+
+
+# ---------------------------------------------------------------- helpers
+
+def mclient(srv, nick, caps=MCAPS):
+    """Register nick after CAP REQ caps (message-tags and echo-message by default)."""
+    c = Client(srv)
+    c.nick = nick
+    if caps:
+        c.send("CAP REQ :%s" % caps)
+        m = c.expect_msg(r"^(?:@\S+ )?:\S+ CAP \S+ (?:ACK|NAK) ")
+        if m.params[1] != "ACK":
+            raise TestFailure("CAP REQ :%s: %s" % (caps, m.raw))
+        c.send("CAP END")
+    c.register(nick)
+    c.echo = "echo-message" in (caps or "").split()
+    return c
+
+
+def joined(c, *chans):
+    for ch in chans:
+        lines = c.join(ch)
+        if parse(lines[-1]).command != "366":
+            raise TestFailure("%s cannot join %s: %s" % (c.nick, ch, lines[-1]))
+    return c
+
+
+def names_of(c, chan):
+    c.send("NAMES %s" % chan)
+    lines = c.collect_until(r" 366 \S+ %s " % re.escape(chan))
+    out = []
+    for l in lines:
+        m = parse(l)
+        if m.command == "353":
+            out += [n.lstrip("~&@%+") for n in m.params[-1].split()]
+    return out
+
+
+def send(c, target, text, cmd="PRIVMSG"):
+    """Send text; with echo-message wait for its echo (others stay pending) and return
+    its msgid, else return None."""
+    c.send("%s %s :%s" % (cmd, target, text))
+    if not getattr(c, "echo", False):
+        return None
+    rx = re.compile(r"^@(\S+) :%s!\S+ %s %s :%s$" % (
+        re.escape(c.nick), cmd, re.escape(target), re.escape(text)), re.I)
+    deadline = time.time() + 10 * SLOW
+    kept = []
+    while True:
+        line = c._next(deadline)
+        if line is None:
+            c.pending.extendleft(reversed(kept))
+            c._fail("echo of %s %s :%s" % (cmd, target, text), 10)
+        if rx.search(line):
+            c.pending.extendleft(reversed(kept))
+            return parse(line).tags.get("msgid")
+        kept.append(line)
+
+
+def is_from(m, agent):
+    return (m.source or "").lower().startswith(agent.lower() + "!")
+
+
+def until_done(c, agent, target, timeout=15):
+    """Every line c receives until agent's TAGMSG target +typing=done (included)."""
+    out = []
+    deadline = time.time() + timeout * SLOW
+    while True:
+        line = c._next(deadline)
+        if line is None:
+            c._fail("TAGMSG %s +typing=done from %s (after %d lines)"
+                    % (target, agent, len(out)), timeout)
+        out.append(line)
+        m = parse(line)
+        if m.command == "TAGMSG" and is_from(m, agent) and m.params \
+                and m.params[0].lower() == target.lower() \
+                and m.tags.get("+typing") == "done":
+            return out
+
+
+def until_answer(c, agent, target, last, timeout=15, turns=5):
+    """Lines until agent's answer in target whose prompt ends with the line last (other
+    turns may come first: they are in the lines returned)."""
+    out = []
+    for _ in range(turns):
+        lines = until_done(c, agent, target, timeout)
+        out += lines
+        mine = said(lines, agent, target)
+        if mine and texts(mine)[-1].endswith(last):
+            return out
+    raise TestFailure("%s never answered %r in %s; lines:\n  %s"
+                      % (agent, last, target, "\n  ".join(out)))
+
+
+def said(lines, agent=None, target=None):
+    """The PRIVMSGs from agents (or from agent) to target among lines, as Msgs."""
+    out = []
+    for l in lines:
+        m = parse(l)
+        if m.command != "PRIVMSG" or not (m.source or "").endswith("!agent@" + HOST):
+            continue
+        if agent is not None and not is_from(m, agent):
+            continue
+        if target is not None and m.params[0].lower() != target.lower():
+            continue
+        out.append(m)
+    return out
+
+
+def texts(msgs):
+    return [m.params[-1] for m in msgs]
+
+
+def echo_of(prompt):
+    """The PRIVMSG texts of the echo agent answering prompt (blank lines skipped)."""
+    return [l for l in ("echo: " + prompt).split("\n") if l.strip()]
+
+
+def prompt_of(msgs):
+    """What the echo agent was prompted with, from its PRIVMSG lines."""
+    t = "\n".join(texts(msgs))
+    if not t.startswith("echo: "):
+        raise TestFailure("not an echo: %r" % t)
+    return t[len("echo: "):]
+
+
+def last_line(msgs):
+    return prompt_of(msgs).split("\n")[-1]
+
+
+def only_from(lines, agent, target, what):
+    """All the agent lines in lines are agent's, to target; returns them."""
+    got = said(lines)
+    other = [m.raw for m in got if not is_from(m, agent) or
+             m.params[0].lower() != target.lower()]
+    if other:
+        raise TestFailure("%s: expected only %s in %s, also got:\n  %s"
+                          % (what, agent, target, "\n  ".join(other)))
+    if not got:
+        raise TestFailure("%s: %s said nothing in %s; lines:\n  %s"
+                          % (what, agent, target, "\n  ".join(lines)))
+    return got
+
+
+def ask(c, target, text, agent, timeout=15, where=None):
+    """Say text in target; return (msgid, the agent's Msgs, all lines up to its done).
+    where: the target of the answer (default target)."""
+    mid = send(c, target, text)
+    lines = until_done(c, agent, where or target, timeout)
+    return mid, only_from(lines, agent, where or target, "%s <- %r" % (agent, text)), lines
+
+
+def want_echo(msgs, prompt, what):
+    got = texts(msgs)
+    want = echo_of(prompt)
+    if got != want:
+        raise TestFailure("%s: the agent did not receive the expected prompt\n"
+                          "   got lines: %r\n  want lines: %r" % (what, got, want))
+
+
+def transcript(where, lines, answered, carry=False):
+    """The prompt of prompt.c: transcript block (if any) then the answered line."""
+    out = ""
+    if lines:
+        out = "[%s: %s]\n" % (where, "the last messages of this conversation, yours "
+                              "included; your memory of it was lost" if carry else
+                              "what was said since your last turn")
+        out += "".join("%s\n" % l for l in lines) + "[end]\n"
+    return out + answered
+
+
+def short(s, n):
+    return s if len(s) <= n else s[:n] + "\u2026"
+
+
+def whois(c, nick):
+    c.send("WHOIS %s" % nick)
+    lines = c.collect_until(r" 318 ")
+    return [parse(l) for l in lines]
+
+
+def whois_state(c, nick):
+    for m in whois(c, nick):
+        if m.command == "320" and m.params[-1].startswith("state: "):
+            return m.params[-1]
+    return None
+
+
+def notices(lines, rx=None):
+    out = []
+    for l in lines:
+        m = parse(l)
+        if m.command == "NOTICE" and (rx is None or re.search(rx, m.params[-1])):
+            out.append(m)
+    return out
+
+
+def wire_len(raw):
+    """Bytes of an IRC line without its tags (and without CRLF)."""
+    if raw.startswith("@"):
+        raw = raw.split(" ", 1)[1]
+    return len(raw.encode("utf-8"))
+
+
+# ---------------------------------------------------------------- AG
+
+def test_ag1_agent_is_a_bot_user():
+    """AG-1/AG-3: nick!agent@server, in its channels from the start, ISUPPORT BOT=B,
+    WHO flag B, WHOIS 335 and 320 state stopped -> idle, bot tag on what it says."""
+    srv = shared()
+    u = mclient(srv, "ag1u")
+    if isupport(u.welcome).get("BOT") != "B":
+        raise TestFailure("ISUPPORT BOT=B missing: %r" % isupport(u.welcome).get("BOT"))
+    joined(u, "#ag1")
+    if "alice" not in names_of(u, "#ag1"):
+        raise TestFailure("alice not in NAMES #ag1")
+    u.send("WHO #ag1")
+    lines = u.collect_until(r" 315 ")
+    who = [parse(l) for l in lines if parse(l).command == "352" and parse(l).params[5] == "alice"]
+    if not who:
+        raise TestFailure("no WHO line for alice:\n" + "\n".join(lines))
+    w = who[0]
+    assert w.params[2] == "agent" and w.params[3] == HOST, w.raw
+    assert "B" in w.params[6], "WHO flags of alice lack B: %s" % w.raw
+    wi = whois(u, "alice")
+    got = {m.command for m in wi}
+    w311 = [m for m in wi if m.command == "311"]
+    assert w311 and w311[0].params[2:4] == ["agent", HOST], w311
+    assert "335" in got, "no 335 RPL_WHOISBOT in WHOIS alice:\n" + "\n".join(m.raw for m in wi)
+    st = whois_state(u, "alice")
+    assert st == "state: stopped", "WHOIS alice before first use: %r" % st
+    mid, msgs, _ = ask(u, "#ag1", "@alice hi there", "alice")
+    want_echo(msgs, "<ag1u> alice hi there", "AG-1")
+    for m in msgs:
+        assert m.source == "alice!agent@" + HOST, m.raw
+        assert "bot" in m.tags, "no bot tag: %s" % m.raw
+        assert m.tags.get("+reply") == mid, "+reply %r, want %r: %s" % (
+            m.tags.get("+reply"), mid, m.raw)
+        assert "msgid" in m.tags, m.raw
+    st = whois_state(u, "alice")
+    assert st == "state: idle", "WHOIS alice after its answer: %r" % st
+    info = [m.params[-1] for m in whois(u, "alice") if m.command == "320"]
+    assert any("0.1.0" in i for i in info), \
+        "AG-3: WHOIS alice lacks the agent info (name, version): %r" % info
+    u.quit()
+
+
+def test_ag1_realname_from_agent_info():
+    """AG-1: the realname is the configured description until the agent is known, then its
+    agentInfo.title ("Echo Agent")."""
+    srv = shared()
+    u = mclient(srv, "rnu")
+    joined(u, "#ag1")
+    ask(u, "#ag1", "@alice wake up", "alice")    # alice runs now
+    w311 = [m for m in whois(u, "alice") if m.command == "311"]
+    assert w311, "no 311"
+    assert w311[0].params[-1] == "Echo Agent", \
+        "WHOIS alice realname after start: %r, want 'Echo Agent' (agentInfo.title)" \
+        % w311[0].params[-1]
+    u.quit()
+
+
+def test_ag4_agent_nick_taken():
+    """AG-4: NICK to an agent's nick (any case) is 433, also at registration."""
+    srv = shared()
+    u = mclient(srv, "ag4u")
+    for n in ("alice", "ALICE", "Bob"):
+        u.send("NICK %s" % n)
+        u.expect_numeric(433, params=re.escape(n) + " ")
+    c = Client(srv)
+    c.send("NICK carl")
+    c.send("USER x 0 * :x")
+    c.expect(r" 433 \S+ carl ")
+    c.close()
+    u.quit()
+
+
+# ---------------------------------------------------------------- RT
+
+def test_rt1_rt5_addressing():
+    """RT-1/RT-5: @alice, alice:, ALICE, (case-insensitive), @ALI (unique prefix),
+    trailing punctuation, each reaching alice although bob spoke last; the agent gets the
+    text without the "nick:" address and without '@'."""
+    srv = shared()
+    u = mclient(srv, "rt1u")
+    joined(u, "#rt1")
+    cases = [
+        ("@alice hi", "alice hi"),
+        ("alice: hello", "hello"),
+        ("ALICE, yo", "yo"),
+        ("@ALI up", "ALI up"),
+        ("hey @alice.", "hey alice."),
+        ("@Alice: look at this", "look at this"),
+    ]
+    mid, msgs, _ = ask(u, "#rt1", "@bob go first", "bob")
+    assert last_line(msgs) == "<rt1u> bob go first", texts(msgs)
+    for typed, received in cases:
+        _, msgs, _ = ask(u, "#rt1", typed, "alice")
+        got = last_line(msgs)
+        if got != "<rt1u> " + received:
+            raise TestFailure("RT-5: %r reached alice as %r, want %r"
+                              % (typed, got, "<rt1u> " + received))
+        # bob speaks again: the next message cannot reach alice as the last speaker
+        _, msgs, _ = ask(u, "#rt1", "@bob again", "bob")
+    u.quit()
+
+
+def test_rt1_ambiguous_prefix_and_rt3_choose():
+    """RT-1: @a with agents alpha and amber -> a NOTICE listing both, nobody answers;
+    RT-3: several agents, none spoken yet, none named -> one NOTICE naming them."""
+    srv = shared()
+    u = mclient(srv, "ambu")
+    joined(u, "#amb")
+    send(u, "#amb", "@a what do you think")
+    m = u.expect_msg(r"^(?:@\S+ )?:\S+ NOTICE ambu :")
+    if not ("alpha" in m.params[-1] and "amber" in m.params[-1]):
+        raise TestFailure("ambiguity NOTICE does not list alpha and amber: %s" % m.raw)
+    send(u, "#amb", "hello everybody")
+    lines = u.sync()
+    n = notices(lines)
+    if len(n) != 1 or not ("alpha" in n[0].params[-1] and "amber" in n[0].params[-1]):
+        raise TestFailure("RT-3: want one NOTICE naming alpha and amber, got:\n  %s"
+                          % "\n  ".join(lines))
+    # Nobody was dispatched: alpha's first turn answers this one (turns are FIFO).
+    _, msgs, lines = ask(u, "#amb", "@alpha your turn", "alpha", timeout=20)
+    want_echo(msgs, transcript("#amb", ["<ambu> @a what do you think",
+                                        "<ambu> hello everybody"],
+                               "<ambu> alpha your turn"), "RT-1 ambiguous")
+    u.quit()
+
+
+def test_rt2_tn1_mention_order():
+    """RT-2/TN-1: "@bob @alice compare": bob answers first, then alice, whose prompt
+    carries bob's answer."""
+    srv = shared()
+    u = mclient(srv, "tn1u")
+    joined(u, "#tn1")
+    mid = send(u, "#tn1", "@bob @alice compare")
+    lines = until_done(u, "bob", "#tn1")
+    bmsgs = only_from(lines, "bob", "#tn1", "bob first")
+    want_echo(bmsgs, "<tn1u> bob alice compare", "RT-2 bob")
+    lines = until_done(u, "alice", "#tn1")
+    amsgs = only_from(lines, "alice", "#tn1", "alice second")
+    p = prompt_of(amsgs).split("\n")
+    want_bob = "<bob> echo: <tn1u> bob alice compare"
+    if p[0] != "[#tn1: what was said since your last turn]" or want_bob not in p \
+            or "[end]" not in p or p[-1] != "<tn1u> bob alice compare":
+        raise TestFailure("TN-1: alice's prompt lacks bob's answer:\n  %s" % "\n  ".join(p))
+    for m in bmsgs + amsgs:
+        assert m.tags.get("+reply") == mid, m.raw
+    u.quit()
+
+
+def test_rt3_last_speaker_and_single_agent():
+    """RT-3: in a one-agent channel that agent answers anything; with two agents the
+    last one to speak answers unaddressed messages."""
+    srv = shared()
+    u = mclient(srv, "rt3u")
+    joined(u, "#rt3", "#rt3b")
+    _, msgs, _ = ask(u, "#rt3", "what is this", "alice")
+    want_echo(msgs, "<rt3u> what is this", "RT-3 single agent")
+    send(u, "#rt3b", "anyone there")
+    lines = u.sync()
+    n = notices(lines)
+    if len(n) != 1 or "@alice" not in n[0].params[-1] or "@bob" not in n[0].params[-1]:
+        raise TestFailure("RT-3: want one NOTICE naming @alice and @bob, got:\n  %s"
+                          % "\n  ".join(lines))
+    _, msgs, _ = ask(u, "#rt3b", "@bob hi", "bob")
+    assert last_line(msgs) == "<rt3u> bob hi", texts(msgs)
+    _, msgs, _ = ask(u, "#rt3b", "and then?", "bob")
+    assert last_line(msgs) == "<rt3u> and then?", texts(msgs)
+    _, msgs, _ = ask(u, "#rt3b", "@alice yo", "alice")
+    assert last_line(msgs) == "<rt3u> alice yo", texts(msgs)
+    _, msgs, _ = ask(u, "#rt3b", "next?", "alice")
+    assert last_line(msgs) == "<rt3u> next?", texts(msgs)
+    u.quit()
+
+
+def test_rt4_only_mentions():
+    """RT-4: "@alice", "alice:" and "@alice, @alice!" dispatch nothing, even with one
+    agent in the channel."""
+    srv = shared()
+    u = mclient(srv, "rt4u")
+    joined(u, "#rt4")
+    for t in ("@alice", "alice:", "@alice, @alice!"):
+        send(u, "#rt4", t)
+    _, msgs, _ = ask(u, "#rt4", "@alice real question", "alice")
+    want_echo(msgs, transcript("#rt4", ["<rt4u> @alice", "<rt4u> alice:",
+                                        "<rt4u> @alice, @alice!"],
+                               "<rt4u> alice real question"), "RT-4")
+    u.quit()
+
+
+def test_rt4_only_mention_of_absent_agent():
+    """RT-4 with AG-2: "@bob" alone in #rt4 (alice's channel, bob not in it) may bring bob
+    in, but dispatches nothing: neither bob nor alice answers it."""
+    srv = shared()
+    u = mclient(srv, "rt4b")
+    joined(u, "#rt4")
+    send(u, "#rt4", "@bob")
+    mid = send(u, "#rt4", "@alice after bob")
+    lines = until_answer(u, "alice", "#rt4", "<rt4b> alice after bob")
+    extra = [m.raw for m in said(lines) if m.tags.get("+reply") != mid]
+    if extra:
+        raise TestFailure("RT-4: '@bob' alone (bob not in #rt4) was answered:\n  %s"
+                          % "\n  ".join(extra))
+    u.quit()
+
+
+def test_rt6_no_turn_from_notice_ctcp_bot():
+    """RT-6: a NOTICE, a CTCP request and a +B user's message start no turn; the next
+    real message is the first thing alice answers."""
+    srv = shared()
+    u = mclient(srv, "rt6u")
+    b = mclient(srv, "rt6bot")
+    joined(u, "#rt6")
+    joined(b, "#rt6")
+    b.send("MODE rt6bot +B")
+    b.expect(r" MODE rt6bot :?\+B")
+    send(u, "#rt6", "@alice hello by notice", cmd="NOTICE")
+    send(u, "#rt6", "\x01PING 12345\x01")
+    send(b, "#rt6", "@alice hello from a bot")
+    _, msgs, lines = ask(u, "#rt6", "@alice the real one", "alice")
+    if last_line(msgs) != "<rt6u> alice the real one" or \
+            len([l for l in texts(msgs) if l.startswith("echo: ")]) != 1:
+        raise TestFailure("RT-6: alice answered something else first:\n  %s"
+                          % "\n  ".join(texts(msgs)))
+    u.quit()
+    b.quit()
+
+
+def test_rt7_ss1_private_session():
+    """RT-7/SS-1: a private message is answered in private, in its own session: what was
+    said in #rt7 never reaches it, and the private talk never reaches #rt7's session."""
+    srv = shared()
+    u = mclient(srv, "rt7u")
+    joined(u, "#rt7")
+    _, msgs, _ = ask(u, "#rt7", "@alice the password is swordfish", "alice")
+    mid = send(u, "alice", "what is the password?")
+    lines = until_done(u, "alice", "rt7u")
+    pm = only_from(lines, "alice", "rt7u", "RT-7 private answer")
+    want_echo(pm, "<rt7u> what is the password?", "SS-1 private")
+    for m in pm:
+        assert m.tags.get("+reply") == mid, m.raw
+    _, pm, _ = ask(u, "alice", "the code is 1234", "alice", where="rt7u")
+    want_echo(pm, "<rt7u> the code is 1234", "SS-1 private, second turn")
+    _, msgs, _ = ask(u, "#rt7", "@alice and now?", "alice")
+    want_echo(msgs, "<rt7u> alice and now?", "SS-1 channel after private")
+    u.quit()
+
+
+# ---------------------------------------------------------------- SS-2 (defaults)
+
+def test_ss2_transcript_default_limits():
+    """SS-2: the transcript holds what alice missed (humans talking to each other), not
+    her own answers; at most the last 20 messages, each cut to 300 characters with …;
+    the answered message whole and last."""
+    srv = shared()
+    u = mclient(srv, "ss2u")
+    v = mclient(srv, "ss2v")
+    joined(u, "#ss2")
+    joined(v, "#ss2")
+    _, msgs, _ = ask(u, "#ss2", "@alice one", "alice")
+    want_echo(msgs, "<ss2u> alice one", "SS-2 first")
+    send(u, "#ss2", "ss2v: hello there")
+    send(v, "#ss2", "ss2u: hi back")
+    _, msgs, _ = ask(u, "#ss2", "@alice two", "alice")
+    want_echo(msgs, transcript("#ss2", ["<ss2u> ss2v: hello there", "<ss2v> ss2u: hi back"],
+                               "<ss2u> alice two"), "SS-2 transcript")
+    _, msgs, _ = ask(u, "#ss2", "@alice three", "alice")
+    want_echo(msgs, "<ss2u> alice three", "SS-2 own answers not repeated")
+    sent = []
+    for i in range(25):
+        t = "ss2v: n%02d " % i + ("long words é " * 30 if i == 20 else "short")
+        send(u, "#ss2", t.rstrip())
+        sent.append(t.rstrip())
+    _, msgs, _ = ask(u, "#ss2", "@alice four", "alice")
+    got = prompt_of(msgs).split("\n")
+    want = transcript("#ss2", ["<ss2u> " + short(t, 300) for t in sent[-20:]],
+                      "<ss2u> alice four").split("\n")
+    if got != want:
+        raise TestFailure("SS-2: 25 missed messages -> want the last 20 (n05..n24), "
+                          "n20 cut to 300 characters\n   got %d transcript lines: %s ... %s"
+                          "\n  want %d transcript lines: %s ... %s"
+                          % (len(got) - 3, got[1][:40], got[-3][:40],
+                             len(want) - 3, want[1][:40], want[-3][:40]))
+    u.quit()
+    v.quit()
+
+
+# ---------------------------------------------------------------- TN
+
+def test_tn2_one_conversation_at_a_time():
+    """TN-2/AG-3: carl answering in #tn2a and asked in #tn2b -> NOTICE "carl is answering
+    in #tn2a; you are next" to the #tn2b sender, WHOIS says so, #tn2b answered after."""
+    srv = shared()
+    u1 = mclient(srv, "tn2a")
+    u2 = mclient(srv, "tn2b")
+    joined(u1, "#tn2a")
+    joined(u2, "#tn2a", "#tn2b")
+    send(u1, "#tn2a", "@carl one two three four five")
+    u2.expect(r"^@\S*\+typing=active\S* :carl!\S+ TAGMSG #tn2a$", 10)
+    send(u2, "#tn2b", "@carl six")
+    m = u2.expect_msg(r"^(?:@\S+ )?:\S+ NOTICE tn2b :", 5)
+    if m.params[-1] != "carl is answering in #tn2a; you are next":
+        raise TestFailure("TN-2 NOTICE: %r" % m.params[-1])
+    st = whois_state(u1, "carl")
+    if st is None or not st.startswith("state: answering in #tn2a") or "queued: 1" not in st:
+        raise TestFailure("AG-3: WHOIS carl while answering in #tn2a with one queued: %r" % st)
+    la = until_done(u2, "carl", "#tn2a", 20)
+    a = only_from(la, "carl", "#tn2a", "#tn2a first")
+    want_echo(a, "<tn2a> carl one two three four five", "TN-2 #tn2a")
+    lb = until_done(u2, "carl", "#tn2b", 20)
+    b = only_from(lb, "carl", "#tn2b", "#tn2b after")
+    want_echo(b, "<tn2b> carl six", "TN-2 #tn2b")
+    u1.quit()
+    u2.quit()
+
+
+def test_tn3_typing_and_history():
+    """TN-3: TAGMSG +typing=active before the answer and +typing=done after, only to
+    message-tags clients; HS-4: the answer is in CHATHISTORY with +reply."""
+    srv = shared()
+    u = mclient(srv, "tn3u")
+    plain = mclient(srv, "tn3plain", caps="")
+    joined(u, "#tn3")
+    joined(plain, "#tn3")
+    mid, msgs, lines = ask(u, "#tn3", "@alice are you typing", "alice")
+    kinds = []
+    for l in lines:
+        m = parse(l)
+        if is_from(m, "alice"):
+            kinds.append(m.tags.get("+typing", "?") if m.command == "TAGMSG" else m.command)
+    if not kinds or kinds[0] != "active" or kinds[-1] != "done" or "PRIVMSG" not in kinds:
+        raise TestFailure("TN-3: alice's lines in order: %r" % kinds)
+    plain.expect(r":alice!agent@\S+ PRIVMSG #tn3 :echo: <tn3u> alice are you typing$")
+    plain.sync()
+    tm = [l for l in plain.lines if " TAGMSG " in l]
+    assert not tm, "TAGMSG sent to a client without message-tags: %r" % tm
+    h = mclient(srv, "tn3hist", caps="draft/chathistory batch server-time message-tags")
+    joined(h, "#tn3")
+    h.send("CHATHISTORY LATEST #tn3 * 10")
+    lines = h.collect_until(r"^(?:@\S+ )?:\S+ (?:BATCH -\S+$|FAIL )")
+    hist = [parse(l) for l in lines if " PRIVMSG #tn3 " in l]
+    mine = [m for m in hist if is_from(m, "alice")]
+    if not mine or mine[-1].params[-1] != msgs[-1].params[-1] or \
+            mine[-1].tags.get("+reply") != mid or \
+            mine[-1].tags.get("msgid") != msgs[-1].tags.get("msgid"):
+        raise TestFailure("HS-4: alice's answer not in CHATHISTORY with +reply=%s:\n  %s"
+                          % (mid, "\n  ".join(lines)))
+    u.quit()
+    plain.quit()
+    h.quit()
+
+
+def _tn4_lines():
+    lines = []
+    for i in range(200):
+        if i == 40:
+            lines.append("```c")
+        elif i == 41:
+            lines.append("    int main(void) {")
+        elif i == 42:
+            lines.append("")             # inside the fence: kept as a line
+        elif i == 43:
+            lines.append("        return 0;   /* ünïcödé ✓ */")
+        elif i == 44:
+            lines.append("    }")
+        elif i == 45:
+            lines.append("```")
+        elif i == 80:
+            lines.append(" ".join("wörd%03d" % k for k in range(180)))
+        elif i == 120:
+            lines.append("日本語" * 250)
+        elif i == 160:
+            lines.append("\tindented with a tab, ∑ and emoji 🎉 line %03d" % i)
+        else:
+            lines.append("line %03d ünïcödé ✓ 日本語 🎉" % i)
+        if i in (100, 150):
+            lines.append("")            # outside a fence: not sent
+    return lines
+
+
+def _check_tn4(msgs, lines, what):
+    got = texts(msgs)
+    for m in msgs:
+        if wire_len(m.raw) > 510:
+            raise TestFailure("%s: %d bytes on the wire (> 510): %r..."
+                              % (what, wire_len(m.raw), m.raw[:120]))
+        if "\ufffd" in m.raw:
+            raise TestFailure("%s: broken UTF-8: %r" % (what, m.raw))
+    gi = 0
+    fence = False
+    for n, line in enumerate(lines):
+        if line.lstrip(" \t").startswith("```"):
+            fence = not fence
+        if not line.strip():
+            if fence:
+                if gi >= len(got) or got[gi].strip():
+                    raise TestFailure("%s: blank line in a code block not kept at line %d: "
+                                      "got %r" % (what, n, got[gi:gi + 1]))
+                gi += 1
+            continue
+        acc = ""
+        pieces = []
+        while acc != line:
+            if gi >= len(got):
+                raise TestFailure("%s: answer ends before line %d %r" % (what, n, line[:60]))
+            p = got[gi]
+            gi += 1
+            if not line.startswith(acc + p):
+                raise TestFailure("%s: line %d %r\n  got piece %r after %r"
+                                  % (what, n, line[:80], p[:80], acc[-40:]))
+            acc += p
+            pieces.append(p)
+        if len(pieces) > 1 and " " in line:
+            for p in pieces[:-1]:
+                if not p.endswith(" "):
+                    raise TestFailure("%s: line %d split inside a word: ...%r | %r..."
+                                      % (what, n, p[-20:], line[len(p):][:20]))
+    if gi != len(got):
+        raise TestFailure("%s: %d extra lines: %r" % (what, len(got) - gi, got[gi:gi + 3]))
+
+
+def test_tn4_200_lines_long_utf8_code():
+    """TN-4/AG-5: a 200-line answer streamed in odd chunks from an agent with a 30-byte
+    nick in a 50-byte channel: in order, nothing dropped, lines <= 512 bytes, long lines
+    cut between words (or UTF-8 characters), code fences keep their lines and
+    indentation, blank lines outside code not sent."""
+    srv = shared()
+    u = mclient(srv, "tn4u")
+    joined(u, LONGCHAN)
+    lines = _tn4_lines()
+    body = "\n".join(lines) + "\n"
+    script("big", [body[i:i + 173] for i in range(0, len(body), 173)])
+    mid, msgs, _ = ask(u, LONGCHAN, "@%s say big" % LONGNICK, LONGNICK, timeout=30)
+    _check_tn4(msgs, lines, "TN-4")
+    for m in msgs:
+        assert m.tags.get("+reply") == mid, m.raw
+    u.quit()
+
+
+def test_tn4_multiline_batches():
+    """TN-4: a client with draft/multiline gets each paragraph as one multiline batch."""
+    srv = shared()
+    probe = Client(srv)
+    probe.send("CAP LS 302")
+    ls = " ".join(probe.collect_until(r" CAP \* LS :"))
+    probe.close()
+    if "draft/multiline" not in ls:
+        raise TestFailure("draft/multiline is not offered (CAP LS: %s)" % ls)
+    u = mclient(srv, "mlu", caps="draft/multiline batch message-tags echo-message")
+    joined(u, "#ml")
+    paras = ["first paragraph line one\nline two ünï", "second paragraph 🎉\nand more"]
+    script("ml", ["\n\n".join(paras)])
+    send(u, "#ml", "@scripty say ml")
+    lines = until_done(u, "scripty", "#ml")
+    batches = {}
+    order = []
+    for l in lines:
+        m = parse(l)
+        if m.command == "BATCH" and m.params[0].startswith("+"):
+            assert m.params[1] == "draft/multiline" and m.params[2] == "#ml", m.raw
+            batches[m.params[0][1:]] = []
+            order.append(m.params[0][1:])
+        elif m.command == "PRIVMSG" and is_from(m, "scripty"):
+            ref = m.tags.get("batch")
+            if ref not in batches:
+                raise TestFailure("agent line outside a multiline batch: %s" % m.raw)
+            batches[ref].append(m)
+    got = []
+    for ref in order:
+        t = ""
+        for i, m in enumerate(batches[ref]):
+            t += ("" if i == 0 or "draft/multiline-concat" in m.tags else "\n") + m.params[-1]
+        got.append(t)
+    if got != paras:
+        raise TestFailure("multiline paragraphs: %r, want %r" % (got, paras))
+    u.quit()
+
+
+def test_ag5_no_injection():
+    """AG-5: CR, LF, NUL and \\x01 in an agent's text never become protocol: no bare CR
+    or NUL on the wire, no line without a prefix, no leading \\x01 (CTCP), and the text
+    around them is not lost."""
+    srv = shared()
+    u = mclient(srv, "inju")
+    joined(u, "#inj")
+    script("inj", ["safe start\rPRIVMSG #inj :injected-cr\n",
+                   "\x01VERSION\x01\n", "\x01ACTION waves\x01 leading ctcp\n",
+                   "mid \x01PING 1\x01 text\n",
+                   "tail\r\nJOIN #injected-crlf\r\n",
+                   "nul\x00QUIT :injected-nul\n", "the end"])
+    _, msgs, lines = ask(u, "#inj", "@scripty say inj", "scripty")
+    for l in lines:
+        if "\r" in l or "\x00" in l:
+            raise TestFailure("AG-5: CR or NUL inside a line on the wire: %r" % l)
+        if not l.startswith((":", "@")):
+            raise TestFailure("AG-5: a line without a prefix (injected): %r" % l)
+        m = parse(l)
+        if is_from(m, "scripty") and m.command not in ("PRIVMSG", "TAGMSG"):
+            raise TestFailure("AG-5: the agent sent %s: %r" % (m.command, l))
+    got = texts(msgs)
+    for t in got:
+        if t.startswith("\x01"):
+            raise TestFailure("AG-5: a leading \\x01 reached the wire: %r" % t)
+    joined_text = " | ".join(got)
+    for word in ("safe start", "PRIVMSG #inj :injected-cr", "VERSION", "leading ctcp",
+                 "mid \x01PING 1\x01 text", "tail", "JOIN #injected-crlf", "nul",
+                 "the end"):
+        if word not in joined_text:
+            raise TestFailure("TN-4: %r was dropped; the agent's lines: %r" % (word, got))
+    if "QUIT :injected-nul" not in joined_text:
+        raise TestFailure("TN-4 (no text is ever dropped): the text after a NUL was lost;"
+                          " the agent's lines: %r" % got)
+    if [l for l in u.lines if " JOIN #injected" in l]:
+        raise TestFailure("AG-5: a JOIN was injected")
+    u.quit()
+
+
+def test_tn6_stop():
+    """TN-6: !stop cancels the running turn: what was streamed stays, nothing more comes;
+    !stop with nothing running says so; the agent answers again afterwards."""
+    srv = shared()
+    u = mclient(srv, "tn6u")
+    v = mclient(srv, "tn6v")
+    joined(u, "#tn6")
+    joined(v, "#tn6")
+    for t in ("tn6v: alpha", "tn6v: beta", "tn6v: gamma", "tn6v: delta", "tn6v: epsilon"):
+        send(u, "#tn6", t)
+    send(u, "#tn6", "@carl go on and on and on")
+    first = u.expect_msg(r"^@\S+ :carl!\S+ PRIVMSG #tn6 :", 10)
+    send(u, "#tn6", "!stop")
+    t0 = time.time()
+    lines = until_done(u, "carl", "#tn6", 5)
+    stop_took = time.time() - t0
+    more = u.drain(1.5)
+    after = said(lines + more, "carl")
+    all_said = [first.params[-1]] + texts(after)
+    if any("go on and on" in t for t in all_said) or len(all_said) >= 8:
+        raise TestFailure("TN-6: carl kept answering after !stop (%.1fs): %r"
+                          % (stop_took, all_said))
+    late = said(more, "carl")
+    if late:
+        raise TestFailure("TN-6: carl spoke after its typing=done: %r" % texts(late))
+    send(u, "#tn6", "!stop")
+    u.expect(r"^(?:@\S+ )?:\S+ NOTICE tn6u :Nothing to stop")
+    _, msgs, _ = ask(u, "#tn6", "@carl ok", "carl", timeout=20)
+    assert last_line(msgs) == "<tn6u> carl ok", texts(msgs)
+    u.quit()
+    v.quit()
+
+
+def test_tn7_tn9_crash_mid_turn():
+    """TN-7/TN-9: the agent process dies mid-turn: a server NOTICE in the channel says
+    so; the next message starts it again and is answered."""
+    srv = shared()
+    u = mclient(srv, "crashu")
+    joined(u, "#crash")
+    send(u, "#crash", "@scripty crash")
+    lines = u.collect_until(r"^(?:@\S+ )?:%s NOTICE #crash :" % re.escape(HOST), 15)
+    n = u.last.params[-1]
+    if "scripty" not in n or not re.search(r"(?i)exit|status|signal|died|crash|fail", n):
+        raise TestFailure("TN-9: crash NOTICE does not say what happened: %r" % n)
+    if "about to crash" not in texts(said(lines, "scripty")):
+        raise TestFailure("the streamed text before the crash was lost: %r" % lines)
+    u.drain(0.3)
+    _, msgs, _ = ask(u, "#crash", "@scripty are you back", "scripty", timeout=20)
+    if texts(msgs)[-1] != "heard: <crashu> scripty are you back":
+        raise TestFailure("after the crash: %r" % texts(msgs))
+    u.quit()
+
+
+def test_ag2_mention_order_when_joining():
+    """AG-2/RT-2/RT-5: "@bob @alice ..." in a channel where neither is: both JOIN, bob
+    answers first, and each receives "bob alice ..." without '@'."""
+    srv = shared()
+    u = mclient(srv, "frshu")
+    joined(u, "#fresh")
+    mid = send(u, "#fresh", "@bob @alice compare fresh")
+    lines = until_done(u, "alice", "#fresh", 8)
+    jn = [nick_of(parse(l).source) for l in lines if parse(l).command == "JOIN"]
+    if sorted(jn) != ["alice", "bob"]:
+        raise TestFailure("AG-2: JOINs seen: %r" % jn)
+    order = [nick_of(m.source) for m in said(lines, target="#fresh")]
+    firsts = [n for i, n in enumerate(order) if i == 0 or order[i - 1] != n]
+    if firsts[:2] != ["bob", "alice"]:
+        raise TestFailure("RT-2: answer order %r, want bob then alice:\n  %s"
+                          % (firsts, "\n  ".join(lines)))
+    b = said(lines, "bob")
+    if b and texts(b)[-1] != "echo: <frshu> bob alice compare fresh":
+        raise TestFailure("RT-5: bob received %r, want '<frshu> bob alice compare fresh'"
+                          % prompt_of(b))
+    u.quit()
+
+
+# ---------------------------------------------------------------- persistent server
+
+def test_ss2_configured_limits():
+    """SS-2: transcript-lines = 3 and transcript-chars = 20: the last 3 missed messages,
+    each cut to 20 characters with …; the answered message whole."""
+    srv = pserver()
+    u = mclient(srv, "ss2a")
+    v = mclient(srv, "ss2b")
+    joined(u, "#ss2")
+    joined(v, "#ss2")
+    _, msgs, _ = ask(u, "#ss2", "@alice start", "alice")
+    want_echo(msgs, "<ss2a> alice start", "SS-2 first turn")
+    sent = ["ss2b: héllo wörld number %d is rather long" % i for i in range(5)]
+    sent[4] = "ss2b: short"
+    for t in sent:
+        send(u, "#ss2", t)
+    answered = "@alice go, this answered message is longer than twenty characters"
+    _, msgs, _ = ask(u, "#ss2", answered, "alice")
+    want = transcript("#ss2", ["<ss2a> " + short(t, 20) for t in sent[-3:]],
+                      "<ss2a> " + answered.replace("@alice", "alice"))
+    want_echo(msgs, want, "SS-2 transcript-lines 3, transcript-chars 20")
+    u.quit()
+    v.quit()
+
+
+def test_ag2_invite_kick_mention():
+    """AG-2: INVITE makes the agent JOIN; KICK takes it out; a mention in a channel where
+    it is not makes it JOIN then answer (RT-5: "alice hello", no '@')."""
+    srv = pserver()
+    u = mclient(srv, "agtwo")
+    joined(u, "#inv", "#kick", "#men")
+    u.send("INVITE alice #inv")
+    u.expect(r"^(?:@\S+ )?:alice!agent@%s JOIN :?#inv" % re.escape(HOST))
+    assert "alice" in names_of(u, "#inv")
+    u.send("INVITE alice #kick")
+    u.expect(r"^(?:@\S+ )?:alice!agent@%s JOIN :?#kick" % re.escape(HOST))
+    u.send("KICK #kick alice :out")
+    u.expect(r"^(?:@\S+ )?:agtwo!\S+ KICK #kick alice")
+    assert "alice" not in names_of(u, "#kick")
+    send(u, "#men", "@alice hello there")
+    lines = until_done(u, "alice", "#men", 8)
+    jn = [i for i, l in enumerate(lines) if re.search(r":alice!\S+ JOIN :?#men", l)]
+    first = [i for i, l in enumerate(lines) if re.search(r":alice!\S+ PRIVMSG #men ", l)]
+    if not jn or not first or jn[0] > first[0]:
+        raise TestFailure("AG-2: want JOIN #men then the answer:\n  %s" % "\n  ".join(lines))
+    got = last_line(said(lines, "alice"))
+    if got != "<agtwo> alice hello there":
+        raise TestFailure("RT-5: alice, brought in by a mention, received %r, want %r"
+                          % (got, "<agtwo> alice hello there"))
+    u.quit()
+
+
+def test_ss4_before_restart():
+    """SS-4 setup: keeper (session/load) and forget (no loadSession) hear a secret."""
+    srv = pserver()
+    u = mclient(srv, "pu")
+    joined(u, "#keep", "#forget")
+    _, msgs, _ = ask(u, "#keep", "@keeper remember tango", "keeper")
+    want_echo(msgs, "<pu> keeper remember tango", "keeper first")
+    _, msgs, _ = ask(u, "#forget", "@forget remember tango", "forget")
+    want_echo(msgs, "<pu> forget remember tango", "forget first")
+    u.quit()
+
+
+def test_ss4_after_daemon_restart():
+    """SS-4 after a daemon restart: keeper resumes with session/load (its replay is not
+    re-posted, its state file holds one session with both prompts); forget gets a new
+    session whose first prompt carries the last messages, its own included."""
+    srv = pserver()
+    srv.restart()
+    u = mclient(srv, "pu")
+    joined(u, "#keep", "#forget")
+    _, msgs, lines = ask(u, "#keep", "@keeper what did I say", "keeper", timeout=20)
+    want_echo(msgs, "<pu> keeper what did I say", "SS-4 keeper after session/load")
+    files = os.listdir(_P["state"])
+    hist = []
+    for f in files:
+        with open(os.path.join(_P["state"], f)) as fh:
+            h = [x["text"] for x in json.load(fh)["history"] if x["role"] == "user"]
+        if any("remember tango" in x for x in h):
+            hist = h
+    if not any("what did I say" in x for x in hist):
+        raise TestFailure("SS-4: keeper's session was not resumed (session/load): the "
+                          "session that heard 'remember tango' did not get the new prompt;"
+                          " sessions: %r" % files)
+    _, msgs, _ = ask(u, "#forget", "@forget what did I say", "forget", timeout=20)
+    want = transcript("#forget", ["<pu> " + short("@forget remember tango", 20),
+                                  "<forget> " + short("echo: <pu> forget remember tango", 20)],
+                      "<pu> forget what did I say", carry=True)
+    want_echo(msgs, want, "SS-4 forget (no loadSession) after restart")
+    lines = u.sync()
+    if notices(lines):
+        raise TestFailure("SS-4: a notice after the restart: %r" % notices(lines))
+    u.quit()
+
+
+def test_ag2_memberships_after_restart():
+    """AG-2: after the restart alice is still in #inv (INVITE) and #men (mention) and in
+    her configured #ss2, and not in #kick."""
+    srv = pserver()
+    u = mclient(srv, "memu")
+    bad = []
+    for ch, want in (("#inv", True), ("#men", True), ("#kick", False), ("#ss2", True)):
+        joined(u, ch)
+        if ("alice" in names_of(u, ch)) != want:
+            bad.append("alice %s in %s" % ("not" if want else "still", ch))
+    if bad:
+        raise TestFailure("AG-2 after restart: " + "; ".join(bad))
+    u.quit()
+
+
+def test_ss4_agent_process_restart():
+    """SS-4/TN-9: the agent processes are killed while idle; the next turn starts them
+    again: keeper resumes its session with session/load (no replay on IRC), forget gets
+    a new session carrying the last messages, its own included; no notice either way."""
+    srv = pserver()
+    u = mclient(srv, "pu")
+    joined(u, "#keep", "#forget")
+    _, msgs, _ = ask(u, "#keep", "@keeper before the kill", "keeper", timeout=20)
+    _, msgs, _ = ask(u, "#forget", "@forget before the kill", "forget", timeout=20)
+    pids = agent_pids("p", "keeper") + agent_pids("p", "forget")
+    if len(pids) != 2:
+        raise TestFailure("want one keeper and one forget process, pgrep found %r" % pids)
+    for pid in pids:
+        os.kill(pid, signal.SIGKILL)
+    deadline = time.time() + 5 * SLOW
+    while time.time() < deadline and (agent_pids("p", "keeper") or agent_pids("p", "forget")):
+        time.sleep(0.05)
+    time.sleep(0.2)
+    _, msgs, lines = ask(u, "#keep", "@keeper after the kill", "keeper", timeout=20)
+    want_echo(msgs, "<pu> keeper after the kill", "SS-4 keeper after its process died")
+    _, msgs, lines2 = ask(u, "#forget", "@forget after the kill", "forget", timeout=20)
+    p = prompt_of(msgs).split("\n")
+    if "yours included" not in p[0] or p[-1] != "<pu> forget after the kill":
+        raise TestFailure("SS-4: forget's first prompt in its new process:\n  %s"
+                          % "\n  ".join(p))
+    n = notices(lines + lines2 + u.sync())
+    if n:
+        raise TestFailure("SS-4: no notice expected, got %r" % [m.raw for m in n])
+    u.quit()
+
+
+def test_ss4_daemon_stop_ends_agents():
+    """The daemon's agent processes end with it."""
+    srv = pserver()
+    u = mclient(srv, "endu")
+    joined(u, "#keep")
+    ask(u, "#keep", "@keeper still there", "keeper", timeout=20)
+    u.quit()
+    assert agent_pids("p", "keeper"), "keeper's process not found (pgrep)"
+    srv.stop()
+    deadline = time.time() + 10 * SLOW
+    while time.time() < deadline and agent_pids("p"):
+        time.sleep(0.1)
+    left = agent_pids("p")
+    if left:
+        raise TestFailure("agent processes left after the daemon stopped: %r" % left)
+
+
+# ---------------------------------------------------------------- SS-5
+
+def test_ss5_eviction():
+    """SS-5: three agents and max-loaded-agents = 2: all answer in turn, never more than
+    two processes; an evicted agent comes back knowing the conversation (SS-4)."""
+    srv = Server(flood_exempt="127.0.0.0/8", history_replay=0, max_loaded_agents=2,
+                 config_extra="".join(agent_section("e", "ev%d" % i, "#ev") for i in (1, 2, 3)))
+    try:
+        u = mclient(srv, "evu")
+        joined(u, "#ev")
+
+        def count():
+            return len(agent_pids("e"))
+
+        def at_most_two():
+            deadline = time.time() + 5 * SLOW
+            while count() > 2 and time.time() < deadline:
+                time.sleep(0.05)
+            if count() > 2:
+                raise TestFailure("SS-5: %d agent processes with max-loaded-agents = 2"
+                                  % count())
+
+        for i, text in ((1, "one"), (2, "two"), (3, "three")):
+            _, msgs, _ = ask(u, "#ev", "@ev%d %s" % (i, text), "ev%d" % i, timeout=20)
+            assert last_line(msgs) == "<evu> ev%d %s" % (i, text), texts(msgs)
+            at_most_two()
+        _, msgs, _ = ask(u, "#ev", "@ev1 again", "ev1", timeout=20)
+        p = prompt_of(msgs).split("\n")
+        if p[-1] != "<evu> ev1 again" or "yours included" not in p[0] or \
+                "<ev1> echo: <evu> ev1 one" not in p:
+            raise TestFailure("SS-4 after eviction: ev1's prompt should carry the last "
+                              "messages, its own included:\n  %s" % "\n  ".join(p))
+        at_most_two()
+        st = whois_state(u, "ev2")
+        assert st == "state: stopped", "WHOIS ev2 (least recently used, evicted): %r" % st
+        u.quit()
+    finally:
+        srv.stop()
+
+
+if __name__ == "__main__":
+    run_tests(globals())
