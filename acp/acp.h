@@ -234,6 +234,13 @@ struct acp_session *acp_session_new(struct acp_agent *, const char *id,
 		    void *arg);
 /* session/close where advertised, then free. */
 void		 acp_session_free(struct acp_session *);
+/*
+ * The MCP servers the session offers the agent (a JSON array of ACP
+ * McpServer objects), sent with session/new, load and resume. Copied.
+ */
+int		 acp_session_set_mcp(struct acp_session *, const char *json);
+/* Does the agent take MCP servers over HTTP (mcpCapabilities.http)? */
+int		 acp_agent_mcp_http(struct acp_agent *);
 /* Open (start the agent if needed; load/resume or new); on_open tells. */
 int		 acp_session_open(struct acp_session *);
 int		 acp_session_is_open(struct acp_session *);

@@ -74,6 +74,7 @@ struct acp_session {
 	struct acp_agent	*a;
 	void			*arg;
 	char			*id;
+	char			*mcp;		/* mcpServers JSON array, or NULL */
 	enum sess_state		 st;
 	enum acp_open_how	 how;
 	int			 want_open;
@@ -121,6 +122,7 @@ struct acp_agent {
 	int			 auth_tried;
 	char			 info[128];
 	char			 title[128];	/* agentInfo.title, else its name */
+	int			 mcp_http;	/* mcpCapabilities.http */
 	int			 news;		/* session/new in flight */
 	struct earlies		 early;
 	int			 nearly;
@@ -364,6 +366,24 @@ const char *
 acp_agent_info(struct acp_agent *a)
 {
 	return a->info[0] != '\0' ? a->info : NULL;
+}
+
+int
+acp_session_set_mcp(struct acp_session *s, const char *json)
+{
+	char *copy = json != NULL ? strdup(json) : NULL;
+
+	if (json != NULL && copy == NULL)
+		return -1;
+	free(s->mcp);
+	s->mcp = copy;
+	return 0;
+}
+
+int
+acp_agent_mcp_http(struct acp_agent *a)
+{
+	return a->mcp_http;
 }
 
 const char *
@@ -1102,6 +1122,9 @@ init_reply(struct jsonrpc *j, const cJSON *res, const struct jsonrpc_error *err,
 	cJSON_Delete(a->auth_methods);
 	a->auth_methods = cJSON_Duplicate(
 	    cJSON_GetObjectItemCaseSensitive(res, "authMethods"), 1);
+	a->mcp_http = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(
+	    cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(res,
+	    "agentCapabilities"), "mcpCapabilities"), "http"));
 	info = cJSON_GetObjectItemCaseSensitive(res, "agentInfo");
 	snprintf(a->info, sizeof(a->info), "%s %s",
 	    jstr(info, "name") ? jstr(info, "name") : a->name,
@@ -1397,6 +1420,7 @@ session_destroy(struct acp_session *s)
 	}
 	free(s->cfg);
 	free(s->id);
+	free(s->mcp);
 	free(s->mode_cur);
 	free(s->mode_want);
 	free(s);
@@ -1663,8 +1687,15 @@ send_open(struct acp_session *s, const char *method)
 	if (strcmp(method, "session/new") != 0)
 		cJSON_AddStringToObject(p, "sessionId", s->id);
 	cJSON_AddStringToObject(p, "cwd", a->cwd);
-	/* Required, even empty (pitfall 16). */
-	cJSON_AddItemToObject(p, "mcpServers", cJSON_CreateArray());
+	/* Required, even empty (pitfall 16); repeated on load and resume. */
+	{
+		cJSON *servers = s->mcp != NULL ? cJSON_Parse(s->mcp) : NULL;
+
+		cJSON_AddItemToObject(p, "mcpServers", servers != NULL &&
+		    cJSON_IsArray(servers) ? servers : cJSON_CreateArray());
+		if (servers != NULL && !cJSON_IsArray(servers))
+			cJSON_Delete(servers);
+	}
 	s->open_rid = jsonrpc_call(a->rpc, method, p,
 	    a->cfg.request_timeout_ms, open_reply, s);
 	if (s->open_rid < 0)

@@ -9,7 +9,7 @@ libstore_a_SOURCES = \
 	store/migrate.c \
 	store/history.c \
 	store/channels.c \
-	store/agents.c \
+	store/agents.c store/schedules.c \
 	store/kv.c
 
 check_PROGRAMS += tests/unit/test_store

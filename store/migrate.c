@@ -122,9 +122,36 @@ static const char *const v2[] = {
 	NULL
 };
 
+static const char *const v3[] = {
+	/*
+	 * Scheduled prompts (SC-1..SC-8). next is the next firing in Unix
+	 * milliseconds; every is 0 for a one-shot. target and creator are
+	 * conversation keys as in messages.conv, with their shown names.
+	 */
+	"CREATE TABLE schedules (\n"
+	"	id		INTEGER PRIMARY KEY AUTOINCREMENT,\n"
+	"	agent		TEXT NOT NULL,\n"
+	"	name		TEXT NOT NULL,\n"
+	"	prompt		TEXT NOT NULL,\n"
+	"	next		INTEGER NOT NULL,\n"
+	"	every		INTEGER NOT NULL DEFAULT 0,\n"
+	"	target		TEXT NOT NULL,\n"
+	"	target_name	TEXT NOT NULL,\n"
+	"	target_private	INTEGER NOT NULL DEFAULT 0,\n"
+	"	creator		TEXT NOT NULL,\n"
+	"	creator_name	TEXT NOT NULL,\n"
+	"	creator_private	INTEGER NOT NULL DEFAULT 0,\n"
+	"	created		INTEGER NOT NULL,\n"
+	"	provenance	TEXT,\n"
+	"	state		TEXT NOT NULL DEFAULT 'active'\n"
+	")",
+	NULL
+};
+
 static const char *const *const migrations[] = {
 	v1,
 	v2,
+	v3,
 };
 
 int

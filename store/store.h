@@ -226,6 +226,35 @@ int	store_mention_add(struct store *, const struct store_mention *);
 int	store_mention_take(struct store *, const char *account,
 	    void (*fn)(const struct store_mention *, void *), void *arg);
 
+/* ---- scheduled prompts (SC-1..SC-8) ---- */
+
+struct store_schedule {
+	int64_t		 id;		/* set by add */
+	const char	*agent;
+	const char	*name;
+	const char	*prompt;
+	int64_t		 next;		/* next firing, Unix ms */
+	int		 every;		/* minutes; 0 for a one-shot */
+	const char	*target;	/* conversation key */
+	const char	*target_name;	/* "#chan", or the person's nick */
+	int		 target_private;
+	const char	*creator;	/* conversation key it was made in */
+	const char	*creator_name;
+	int		 creator_private;
+	int64_t		 created;	/* Unix ms */
+	const char	*provenance;	/* who asked, through which chain, or NULL */
+	const char	*state;		/* "active", "pending" (awaiting a person), "held" */
+};
+
+int	store_schedule_add(struct store *, struct store_schedule *);
+/* The next firing and the state change as it runs. */
+int	store_schedule_update(struct store *, int64_t id, int64_t next,
+	    const char *state);
+int	store_schedule_delete(struct store *, int64_t id);
+/* Every schedule, oldest first (strings valid during the call). */
+int	store_schedule_list(struct store *,
+	    void (*fn)(const struct store_schedule *, void *), void *arg);
+
 /* ---- key/value, for small server state that later issues need ---- */
 
 /* value NULL deletes the key. */

@@ -183,7 +183,7 @@ test_open(void)
 	struct store *s;
 	FILE *f;
 
-	is_int(store_version_latest(), 2, "this build knows schema version 2");
+	is_int(store_version_latest(), 3, "this build knows schema version 3");
 	s = store_open(path_in("a.db"), err, sizeof(err));
 	ok(s != NULL, "open creates a new database");
 	if (s == NULL) {
@@ -728,6 +728,73 @@ test_channels(void)
 	store_close(s);
 }
 
+struct schedseen {
+	char	out[512];
+	int	n;
+};
+
+static void
+sched_collect(const struct store_schedule *sc, void *arg)
+{
+	struct schedseen *ss = arg;
+	char buf[160];
+
+	snprintf(buf, sizeof(buf), "%s%lld:%s:%s:%lld:%d:%s:%s", ss->n ? "," : "",
+	    (long long)sc->id, sc->agent, sc->name, (long long)sc->next, sc->every,
+	    sc->target_name, sc->state);
+	strlcat(ss->out, buf, sizeof(ss->out));
+	ss->n++;
+}
+
+static void
+test_schedules(void)
+{
+	struct store *s;
+	struct store_schedule sc;
+	struct schedseen ss;
+	int64_t first;
+
+	s = store_open(path_in("sc.db"), err, sizeof(err));
+	if (s == NULL)
+		exit(1);
+	memset(&sc, 0, sizeof(sc));
+	sc.agent = "alice";
+	sc.name = "standup";
+	sc.prompt = "what changed?";
+	sc.next = 1000;
+	sc.every = 5;
+	sc.target = "#dev";
+	sc.target_name = "#dev";
+	sc.creator = "#dev";
+	sc.creator_name = "#dev";
+	sc.created = 10;
+	is_int(store_schedule_add(s, &sc), 0, "schedule: add");
+	ok(sc.id > 0, "schedule: add sets the id");
+	first = sc.id;
+	sc.name = "once";
+	sc.every = 0;
+	sc.state = "pending";
+	sc.target = "a:bob c:1";
+	sc.target_name = "bob";
+	sc.target_private = 1;
+	is_int(store_schedule_add(s, &sc), 0, "schedule: a second, private, pending");
+	memset(&ss, 0, sizeof(ss));
+	is_int(store_schedule_list(s, sched_collect, &ss), 2, "schedule: list both");
+	is_int(store_schedule_update(s, first, 2000, "held"), 0, "schedule: update");
+	store_close(s);
+	s = store_open(path_in("sc.db"), err, sizeof(err));
+	memset(&ss, 0, sizeof(ss));
+	store_schedule_list(s, sched_collect, &ss);
+	ok(strstr(ss.out, ":alice:standup:2000:5:#dev:held") != NULL,
+	    "schedule: the update survives a reopen");
+	ok(strstr(ss.out, ":once:1000:0:bob:pending") != NULL,
+	    "schedule: every field of the second");
+	is_int(store_schedule_delete(s, first), 0, "schedule: delete");
+	memset(&ss, 0, sizeof(ss));
+	is_int(store_schedule_list(s, sched_collect, &ss), 1, "schedule: one left");
+	store_close(s);
+}
+
 static void
 test_kv(void)
 {
@@ -938,7 +1005,7 @@ test_migrate(void)
 		printf("# %s\n", err);
 		exit(1);
 	}
-	is_int(store_version(s), 2, "it is migrated to version 2");
+	is_int(store_version(s), 3, "it is migrated to the latest version");
 	is_str(q(s, "#old", STORE_LATEST, NULL, NULL, 10), "v1a,v1b,v1c",
 	    "its history is intact");
 	is_str(load(s), "[#old|#Old|old topic|0|0|nt|-|0] #old+b:*!*@old:op:7",
@@ -961,7 +1028,7 @@ test_migrate(void)
 	store_close(s);
 
 	s = store_open(path_in("v1.db"), err, sizeof(err));
-	is_int(s != NULL ? store_version(s) : -1, 2, "reopen: still 2");
+	is_int(s != NULL ? store_version(s) : -1, 3, "reopen: still the latest");
 	ok(s != NULL && store_session_get(s, "claude", "#old", sid,
 	    sizeof(sid), &seen) == 0 && strcmp(sid, "s1") == 0 && seen == 4,
 	    "reopen: the session is there");
@@ -993,7 +1060,7 @@ test_migrate(void)
 	ok(raw_exec(path_in("v1bad.db"), "DROP TABLE mentions") == 0,
 	    "remove the obstacle");
 	s = store_open(path_in("v1bad.db"), err, sizeof(err));
-	is_int(s != NULL ? store_version(s) : -1, 2, "then it migrates");
+	is_int(s != NULL ? store_version(s) : -1, 3, "then it migrates");
 	is_str(s != NULL ? q(s, "#old", STORE_LATEST, NULL, NULL, 10) : "",
 	    "v1a,v1b,v1c", "with its history");
 	store_close(s);
@@ -1498,6 +1565,7 @@ main(void)
 	chmod(dir, 0755);
 	store_set_log(capture_log);
 	test_open();
+	test_schedules();
 	test_history();
 	test_private();
 	test_targets();
