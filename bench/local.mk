@@ -11,3 +11,4 @@ bench_loadgen_LDADD = libcompat.a $(LIBEVENT_OPENSSL_LIBS) $(LIBEVENT_LIBS) \
 
 TESTS += bench/smoke.sh
 EXTRA_DIST += bench/run-compare bench/README.md bench/history-bench
+EXTRA_DIST += bench/bridge-bench bench/agents/ts-agent.mjs
