@@ -27,12 +27,14 @@
 #include "ircd/conf.h"
 #include "ircd/history.h"
 #include "ircd/log.h"
+#include "ircd/mcp.h"
 #include "ircd/message.h"
 #include "ircd/multiline.h"
 #include "ircd/numeric.h"
 #include "ircd/prompt.h"
 #include "ircd/reply.h"
 #include "ircd/route.h"
+#include "ircd/schedule.h"
 #include "ircd/turn.h"
 #include "ircd/xmalloc.h"
 #include "store/store.h"
@@ -125,6 +127,14 @@ conv_get(struct agent *a, const char *key, const char *target, int private)
 	cv->seen_id = seen;
 	cv->session = acp_session_new(a->acp, sid[0] != '\0' ? sid : NULL, cv);
 	TAILQ_INSERT_TAIL(&a->convs, cv, entry);
+	/* SEC-3: the session's own token to the server's MCP tools. */
+	{
+		char *mcp = mcp_servers_json(cv);
+
+		if (mcp != NULL)
+			acp_session_set_mcp(cv->session, mcp);
+		cJSON_free(mcp);
+	}
 	return cv;
 }
 
@@ -139,6 +149,7 @@ conv_free(struct conv *cv)
 		return;
 	}
 	card_drop_conv(cv);
+	mcp_forget(cv);
 	TAILQ_REMOVE(&cv->agent->convs, cv, entry);
 	acp_session_free(cv->session);
 	free(cv);
@@ -345,8 +356,10 @@ agent_flush(struct conv *cv, struct turn *t, int all)
 		agent_line(cv, t, t->buf + start, t->len - start);
 		start = t->len;
 	}
-	memmove(t->buf, t->buf + start, t->len - start);
-	t->len -= start;
+	if (start > 0) {
+		memmove(t->buf, t->buf + start, t->len - start);
+		t->len -= start;
+	}
 }
 
 static void
@@ -503,6 +516,8 @@ agent_turn_start(struct turn *t)
 void
 agent_turn_cancel(struct turn *t)
 {
+	/* TN-6: nothing more is said for a cancelled turn. */
+	t->cancelled = 1;
 	if (t->conv->opening)
 		return;		/* on_open ends it */
 	acp_session_cancel(t->conv->session);
@@ -531,6 +546,16 @@ agent_on_open(struct acp_session *s, enum acp_open_how how, const char *error,
 	/* A new session where the conversation has a past: give it the past. */
 	if (how == ACP_OPEN_NEW && cv->seen_id > 0)
 		cv->carry = 1;
+	/* SS-4, PM-5: the mode chosen here is applied again, after a restart too. */
+	{
+		char mkey[200], mode[64];
+		const char *cur = acp_session_mode(cv->session);
+
+		snprintf(mkey, sizeof(mkey), "mode.%s.%s", a->client->nick, cv->key);
+		if (store_kv_get(history_store(), mkey, mode, sizeof(mode)) == 0 &&
+		    (cur == NULL || strcmp(cur, mode) != 0))
+			acp_session_set_mode(cv->session, mode);
+	}
 	store_session_set(history_store(), a->client->nick, cv->key,
 	    acp_session_id(cv->session), -1);
 	if (t != NULL)
@@ -545,7 +570,7 @@ agent_on_text(struct acp_session *s, const struct acp_text *txt, void *arg)
 
 	(void)s;
 	/* SS-4: a load's replay is old; TN-5: thoughts are not shown. */
-	if (txt->replay || txt->kind != ACP_TEXT_AGENT || t == NULL)
+	if (txt->replay || txt->kind != ACP_TEXT_AGENT || t == NULL || t->cancelled)
 		return;
 	if (t->len + txt->len + 1 > t->cap) {
 		t->cap = (t->len + txt->len + 1) * 2;
@@ -584,7 +609,7 @@ agent_on_tool(struct acp_session *s, const struct acp_tool *tool, void *arg)
 	int failed;
 
 	(void)s;
-	if (tool->replay || t == NULL || tool->status == NULL)
+	if (tool->replay || t == NULL || tool->status == NULL || t->cancelled)
 		return;
 	failed = strcmp(tool->status, "failed") == 0;
 	if (!failed && strcmp(tool->status, "completed") != 0)
@@ -1010,6 +1035,8 @@ agent_channel_message(struct client *from, struct channel *ch, struct outmsg *om
 	    agent_of(from) != NULL)
 		return;
 	history_channel_conv(ch, key, sizeof(key));
+	/* SC-5: a person writing here releases what was held for them. */
+	schedule_person_spoke(key);
 	if (ircd.conf->naccounts > 0)
 		agent_keep_mentions(from, ch, om);
 	if (ch->nagents == 0 && TAILQ_EMPTY(&all_agents))
@@ -1127,6 +1154,8 @@ agent_op_parted(struct client *c, struct channel *ch)
 	store_agent_part(history_store(), a->client->nick, key);
 	/* AG-2: KICK takes it out and closes its session there. */
 	store_session_delete(history_store(), a->client->nick, key);
+	/* SC-7: its schedules made in or aimed at the channel end too. */
+	schedule_drop(a, key);
 	if ((cv = conv_find(a, key)) != NULL)
 		conv_free(cv);
 }
@@ -1159,6 +1188,7 @@ agent_op_message(struct client *to, struct client *from, struct outmsg *om)
 	history_principal(from, p1, sizeof(p1));
 	history_principal(to, p2, sizeof(p2));
 	store_private_key(key, sizeof(key), p1, p2);
+	schedule_person_spoke(key);
 	if (agentcmd_private(from, a, key, om))
 		return;
 	cv = conv_get(a, key, from->nick, 1);

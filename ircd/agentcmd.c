@@ -20,8 +20,11 @@
 #include "ircd/channel.h"
 #include "ircd/client.h"
 #include "ircd/conf.h"
+#include "ircd/history.h"
 #include "ircd/reply.h"
+#include "ircd/schedule.h"
 #include "ircd/turn.h"
+#include "store/store.h"
 
 #define MAXHERE	32
 
@@ -170,7 +173,8 @@ cmd_help(struct here *h)
 	}
 	reply_notice(h->from, "Server commands: !stop, !allow [n], !always [n], "
 	    "!deny [n], !mode [agent mode], !policy [agent] ask|allow-reads|"
-	    "allow-all|deny-all, !status, !help; !!text sends !text. "
+	    "allow-all|deny-all, !schedules, !unschedule <id>, !status, !help; "
+	    "!!text sends !text. "
 	    "Type //cmd (WeeChat, HexChat) or /say /cmd (irssi) for an agent's "
 	    "command, or !cmd.");
 }
@@ -224,15 +228,26 @@ cmd_mode(struct here *h, const char *rest)
 			    "something first", a->client->nick);
 			continue;
 		}
+		n = acp_session_modes(cv->session, &modes);
 		if (modeid[0] != '\0') {
-			if (acp_session_set_mode(cv->session, modeid) == -1)
+			char mkey[200];
+
+			for (j = 0; j < n; j++)
+				if (strcmp(modes[j].id, modeid) == 0)
+					break;
+			if (j == n || acp_session_set_mode(cv->session, modeid) == -1) {
 				reply_notice(h->from, "%s has no mode %s", a->client->nick,
 				    modeid);
-			else
-				agent_emit(cv, "NOTICE", "switching mode as asked");
+				continue;
+			}
+			/* Kept, so it is applied again after a restart (SS-4). */
+			snprintf(mkey, sizeof(mkey), "mode.%s.%s", a->client->nick, cv->key);
+			store_kv_set(history_store(), mkey, modeid);
+			snprintf(line, sizeof(line), "switching mode to %s, as %s asked",
+			    modeid, h->from->nick);
+			agent_emit(cv, "NOTICE", line);
 			continue;
 		}
-		n = acp_session_modes(cv->session, &modes);
 		snprintf(line, sizeof(line), "%s modes:", a->client->nick);
 		for (j = 0; j < n; j++) {
 			strlcat(line, " ", sizeof(line));
@@ -332,8 +347,10 @@ agentcmd(struct here *h)
 			cmd_status(h);
 		else if (strcmp(word, "help") == 0)
 			cmd_help(h);
-		else if (strcmp(word, "schedules") == 0 || strcmp(word, "unschedule") == 0)
-			reply_notice(h->from, "Scheduled prompts are not available yet");
+		else if (strcmp(word, "schedules") == 0)
+			schedule_user_list(h->from, h->key);
+		else if (strcmp(word, "unschedule") == 0)
+			schedule_user_delete(h->from, h->key, rest);
 		else if (strchr(word, ':') != NULL)
 			return cmd_named(h, word, rest);
 		else {

@@ -39,6 +39,9 @@ struct card {
 	enum acp_perm_kind	 opt_kind[CARD_MAXOPTS];
 	size_t			 nopts;
 	struct event		*timeout;
+	/* A card of the server's own (a schedule to approve): done says. */
+	void			(*done)(int allowed, void *arg);
+	void			*arg;
 };
 
 static TAILQ_HEAD(, card) cards = TAILQ_HEAD_INITIALIZER(cards);
@@ -75,8 +78,11 @@ card_timeout_cb(evutil_socket_t fd, short what, void *arg)
 	(void)what;
 	snprintf(line, sizeof(line), "card %u: no answer in time, refused", c->n);
 	agent_emit(c->conv, "NOTICE", line);
-	acp_session_permit(c->conv->session, c->id,
-	    card_option(c, ACP_PERM_REJECT_ONCE));
+	if (c->done != NULL)
+		c->done(0, c->arg);
+	else
+		acp_session_permit(c->conv->session, c->id,
+		    card_option(c, ACP_PERM_REJECT_ONCE));
 	card_free(c);
 }
 
@@ -124,6 +130,44 @@ card_open(struct conv *cv, struct turn *t, const struct acp_permission *p)
 	    card_option(c, ACP_PERM_REJECT_ONCE) || card_option(c, ACP_PERM_REJECT_ALWAYS) ?
 	    "!deny " : "", c->n);
 	agent_emit(cv, "NOTICE", line);
+}
+
+unsigned
+card_open_server(struct conv *cv, struct turn *t, const char *what,
+    void (*done)(int, void *), void *arg)
+{
+	struct card *c = xcalloc(1, sizeof(*c));
+	struct timeval tv = { ircd.conf->permission_timeout, 0 };
+	char line[IRC_LINELEN];
+
+	c->n = ++card_seq;
+	c->conv = cv;
+	c->turn = NULL;		/* it outlives the turn that asked */
+	c->done = done;
+	c->arg = arg;
+	if (t != NULL && t->requester[0] != '\0') {
+		strlcpy(c->requester, t->requester, sizeof(c->requester));
+		strlcpy(c->account, t->requester_account, sizeof(c->account));
+	} else
+		c->automated = 1;
+	c->timeout = evtimer_new(ircd.base, card_timeout_cb, c);
+	evtimer_add(c->timeout, &tv);
+	TAILQ_INSERT_TAIL(&cards, c, entry);
+	snprintf(line, sizeof(line), "card %u: %s wants to %s — answer !allow or "
+	    "!deny (add %u if several cards wait)", c->n, cv->agent->client->nick,
+	    what, c->n);
+	agent_emit(cv, "NOTICE", line);
+	return c->n;
+}
+
+void
+card_forget(void *arg)
+{
+	struct card *c, *tc;
+
+	TAILQ_FOREACH_SAFE(c, &cards, entry, tc)
+		if (c->done != NULL && c->arg == arg)
+			card_free(c);
 }
 
 void
@@ -203,8 +247,11 @@ card_answer(struct client *from, const char *key, struct channel *ch,
 		return;
 	}
 	if (n == 0 && waiting > 1) {
+		TAILQ_FOREACH(c, &cards, entry)
+			if (strcmp(c->conv->key, key) == 0)
+				break;
 		reply_notice(from, "%u cards wait here: say which, as in !%s %u",
-		    waiting, verb, TAILQ_FIRST(&cards)->n);
+		    waiting, verb, c->n);
 		return;
 	}
 	if (!card_may_answer(pick, from, ch)) {
@@ -226,6 +273,14 @@ card_answer(struct client *from, const char *key, struct channel *ch,
 		kind = ACP_PERM_REJECT_ONCE;
 		fallback = ACP_PERM_REJECT_ALWAYS;
 		word = "denied";
+	}
+	if (pick->done != NULL) {
+		snprintf(line, sizeof(line), "card %u: %s by %s", pick->n, word,
+		    from->nick);
+		agent_emit(pick->conv, "NOTICE", line);
+		pick->done(kind != ACP_PERM_REJECT_ONCE, pick->arg);
+		card_free(pick);
+		return;
 	}
 	if ((opt = card_option(pick, kind)) == NULL)
 		opt = card_option(pick, fallback);

@@ -18,6 +18,15 @@ struct turn;
 
 /* Show a card for request p of the turn t in cv (PM-1). */
 void	card_open(struct conv *, struct turn *, const struct acp_permission *);
+/*
+ * A card of the server's own, e.g. a schedule aimed at another
+ * conversation (SC-5): done(allowed, arg) when answered or timed out.
+ * Returns its number.
+ */
+unsigned card_open_server(struct conv *, struct turn *, const char *what,
+	    void (*done)(int allowed, void *), void *arg);
+/* Drop server cards whose arg is arg (it went away first). */
+void	card_forget(void *arg);
 /* A request the policy answered: keep a trace in the conversation (PM-4). */
 void	card_auto(struct conv *, const struct acp_permission *, const char *policy,
 	    const struct acp_perm_option *chosen);

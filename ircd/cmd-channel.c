@@ -19,6 +19,7 @@
 #include "ircd/command.h"
 #include "ircd/conf.h"
 #include "ircd/history.h"
+#include "ircd/schedule.h"
 #include "ircd/dict.h"
 #include "ircd/ircd.h"
 #include "ircd/message.h"
@@ -283,6 +284,7 @@ chan_join_one(struct client *c, const char *name, const char *key)
 		chan_send_topic(c, ch);
 	chan_send_names(c, ch);
 	history_replay_join(c, ch);
+	schedule_join_summary(c, ch);
 }
 
 void

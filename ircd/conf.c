@@ -126,6 +126,7 @@ static const struct conf_key conf_keys[] = {
 	{ SEC_SERVER, "transcript-lines", T_INT, S(transcript_lines), 0, 1000, 0 },
 	{ SEC_SERVER, "transcript-chars", T_INT, S(transcript_chars), 20, 100000, 0 },
 	{ SEC_SERVER, "permission-timeout", T_INT, S(permission_timeout), 1, 86400, 0 },
+	{ SEC_SERVER, "schedule-minute", T_INT, S(schedule_minute), 1, 60, 0 },
 
 	{ SEC_LISTEN, "address",	T_ADDRESS,	L(address), 0, 0, 0 },
 	{ SEC_LISTEN, "tls-cert",	T_PATH,		L(tls_cert), 0, 0, 0 },
@@ -1195,6 +1196,7 @@ conf_new(const char *filename, const char *dir)
 	c->transcript_lines = 20;
 	c->transcript_chars = 300;
 	c->permission_timeout = 600;
+	c->schedule_minute = 60;
 	return c;
 }
 

@@ -89,6 +89,7 @@ struct conf {
 	int	 transcript_lines;	/* SS-2, default 20 */
 	int	 transcript_chars;	/* SS-2, default 300 */
 	int	 permission_timeout;	/* PM-3, seconds, default 600 */
+	int	 schedule_minute;	/* seconds in a schedule's minute (tests), 60 */
 
 	struct conf_listen	*listens;
 	size_t			 nlistens;

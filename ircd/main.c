@@ -17,6 +17,7 @@
 #include "ircd/conf.h"
 #include "ircd/ircd.h"
 #include "ircd/log.h"
+#include "ircd/mcp.h"
 #include "ircd/mkcert.h"
 #include "ircd/passwd.h"
 
@@ -35,6 +36,7 @@ usage(void)
 	    "usage: agentircd [-dn] [-f file]\n"
 	    "       agentircd --hash-password < password\n"
 	    "       agentircd --mkcert dir\n"
+	    "       agentircd --mcp-bridge socket   (run by agents)\n"
 	    "       agentircd --version\n");
 	exit(EX_USAGE);
 }
@@ -92,6 +94,7 @@ main(int argc, char *argv[])
 	static const struct option longopts[] = {
 		{ "hash-password", no_argument, NULL, 'H' },
 		{ "mkcert", required_argument, NULL, 'M' },
+		{ "mcp-bridge", required_argument, NULL, 'B' },
 		{ "version", no_argument, NULL, 'V' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -114,6 +117,8 @@ main(int argc, char *argv[])
 			break;
 		case 'H':
 			return hash_password();
+		case 'B':
+			return mcp_bridge_main(optarg);
 		case 'M':
 			return mkcert_run(optarg, "agentircd") == 0 ? EX_OK : EX_SOFTWARE;
 		case 'V':

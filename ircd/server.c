@@ -18,6 +18,8 @@
 
 #include "ircd/cap.h"
 #include "ircd/agent.h"
+#include "ircd/mcp.h"
+#include "ircd/schedule.h"
 #include "ircd/casemap.h"
 #include "ircd/channel.h"
 #include "ircd/client.h"
@@ -136,7 +138,9 @@ server_init(struct conf *cf)
 	if (history_open() == -1)
 		return -1;
 	server_conf_channels();
-	if (agent_init() == -1)
+	if (cf->nagents > 0 && mcp_init() == -1)
+		return -1;
+	if (agent_init() == -1 || schedule_init() == -1)
 		return -1;
 	if (listen_start(cf) == -1)
 		return -1;
@@ -172,7 +176,9 @@ server_run(void)
 	while (ircd.nconns > 0)
 		event_base_loop(ircd.base, EVLOOP_ONCE);
 	client_reap();
+	schedule_shutdown();
 	agent_shutdown();
+	mcp_shutdown();
 	while ((ch = dict_next(ircd.channels, &pos, NULL)) != NULL) {
 		ch->permanent = 0;
 		channel_maybe_destroy(ch);

@@ -39,6 +39,8 @@ turn_same_message_before(const struct turn *t)
 {
 	const struct turn *o;
 
+	if (t->hid == 0)
+		return 0;	/* not a person's message (a schedule) */
 	TAILQ_FOREACH(o, &running, entry)
 		if (o->hid == t->hid && strcmp(o->conv->key, t->conv->key) == 0)
 			return 1;
@@ -94,6 +96,31 @@ turn_enqueue(struct conv *conv, struct client *from, const char *speaker,
 		reply_notice(from, "%s is answering in %s; you are next",
 		    a->client->nick, a->active->private ? "a private conversation" :
 		    a->active->target);
+	TAILQ_INSERT_TAIL(&waiting, t, entry);
+	turn_kick();
+}
+
+int
+turn_waiting_sched(int64_t id)
+{
+	const struct turn *t;
+
+	TAILQ_FOREACH(t, &waiting, entry)
+		if (t->sched == id)
+			return 1;
+	return 0;
+}
+
+void
+turn_enqueue_sched(struct conv *conv, const char *speaker, const char *text,
+    int64_t id)
+{
+	struct turn *t = xcalloc(1, sizeof(*t));
+
+	t->conv = conv;
+	t->text = xstrdup(text);
+	strlcpy(t->speaker, speaker, sizeof(t->speaker));
+	t->sched = id;
 	TAILQ_INSERT_TAIL(&waiting, t, entry);
 	turn_kick();
 }

@@ -27,7 +27,9 @@ struct turn {
 	char			 requester_account[NICKLEN + 1];	/* "" if none */
 	char			 msgid[64];	/* for +reply */
 	int64_t			 hid;		/* history id of the message */
+	int64_t			 sched;		/* the schedule that fired it, or 0 */
 	int			 started;
+	int			 cancelled;	/* !stop: say nothing more */
 	/* The answer as it streams (agent.c). */
 	char			*buf;
 	size_t			 len, cap;
@@ -49,6 +51,11 @@ void	turn_done(struct turn *);
 int	turn_stop(const char *key);
 /* conv goes away (KICK): drop its waiting turns. */
 void	turn_drop_conv(struct conv *);
+/* Is a turn of schedule id still waiting (SC-3)? */
+int	turn_waiting_sched(int64_t id);
+/* Queue a turn fired by schedule id (no person: it approves nothing). */
+void	turn_enqueue_sched(struct conv *, const char *speaker, const char *text,
+	    int64_t id);
 /* How many turns wait for agent a (WHOIS). */
 size_t	turn_queued_for(const struct agent *);
 void	turn_shutdown(void);

@@ -1,0 +1,489 @@
+/*
+ * mcp.c: the MCP tool server. The daemon listens on a Unix socket in a
+ * private directory (0700); each connection starts with the session's
+ * token, then carries MCP (JSON-RPC, one message per line). Tools are
+ * rows of one table, so adding one is adding a row. A call acts only as
+ * the agent and conversation its token was made for (SEC-3).
+ */
+#include "compat.h"
+
+#include <event2/buffer.h>
+#include <event2/bufferevent.h>
+#include <event2/event.h>
+#include <event2/listener.h>
+#include <cjson/cJSON.h>
+#include <openssl/rand.h>
+
+#include <errno.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "acp/acp.h"
+#include "ircd/agent.h"
+#include "ircd/client.h"
+#include "ircd/conf.h"
+#include "ircd/log.h"
+#include "ircd/mcp.h"
+#include "ircd/schedule.h"
+#include "ircd/xmalloc.h"
+
+#define MCP_MAXLINE	(1024 * 1024)
+#define MCP_VERSION	"2025-06-18"
+
+struct mcp_token {
+	TAILQ_ENTRY(mcp_token)	 entry;
+	char			 token[33];
+	struct conv		*conv;
+};
+
+struct mcp_conn {
+	struct bufferevent	*bev;
+	struct conv		*conv;	/* NULL until the token line */
+	int			 authed;
+};
+
+static TAILQ_HEAD(, mcp_token) tokens = TAILQ_HEAD_INITIALIZER(tokens);
+static struct evconnlistener *listener;
+static char sockdir[64], sockpath[128], exe[4096];
+
+/* ---- tools: one row each ---- */
+
+struct mcp_tool {
+	const char	*name;
+	const char	*description;
+	const char	*schema;	/* JSON Schema of the arguments */
+	/* Fill out (text for the model); return 1 for an error result. */
+	int		(*call)(struct conv *, const cJSON *args, char *out, size_t len);
+};
+
+static const struct mcp_tool mcp_tools[] = {
+	{ "schedule",
+	  "Schedule a prompt for later: it will be sent to you (this agent) as a "
+	  "new message in a conversation, once at a time, every N minutes, or "
+	  "both (first at the time, then every N minutes). People in the "
+	  "conversation see it as an automated message. Use it for reminders, "
+	  "periodic checks or follow-ups. Returns the schedule id (sch_N).",
+	  "{\"type\":\"object\",\"properties\":{"
+	  "\"name\":{\"type\":\"string\",\"description\":\"A short name people will see\"},"
+	  "\"prompt\":{\"type\":\"string\",\"description\":\"The message you will receive\"},"
+	  "\"at\":{\"type\":\"string\",\"description\":\"When, as an ISO 8601 UTC time "
+	  "(2026-12-02T15:30:00Z); default: now plus every_minutes\"},"
+	  "\"in_seconds\":{\"type\":\"number\",\"description\":\"Or: this many seconds from now\"},"
+	  "\"every_minutes\":{\"type\":\"number\",\"description\":\"Repeat every N minutes; "
+	  "omit for once\"},"
+	  "\"target\":{\"type\":\"string\",\"description\":\"Another conversation on this "
+	  "server: #channel or a person's nick; default: this conversation\"}},"
+	  "\"required\":[\"name\",\"prompt\"]}",
+	  schedule_tool_create },
+	{ "unschedule",
+	  "Cancel one of your scheduled prompts by its id (sch_N).",
+	  "{\"type\":\"object\",\"properties\":{"
+	  "\"id\":{\"type\":\"string\",\"description\":\"The schedule id, sch_N\"}},"
+	  "\"required\":[\"id\"]}",
+	  schedule_tool_delete },
+	{ "list_schedules",
+	  "List your scheduled prompts made in or aimed at this conversation, "
+	  "with their ids, names and next times.",
+	  "{\"type\":\"object\",\"properties\":{}}",
+	  schedule_tool_list },
+};
+#define NTOOLS (sizeof(mcp_tools) / sizeof(mcp_tools[0]))
+
+/* ---- tokens ---- */
+
+static struct mcp_token *
+mcp_token_for(struct conv *cv)
+{
+	struct mcp_token *t;
+	unsigned char rnd[16];
+	size_t i;
+
+	TAILQ_FOREACH(t, &tokens, entry)
+		if (t->conv == cv)
+			return t;
+	t = xcalloc(1, sizeof(*t));
+	if (RAND_bytes(rnd, sizeof(rnd)) != 1)
+		log_fatalx("mcp: no randomness for a token");
+	for (i = 0; i < sizeof(rnd); i++)
+		snprintf(t->token + i * 2, 3, "%02x", rnd[i]);
+	t->conv = cv;
+	TAILQ_INSERT_TAIL(&tokens, t, entry);
+	return t;
+}
+
+void
+mcp_forget(struct conv *cv)
+{
+	struct mcp_token *t, *tt;
+
+	TAILQ_FOREACH_SAFE(t, &tokens, entry, tt) {
+		if (t->conv != cv)
+			continue;
+		TAILQ_REMOVE(&tokens, t, entry);
+		free(t);
+	}
+}
+
+char *
+mcp_servers_json(struct conv *cv)
+{
+	cJSON *arr, *srv, *args, *env, *kv;
+	char *json;
+
+	if (listener == NULL)
+		return NULL;
+	arr = cJSON_CreateArray();
+	srv = cJSON_CreateObject();
+	cJSON_AddStringToObject(srv, "name", "agentircd");
+	cJSON_AddStringToObject(srv, "command", exe);
+	args = cJSON_AddArrayToObject(srv, "args");
+	cJSON_AddItemToArray(args, cJSON_CreateString("--mcp-bridge"));
+	cJSON_AddItemToArray(args, cJSON_CreateString(sockpath));
+	env = cJSON_AddArrayToObject(srv, "env");
+	kv = cJSON_CreateObject();
+	cJSON_AddStringToObject(kv, "name", "AGENTIRCD_MCP_TOKEN");
+	cJSON_AddStringToObject(kv, "value", mcp_token_for(cv)->token);
+	cJSON_AddItemToArray(env, kv);
+	cJSON_AddItemToArray(arr, srv);
+	json = cJSON_PrintUnformatted(arr);
+	cJSON_Delete(arr);
+	return json;
+}
+
+/* ---- the protocol ---- */
+
+static void
+mcp_send(struct mcp_conn *mc, cJSON *msg)
+{
+	char *s = cJSON_PrintUnformatted(msg);
+
+	if (s != NULL) {
+		bufferevent_write(mc->bev, s, strlen(s));
+		bufferevent_write(mc->bev, "\n", 1);
+		cJSON_free(s);
+	}
+	cJSON_Delete(msg);
+}
+
+static void
+mcp_reply(struct mcp_conn *mc, const cJSON *id, cJSON *result)
+{
+	cJSON *msg = cJSON_CreateObject();
+
+	cJSON_AddStringToObject(msg, "jsonrpc", "2.0");
+	cJSON_AddItemToObject(msg, "id", cJSON_Duplicate(id, 1));
+	cJSON_AddItemToObject(msg, "result", result);
+	mcp_send(mc, msg);
+}
+
+static void
+mcp_error(struct mcp_conn *mc, const cJSON *id, int code, const char *text)
+{
+	cJSON *msg = cJSON_CreateObject(), *err = cJSON_CreateObject();
+
+	cJSON_AddStringToObject(msg, "jsonrpc", "2.0");
+	cJSON_AddItemToObject(msg, "id", id != NULL ? cJSON_Duplicate(id, 1) :
+	    cJSON_CreateNull());
+	cJSON_AddNumberToObject(err, "code", code);
+	cJSON_AddStringToObject(err, "message", text);
+	cJSON_AddItemToObject(msg, "error", err);
+	mcp_send(mc, msg);
+}
+
+static cJSON *
+mcp_tools_list(void)
+{
+	cJSON *res = cJSON_CreateObject(), *arr = cJSON_AddArrayToObject(res, "tools");
+	size_t i;
+
+	for (i = 0; i < NTOOLS; i++) {
+		cJSON *t = cJSON_CreateObject();
+
+		cJSON_AddStringToObject(t, "name", mcp_tools[i].name);
+		cJSON_AddStringToObject(t, "description", mcp_tools[i].description);
+		cJSON_AddItemToObject(t, "inputSchema", cJSON_Parse(mcp_tools[i].schema));
+		cJSON_AddItemToArray(arr, t);
+	}
+	return res;
+}
+
+static void
+mcp_handle(struct mcp_conn *mc, const cJSON *msg)
+{
+	const cJSON *id = cJSON_GetObjectItemCaseSensitive(msg, "id");
+	const cJSON *params = cJSON_GetObjectItemCaseSensitive(msg, "params");
+	const char *method = cJSON_GetStringValue(
+	    cJSON_GetObjectItemCaseSensitive(msg, "method"));
+	cJSON *res;
+	size_t i;
+
+	if (method == NULL) {
+		if (id != NULL)
+			mcp_error(mc, id, -32600, "Invalid request");
+		return;		/* a response or junk: nothing to answer */
+	}
+	if (id == NULL)
+		return;		/* notifications: initialized, cancelled, ... */
+	if (strcmp(method, "initialize") == 0) {
+		const char *v = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(
+		    params, "protocolVersion"));
+		cJSON *caps, *info;
+
+		res = cJSON_CreateObject();
+		/* Echo a version we know, else answer with ours. */
+		cJSON_AddStringToObject(res, "protocolVersion", v != NULL &&
+		    (strcmp(v, "2024-11-05") == 0 || strcmp(v, "2025-03-26") == 0 ||
+		    strcmp(v, "2025-06-18") == 0 || strcmp(v, "2025-11-25") == 0) ?
+		    v : MCP_VERSION);
+		caps = cJSON_AddObjectToObject(res, "capabilities");
+		cJSON_AddFalseToObject(cJSON_AddObjectToObject(caps, "tools"),
+		    "listChanged");
+		info = cJSON_AddObjectToObject(res, "serverInfo");
+		cJSON_AddStringToObject(info, "name", "agentircd");
+		cJSON_AddStringToObject(info, "version", PACKAGE_VERSION);
+		cJSON_AddStringToObject(res, "instructions",
+		    "Tools of the IRC server you are on: schedule prompts for later.");
+		mcp_reply(mc, id, res);
+	} else if (strcmp(method, "ping") == 0) {
+		mcp_reply(mc, id, cJSON_CreateObject());
+	} else if (strcmp(method, "tools/list") == 0) {
+		mcp_reply(mc, id, mcp_tools_list());
+	} else if (strcmp(method, "tools/call") == 0) {
+		const char *name = cJSON_GetStringValue(
+		    cJSON_GetObjectItemCaseSensitive(params, "name"));
+		const cJSON *args = cJSON_GetObjectItemCaseSensitive(params, "arguments");
+		char out[4096];
+		int iserr;
+
+		for (i = 0; i < NTOOLS; i++)
+			if (name != NULL && strcmp(name, mcp_tools[i].name) == 0)
+				break;
+		if (i == NTOOLS) {
+			mcp_error(mc, id, -32602, "Unknown tool");
+			return;
+		}
+		if (args != NULL && !cJSON_IsObject(args)) {
+			mcp_error(mc, id, -32602, "arguments must be an object");
+			return;
+		}
+		out[0] = '\0';
+		iserr = mcp_tools[i].call(mc->conv, args, out, sizeof(out));
+		res = cJSON_CreateObject();
+		{
+			cJSON *content = cJSON_AddArrayToObject(res, "content");
+			cJSON *text = cJSON_CreateObject();
+
+			cJSON_AddStringToObject(text, "type", "text");
+			cJSON_AddStringToObject(text, "text", out);
+			cJSON_AddItemToArray(content, text);
+		}
+		cJSON_AddBoolToObject(res, "isError", iserr);
+		mcp_reply(mc, id, res);
+	} else
+		mcp_error(mc, id, -32601, "Method not found");
+}
+
+static void
+mcp_conn_free(struct mcp_conn *mc)
+{
+	bufferevent_free(mc->bev);
+	free(mc);
+}
+
+static void
+mcp_read_cb(struct bufferevent *bev, void *arg)
+{
+	struct mcp_conn *mc = arg;
+	struct evbuffer *in = bufferevent_get_input(bev);
+	char *line;
+	size_t len;
+
+	while ((line = evbuffer_readln(in, &len, EVBUFFER_EOL_LF)) != NULL) {
+		if (!mc->authed) {
+			struct mcp_token *t;
+
+			/* The first line is the token: it names agent and conversation. */
+			TAILQ_FOREACH(t, &tokens, entry)
+				if (strlen(line) == 32 && strcmp(t->token, line) == 0)
+					break;
+			free(line);
+			if (t == NULL) {
+				log_warnx("mcp: a connection with an unknown token");
+				mcp_conn_free(mc);
+				return;
+			}
+			mc->conv = t->conv;
+			mc->authed = 1;
+			continue;
+		}
+		{
+			cJSON *msg = cJSON_ParseWithLength(line, len);
+
+			if (msg == NULL)
+				mcp_error(mc, NULL, -32700, "Parse error");
+			else
+				mcp_handle(mc, msg);
+			cJSON_Delete(msg);
+		}
+		free(line);
+	}
+	if (evbuffer_get_length(in) > MCP_MAXLINE) {
+		log_warnx("mcp: a line over the size cap; closing");
+		mcp_conn_free(mc);
+	}
+}
+
+static void
+mcp_event_cb(struct bufferevent *bev, short what, void *arg)
+{
+	(void)bev;
+	if (what & (BEV_EVENT_EOF | BEV_EVENT_ERROR))
+		mcp_conn_free(arg);
+}
+
+static void
+mcp_accept_cb(struct evconnlistener *l, evutil_socket_t fd, struct sockaddr *sa,
+    int salen, void *arg)
+{
+	struct mcp_conn *mc = xcalloc(1, sizeof(*mc));
+
+	(void)l;
+	(void)sa;
+	(void)salen;
+	(void)arg;
+	mc->bev = bufferevent_socket_new(ircd.base, fd, BEV_OPT_CLOSE_ON_FREE);
+	bufferevent_setcb(mc->bev, mcp_read_cb, NULL, mcp_event_cb, mc);
+	bufferevent_enable(mc->bev, EV_READ | EV_WRITE);
+}
+
+int
+mcp_init(void)
+{
+	struct sockaddr_un sun;
+	ssize_t n;
+
+	if ((n = readlink("/proc/self/exe", exe, sizeof(exe) - 1)) <= 0) {
+		log_warn("mcp: cannot find my own binary");
+		return -1;
+	}
+	exe[n] = '\0';
+	strlcpy(sockdir, "/tmp/agentircd-mcp.XXXXXX", sizeof(sockdir));
+	if (mkdtemp(sockdir) == NULL) {
+		log_warn("mcp: mkdtemp");
+		return -1;
+	}
+	chmod(sockdir, 0700);
+	snprintf(sockpath, sizeof(sockpath), "%s/mcp.sock", sockdir);
+	memset(&sun, 0, sizeof(sun));
+	sun.sun_family = AF_UNIX;
+	strlcpy(sun.sun_path, sockpath, sizeof(sun.sun_path));
+	listener = evconnlistener_new_bind(ircd.base, mcp_accept_cb, NULL,
+	    LEV_OPT_CLOSE_ON_FREE | LEV_OPT_CLOSE_ON_EXEC, 64,
+	    (struct sockaddr *)&sun, sizeof(sun));
+	if (listener == NULL) {
+		log_warn("mcp: cannot listen on %s", sockpath);
+		rmdir(sockdir);
+		return -1;
+	}
+	chmod(sockpath, 0600);
+	log_info("MCP tool server on %s", sockpath);
+	return 0;
+}
+
+void
+mcp_shutdown(void)
+{
+	struct mcp_token *t;
+
+	if (listener != NULL) {
+		evconnlistener_free(listener);
+		listener = NULL;
+		unlink(sockpath);
+		rmdir(sockdir);
+	}
+	while ((t = TAILQ_FIRST(&tokens)) != NULL) {
+		TAILQ_REMOVE(&tokens, t, entry);
+		free(t);
+	}
+}
+
+/* ---- the bridge: agentircd --mcp-bridge SOCKET ---- */
+
+static int
+bridge_write_all(int fd, const char *buf, size_t len)
+{
+	while (len > 0) {
+		ssize_t w = write(fd, buf, len);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return -1;
+		buf += w;
+		len -= (size_t)w;
+	}
+	return 0;
+}
+
+int
+mcp_bridge_main(const char *path)
+{
+	struct sockaddr_un sun;
+	struct pollfd pfd[2];
+	const char *token = getenv("AGENTIRCD_MCP_TOKEN");
+	char buf[65536];
+	int fd;
+
+	if (token == NULL || strlen(path) >= sizeof(sun.sun_path)) {
+		fprintf(stderr, "agentircd: --mcp-bridge needs AGENTIRCD_MCP_TOKEN "
+		    "and a socket path\n");
+		return 64;
+	}
+	memset(&sun, 0, sizeof(sun));
+	sun.sun_family = AF_UNIX;
+	strlcpy(sun.sun_path, path, sizeof(sun.sun_path));
+	if ((fd = socket(AF_UNIX, SOCK_STREAM, 0)) == -1 ||
+	    connect(fd, (struct sockaddr *)&sun, sizeof(sun)) == -1) {
+		fprintf(stderr, "agentircd: %s: %s\n", path, strerror(errno));
+		return 69;	/* EX_UNAVAILABLE */
+	}
+	if (bridge_write_all(fd, token, strlen(token)) == -1 ||
+	    bridge_write_all(fd, "\n", 1) == -1)
+		return 74;	/* EX_IOERR */
+	/* Relay both ways until either side closes. */
+	pfd[0].fd = STDIN_FILENO;
+	pfd[0].events = POLLIN;
+	pfd[1].fd = fd;
+	pfd[1].events = POLLIN;
+	for (;;) {
+		ssize_t n;
+
+		if (poll(pfd, 2, -1) == -1) {
+			if (errno == EINTR)
+				continue;
+			return 71;
+		}
+		if (pfd[0].revents & (POLLIN | POLLHUP)) {
+			n = read(STDIN_FILENO, buf, sizeof(buf));
+			if (n <= 0)
+				break;
+			if (bridge_write_all(fd, buf, (size_t)n) == -1)
+				break;
+		}
+		if (pfd[1].revents & (POLLIN | POLLHUP)) {
+			n = read(fd, buf, sizeof(buf));
+			if (n <= 0)
+				break;
+			if (bridge_write_all(STDOUT_FILENO, buf, (size_t)n) == -1)
+				break;
+		}
+	}
+	close(fd);
+	return 0;
+}

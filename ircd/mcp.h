@@ -1,0 +1,24 @@
+/*
+ * mcp.h: the server's own MCP tool server, offered to every agent
+ * session (SEC-3). Agents run "agentircd --mcp-bridge SOCKET", which
+ * relays MCP's newline-delimited JSON-RPC to the daemon over a private
+ * Unix socket; a token per session says which agent and conversation a
+ * call acts as.
+ */
+#ifndef IRCD_MCP_H
+#define IRCD_MCP_H
+
+#include <stddef.h>
+
+struct conv;
+
+int	mcp_init(void);
+void	mcp_shutdown(void);
+/* The mcpServers JSON array for cv's session (makes its token). */
+char	*mcp_servers_json(struct conv *);
+/* Forget cv's token (its conversation goes away). */
+void	mcp_forget(struct conv *);
+/* The bridge: the program agents start. Returns the exit status. */
+int	mcp_bridge_main(const char *socket_path);
+
+#endif

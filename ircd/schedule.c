@@ -1,0 +1,677 @@
+/*
+ * schedule.c: the schedule engine. Schedules live in the database and in
+ * memory, each with its own timer. A firing missed while the server was
+ * down fires once when it is back, then the timetable goes on (SC-2); a
+ * repetition is skipped while the previous one still waits (SC-3).
+ * Prompts aimed at other conversations are counted per agent and held
+ * past a budget until a person writes where they were made (SC-5).
+ */
+#include "compat.h"
+
+#include <event2/event.h>
+#include <cjson/cJSON.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+
+#include "acp/acp.h"
+#include "ircd/agent.h"
+#include "ircd/card.h"
+#include "ircd/casemap.h"
+#include "ircd/channel.h"
+#include "ircd/client.h"
+#include "ircd/conf.h"
+#include "ircd/history.h"
+#include "ircd/log.h"
+#include "ircd/message.h"
+#include "ircd/reply.h"
+#include "ircd/schedule.h"
+#include "ircd/turn.h"
+#include "ircd/xmalloc.h"
+#include "store/store.h"
+
+#define SCHED_MAX_TARGET	20	/* SC-6: firing in one conversation */
+#define SCHED_MAX_CREATED	20	/* SC-6: made for other conversations */
+#define SCHED_BUDGET		30	/* SC-5: prompts elsewhere before a person */
+#define SCHED_RECHECK_SEC	60	/* SC-5: held firings looked at again */
+
+struct sched {
+	TAILQ_ENTRY(sched)	 entry;
+	int64_t			 id;
+	char			 agent[NICKLEN + 1];
+	char			*name;
+	char			*prompt;
+	int64_t			 next;		/* ms */
+	int			 every;		/* minutes, 0: once */
+	char			 target[160];
+	char			 target_name[CHANNELLEN + 1];
+	int			 target_private;
+	char			 creator[160];
+	char			 creator_name[CHANNELLEN + 1];
+	int			 creator_private;
+	char			 state[12];	/* active, pending, held */
+	struct event		*ev;
+};
+
+/* SC-5: per agent and creating conversation, prompts sent elsewhere. */
+struct budget {
+	TAILQ_ENTRY(budget)	 entry;
+	char			 agent[NICKLEN + 1];
+	char			 creator[160];
+	int			 used;
+};
+
+static TAILQ_HEAD(, sched) scheds = TAILQ_HEAD_INITIALIZER(scheds);
+static TAILQ_HEAD(, budget) budgets = TAILQ_HEAD_INITIALIZER(budgets);
+static struct event *recheck_ev;
+
+static int64_t
+sched_now(void)
+{
+	return client_time_now_ms();
+}
+
+static int64_t
+sched_minute_ms(void)
+{
+	return (int64_t)ircd.conf->schedule_minute * 1000;
+}
+
+static int
+sched_cross(const struct sched *s)
+{
+	return strcmp(s->target, s->creator) != 0;
+}
+
+static struct budget *
+budget_get(const char *agent, const char *creator)
+{
+	struct budget *b;
+
+	TAILQ_FOREACH(b, &budgets, entry)
+		if (strcmp(b->agent, agent) == 0 && strcmp(b->creator, creator) == 0)
+			return b;
+	b = xcalloc(1, sizeof(*b));
+	strlcpy(b->agent, agent, sizeof(b->agent));
+	strlcpy(b->creator, creator, sizeof(b->creator));
+	TAILQ_INSERT_TAIL(&budgets, b, entry);
+	return b;
+}
+
+static void
+sched_free(struct sched *s)
+{
+	TAILQ_REMOVE(&scheds, s, entry);
+	card_forget(s);
+	if (s->ev != NULL)
+		event_free(s->ev);
+	free(s->name);
+	free(s->prompt);
+	free(s);
+}
+
+static void
+sched_delete(struct sched *s)
+{
+	store_schedule_delete(history_store(), s->id);
+	sched_free(s);
+}
+
+static void sched_fire_cb(evutil_socket_t, short, void *);
+
+static void
+sched_arm(struct sched *s)
+{
+	struct timeval tv;
+	int64_t wait = s->next - sched_now();
+
+	if (s->ev == NULL)
+		s->ev = evtimer_new(ircd.base, sched_fire_cb, s);
+	if (wait < 0)
+		wait = 0;
+	tv.tv_sec = (time_t)(wait / 1000);
+	tv.tv_usec = (suseconds_t)(wait % 1000) * 1000;
+	evtimer_add(s->ev, &tv);
+}
+
+static void
+sched_fmt_time(int64_t ms, char *buf, size_t len)
+{
+	time_t secs = (time_t)(ms / 1000);
+	struct tm tm;
+
+	gmtime_r(&secs, &tm);
+	strftime(buf, len, "%Y-%m-%d %H:%M:%S UTC", &tm);
+}
+
+/* The conversation a schedule fires in, as the agent sees it. */
+static struct conv *
+sched_conv(struct sched *s)
+{
+	struct agent *a = agent_find(s->agent);
+
+	if (a == NULL)
+		return NULL;
+	return agent_conv(a, s->target, s->target_name, s->target_private);
+}
+
+/* SC-4: the NOTICE in the target conversation and the queued turn. */
+static void
+sched_fire(struct sched *s)
+{
+	struct conv *cv;
+	struct channel *ch;
+	struct client *peer;
+	char header[IRC_LINELEN], *text;
+	const char *p, *nl;
+
+	if ((cv = sched_conv(s)) == NULL)
+		return;
+	snprintf(header, sizeof(header), "[schedule sch_%lld \"%s\" \xc2\xb7 "
+	    "automated message from %s, not from a user; it approves nothing]%s%s%s",
+	    (long long)s->id, s->name, ircd.conf->name,
+	    sched_cross(s) ? " (created in " : "",
+	    sched_cross(s) ? s->creator_name : "", sched_cross(s) ? ")" : "");
+	/* The header, then the prompt, a NOTICE per line. */
+	if (!s->target_private && (ch = channel_find(s->target_name)) != NULL) {
+		channel_send(ch, NULL, ":%s NOTICE %s :%s", ircd.conf->name,
+		    ch->name, header);
+		for (p = s->prompt; p != NULL && *p != '\0'; p = nl != NULL ? nl + 1 : NULL) {
+			nl = strchr(p, '\n');
+			channel_send(ch, NULL, ":%s NOTICE %s :%.*s", ircd.conf->name,
+			    ch->name, (int)(nl != NULL ? (size_t)(nl - p) :
+			    message_utf8_trunc(p, strlen(p), 400)), p);
+		}
+	} else if (s->target_private && (peer = client_find(s->target_name)) != NULL) {
+		reply_notice(peer, "%s", header);
+		for (p = s->prompt; p != NULL && *p != '\0'; p = nl != NULL ? nl + 1 : NULL) {
+			nl = strchr(p, '\n');
+			reply_notice(peer, "%.*s", (int)(nl != NULL ? (size_t)(nl - p) :
+			    message_utf8_trunc(p, strlen(p), 400)), p);
+		}
+	}
+	xasprintf(&text, "%s\n%s", header, s->prompt);
+	turn_enqueue_sched(cv, ircd.conf->name, text, s->id);
+	free(text);
+}
+
+static void
+sched_fire_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct sched *s = arg;
+	int64_t now = sched_now(), step;
+
+	(void)fd;
+	(void)what;
+	if (strcmp(s->state, "pending") == 0)
+		return;		/* waits for a person's !allow */
+	/* SC-3: one prompt waiting is enough; a blocked session gets no pile. */
+	if (turn_waiting_sched(s->id))
+		log_info("schedule sch_%lld: previous firing still waiting; skipped",
+		    (long long)s->id);
+	else if (sched_cross(s) && budget_get(s->agent, s->creator)->used >= SCHED_BUDGET) {
+		/* SC-5: held until a person writes where it was made. */
+		if (strcmp(s->state, "held") != 0) {
+			strlcpy(s->state, "held", sizeof(s->state));
+			store_schedule_update(history_store(), s->id, s->next, s->state);
+		}
+		return;
+	} else {
+		if (sched_cross(s))
+			budget_get(s->agent, s->creator)->used++;
+		strlcpy(s->state, "active", sizeof(s->state));
+		sched_fire(s);
+	}
+	if (s->every == 0) {
+		sched_delete(s);	/* SC-7: a one-shot has fired */
+		return;
+	}
+	/* Keep the timetable: the next slot after now, not now plus a period. */
+	step = s->every * sched_minute_ms();
+	while (s->next <= now)
+		s->next += step;
+	store_schedule_update(history_store(), s->id, s->next, s->state);
+	sched_arm(s);
+}
+
+/* Held firings are looked at again every minute (SC-5). */
+static void
+sched_recheck_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct sched *s, *ts;
+
+	(void)fd;
+	(void)what;
+	(void)arg;
+	TAILQ_FOREACH_SAFE(s, &scheds, entry, ts)
+		if (strcmp(s->state, "held") == 0 &&
+		    budget_get(s->agent, s->creator)->used < SCHED_BUDGET)
+			sched_fire_cb(-1, 0, s);
+}
+
+void
+schedule_person_spoke(const char *key)
+{
+	struct budget *b;
+	struct sched *s, *ts;
+
+	TAILQ_FOREACH(b, &budgets, entry)
+		if (strcmp(b->creator, key) == 0)
+			b->used = 0;
+	TAILQ_FOREACH_SAFE(s, &scheds, entry, ts)
+		if (strcmp(s->creator, key) == 0 && strcmp(s->state, "held") == 0)
+			sched_fire_cb(-1, 0, s);
+}
+
+static void
+sched_load(const struct store_schedule *ss, void *arg)
+{
+	struct sched *s = xcalloc(1, sizeof(*s));
+	int64_t now = sched_now();
+
+	(void)arg;
+	s->id = ss->id;
+	strlcpy(s->agent, ss->agent, sizeof(s->agent));
+	s->name = xstrdup(ss->name);
+	s->prompt = xstrdup(ss->prompt);
+	s->next = ss->next;
+	s->every = ss->every;
+	strlcpy(s->target, ss->target, sizeof(s->target));
+	strlcpy(s->target_name, ss->target_name, sizeof(s->target_name));
+	s->target_private = ss->target_private;
+	strlcpy(s->creator, ss->creator, sizeof(s->creator));
+	strlcpy(s->creator_name, ss->creator_name, sizeof(s->creator_name));
+	s->creator_private = ss->creator_private;
+	strlcpy(s->state, ss->state != NULL ? ss->state : "active", sizeof(s->state));
+	TAILQ_INSERT_TAIL(&scheds, s, entry);
+	/* SC-2: a firing missed while down fires once, soon; then on time. */
+	if (s->next < now)
+		s->next = now;
+	sched_arm(s);
+}
+
+int
+schedule_init(void)
+{
+	struct timeval tv = { SCHED_RECHECK_SEC, 0 };
+
+	store_schedule_list(history_store(), sched_load, NULL);
+	recheck_ev = event_new(ircd.base, -1, EV_PERSIST, sched_recheck_cb, NULL);
+	event_add(recheck_ev, &tv);
+	return 0;
+}
+
+void
+schedule_shutdown(void)
+{
+	struct sched *s;
+	struct budget *b;
+
+	while ((s = TAILQ_FIRST(&scheds)) != NULL)
+		sched_free(s);
+	while ((b = TAILQ_FIRST(&budgets)) != NULL) {
+		TAILQ_REMOVE(&budgets, b, entry);
+		free(b);
+	}
+	if (recheck_ev != NULL)
+		event_free(recheck_ev);
+	recheck_ev = NULL;
+}
+
+/* ---- the tools ---- */
+
+static const char *
+jstr(const cJSON *o, const char *k)
+{
+	return cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(o, k));
+}
+
+static int
+sched_parse_time(const char *s, int64_t *ms)
+{
+	struct tm tm;
+	const char *p;
+	time_t t;
+
+	memset(&tm, 0, sizeof(tm));
+	if ((p = strptime(s, "%Y-%m-%dT%H:%M:%S", &tm)) == NULL)
+		return -1;
+	if (*p == '.')
+		for (p++; *p >= '0' && *p <= '9'; p++)
+			;
+	if (*p != 'Z' && *p != '\0')
+		return -1;
+	if ((t = timegm(&tm)) == (time_t)-1)
+		return -1;
+	*ms = (int64_t)t * 1000;
+	return 0;
+}
+
+static void
+sched_approved(int allowed, void *arg)
+{
+	struct sched *s = arg;
+
+	if (!allowed) {
+		log_info("schedule sch_%lld refused", (long long)s->id);
+		sched_delete(s);
+		return;
+	}
+	strlcpy(s->state, "active", sizeof(s->state));
+	schedule_person_spoke(s->creator);	/* a person's yes resets the budget */
+	store_schedule_update(history_store(), s->id, s->next, s->state);
+	sched_arm(s);
+}
+
+int
+schedule_tool_create(struct conv *cv, const cJSON *args, char *out, size_t len)
+{
+	const char *name = jstr(args, "name"), *prompt = jstr(args, "prompt");
+	const char *at = jstr(args, "at"), *target = jstr(args, "target");
+	const cJSON *every_j = cJSON_GetObjectItemCaseSensitive(args, "every_minutes");
+	const cJSON *in_j = cJSON_GetObjectItemCaseSensitive(args, "in_seconds");
+	struct agent *a = cv->agent;
+	struct store_schedule ss;
+	struct sched *s;
+	char tkey[160], tname[CHANNELLEN + 1], when[40];
+	int every = 0, tpriv = 0, ntarget = 0, ncreated = 0, cross;
+	int64_t next, now = sched_now();
+	const char *policy;
+
+	if (name == NULL || name[0] == '\0' || prompt == NULL || prompt[0] == '\0') {
+		snprintf(out, len, "name and prompt are required");
+		return 1;
+	}
+	if (strlen(name) > 64 || strlen(prompt) > 4000) {
+		snprintf(out, len, "name is at most 64 bytes, prompt at most 4000");
+		return 1;
+	}
+	if (every_j != NULL) {
+		if (!cJSON_IsNumber(every_j) || every_j->valuedouble < 1 ||
+		    every_j->valuedouble > 525600) {
+			snprintf(out, len, "every_minutes must be a number from 1 to 525600");
+			return 1;
+		}
+		every = (int)every_j->valuedouble;
+	}
+	if (at != NULL) {
+		if (sched_parse_time(at, &next) == -1) {
+			snprintf(out, len, "at must be an ISO 8601 UTC time such as "
+			    "2026-12-02T15:30:00Z");
+			return 1;
+		}
+	} else if (in_j != NULL && cJSON_IsNumber(in_j) && in_j->valuedouble >= 0)
+		next = now + (int64_t)(in_j->valuedouble * 1000);
+	else if (every > 0)
+		next = now + every * sched_minute_ms();
+	else {
+		snprintf(out, len, "give at, in_seconds or every_minutes");
+		return 1;
+	}
+	/* The target: this conversation, a channel the agent is in, or a person. */
+	if (target == NULL || target[0] == '\0') {
+		strlcpy(tkey, cv->key, sizeof(tkey));
+		strlcpy(tname, cv->target, sizeof(tname));
+		tpriv = cv->private;
+	} else if (casemap_is_channel(target)) {
+		struct channel *ch = channel_find(target);
+
+		if (ch == NULL || channel_member(ch, a->client) == NULL) {
+			snprintf(out, len, "%s is not a channel you are in; someone can "
+			    "INVITE you there", target);
+			return 1;
+		}
+		history_channel_conv(ch, tkey, sizeof(tkey));
+		strlcpy(tname, ch->name, sizeof(tname));
+	} else {
+		struct client *peer = client_find(target);
+		char p1[128], p2[128];
+
+		if (peer == NULL || agent_of_client(peer) != NULL) {
+			snprintf(out, len, "%s is not a person connected to this server",
+			    target);
+			return 1;
+		}
+		history_principal(peer, p1, sizeof(p1));
+		history_principal(a->client, p2, sizeof(p2));
+		store_private_key(tkey, sizeof(tkey), p1, p2);
+		strlcpy(tname, peer->nick, sizeof(tname));
+		tpriv = 1;
+	}
+	cross = strcmp(tkey, cv->key) != 0;
+	/* SC-6: 20 firing in a conversation, 20 made for others. */
+	TAILQ_FOREACH(s, &scheds, entry) {
+		if (strcmp(s->target, tkey) == 0)
+			ntarget++;
+		if (cross && strcmp(s->creator, cv->key) == 0 && sched_cross(s))
+			ncreated++;
+	}
+	if (ntarget >= SCHED_MAX_TARGET) {
+		snprintf(out, len, "%s already has %d schedules firing in it: "
+		    "unschedule one first", tname, SCHED_MAX_TARGET);
+		return 1;
+	}
+	if (cross && ncreated >= SCHED_MAX_CREATED) {
+		snprintf(out, len, "this conversation already made %d schedules for "
+		    "others: unschedule one first", SCHED_MAX_CREATED);
+		return 1;
+	}
+	memset(&ss, 0, sizeof(ss));
+	ss.agent = a->client->nick;
+	ss.name = name;
+	ss.prompt = prompt;
+	ss.next = next;
+	ss.every = every;
+	ss.target = tkey;
+	ss.target_name = tname;
+	ss.target_private = tpriv;
+	ss.creator = cv->key;
+	ss.creator_name = cv->target;
+	ss.creator_private = cv->private;
+	ss.created = now;
+	ss.provenance = cv->turn != NULL && cv->turn->requester[0] != '\0' ?
+	    cv->turn->requester : NULL;
+	/* SC-5: aimed elsewhere under "ask", a person must allow it first. */
+	policy = cv->policy[0] != '\0' ? cv->policy : a->conf->permissions != NULL ?
+	    a->conf->permissions : "ask";
+	ss.state = cross && strcmp(policy, "ask") == 0 ? "pending" : "active";
+	if (cross && strcmp(policy, "deny-all") == 0) {
+		snprintf(out, len, "the policy here (deny-all) refuses schedules for "
+		    "other conversations");
+		return 1;
+	}
+	if (store_schedule_add(history_store(), &ss) == -1) {
+		snprintf(out, len, "the schedule could not be stored; try again");
+		return 1;
+	}
+	s = xcalloc(1, sizeof(*s));
+	s->id = ss.id;
+	strlcpy(s->agent, ss.agent, sizeof(s->agent));
+	s->name = xstrdup(name);
+	s->prompt = xstrdup(prompt);
+	s->next = next;
+	s->every = every;
+	strlcpy(s->target, tkey, sizeof(s->target));
+	strlcpy(s->target_name, tname, sizeof(s->target_name));
+	s->target_private = tpriv;
+	strlcpy(s->creator, cv->key, sizeof(s->creator));
+	strlcpy(s->creator_name, cv->target, sizeof(s->creator_name));
+	s->creator_private = cv->private;
+	strlcpy(s->state, ss.state, sizeof(s->state));
+	TAILQ_INSERT_TAIL(&scheds, s, entry);
+	sched_fmt_time(next, when, sizeof(when));
+	if (strcmp(s->state, "pending") == 0) {
+		char what[300];
+		unsigned n;
+
+		snprintf(what, sizeof(what), "schedule \"%s\" in %s (%s%s)", name,
+		    tname, every > 0 ? "repeating" : "once", "");
+		n = card_open_server(cv, cv->turn, what, sched_approved, s);
+		snprintf(out, len, "sch_%lld waits for a person to allow it "
+		    "(card %u in %s); then it fires first at %s", (long long)s->id,
+		    n, cv->target, when);
+		return 0;
+	}
+	if (cross)
+		budget_get(s->agent, s->creator)->used++;
+	sched_arm(s);
+	snprintf(out, len, "scheduled sch_%lld \"%s\" in %s, first at %s",
+	    (long long)s->id, name, tname, when);
+	if (every > 0)
+		snprintf(out + strlen(out), len - strlen(out), ", then every %d min",
+		    every);
+	return 0;
+}
+
+static struct sched *
+sched_by_id(const char *id)
+{
+	struct sched *s;
+	long long n;
+
+	if (id == NULL)
+		return NULL;
+	if (strncmp(id, "sch_", 4) == 0)
+		id += 4;
+	n = strtoll(id, NULL, 10);
+	TAILQ_FOREACH(s, &scheds, entry)
+		if (s->id == n)
+			return s;
+	return NULL;
+}
+
+int
+schedule_tool_delete(struct conv *cv, const cJSON *args, char *out, size_t len)
+{
+	const cJSON *idj = cJSON_GetObjectItemCaseSensitive(args, "id");
+	char idbuf[32];
+	const char *id = cJSON_GetStringValue(idj);
+	struct sched *s;
+
+	if (id == NULL && cJSON_IsNumber(idj)) {
+		snprintf(idbuf, sizeof(idbuf), "%lld", (long long)idj->valuedouble);
+		id = idbuf;
+	}
+	/* SEC-3: only the agent's own, made in or aimed at this conversation. */
+	if ((s = sched_by_id(id)) == NULL || strcmp(s->agent, cv->agent->client->nick) != 0 ||
+	    (strcmp(s->creator, cv->key) != 0 && strcmp(s->target, cv->key) != 0)) {
+		snprintf(out, len, "no schedule %s of yours here", id != NULL ? id : "?");
+		return 1;
+	}
+	snprintf(out, len, "unscheduled sch_%lld \"%s\"", (long long)s->id, s->name);
+	sched_delete(s);
+	return 0;
+}
+
+static void
+sched_describe(const struct sched *s, char *buf, size_t len)
+{
+	char when[40], every[32] = "", state[CHANNELLEN + 64] = "";
+
+	sched_fmt_time(s->next, when, sizeof(when));
+	if (s->every > 0)
+		snprintf(every, sizeof(every), ", every %d min", s->every);
+	if (strcmp(s->state, "held") == 0)
+		snprintf(state, sizeof(state), ", held: waiting until you write in %s",
+		    s->creator_name);
+	else if (strcmp(s->state, "pending") == 0)
+		strlcpy(state, ", pending: waiting for !allow", sizeof(state));
+	snprintf(buf, len, "sch_%lld \"%s\" by %s in %s, next %s%s%s",
+	    (long long)s->id, s->name, s->agent, s->target_name, when, every, state);
+}
+
+int
+schedule_tool_list(struct conv *cv, const cJSON *args, char *out, size_t len)
+{
+	struct sched *s;
+	char line[IRC_LINELEN];
+
+	(void)args;
+	out[0] = '\0';
+	TAILQ_FOREACH(s, &scheds, entry) {
+		if (strcmp(s->agent, cv->agent->client->nick) != 0 ||
+		    (strcmp(s->creator, cv->key) != 0 && strcmp(s->target, cv->key) != 0))
+			continue;
+		sched_describe(s, line, sizeof(line));
+		strlcat(out, line, len);
+		strlcat(out, "\n", len);
+	}
+	if (out[0] == '\0')
+		strlcpy(out, "no schedules", len);
+	return 0;
+}
+
+/* ---- people ---- */
+
+void
+schedule_user_list(struct client *c, const char *key)
+{
+	struct sched *s;
+	char line[IRC_LINELEN];
+	int n = 0;
+
+	TAILQ_FOREACH(s, &scheds, entry) {
+		if (strcmp(s->creator, key) != 0 && strcmp(s->target, key) != 0)
+			continue;
+		sched_describe(s, line, sizeof(line));
+		reply_notice(c, "%s", line);
+		n++;
+	}
+	if (n == 0)
+		reply_notice(c, "Nothing is scheduled here");
+}
+
+void
+schedule_user_delete(struct client *c, const char *key, const char *id)
+{
+	struct sched *s = sched_by_id(id);
+
+	if (s == NULL || (strcmp(s->creator, key) != 0 && strcmp(s->target, key) != 0)) {
+		reply_notice(c, "No schedule %s here", id != NULL && *id ? id : "?");
+		return;
+	}
+	reply_notice(c, "Unscheduled sch_%lld \"%s\"", (long long)s->id, s->name);
+	sched_delete(s);
+}
+
+void
+schedule_drop(struct agent *a, const char *key)
+{
+	struct sched *s, *ts;
+
+	TAILQ_FOREACH_SAFE(s, &scheds, entry, ts)
+		if (strcmp(s->agent, a->client->nick) == 0 &&
+		    (strcmp(s->target, key) == 0 || strcmp(s->creator, key) == 0))
+			sched_delete(s);
+}
+
+void
+schedule_join_summary(struct client *c, struct channel *ch)
+{
+	struct sched *s, *first = NULL;
+	char key[CHANNELLEN + 1], when[40];
+	int n = 0;
+
+	history_channel_conv(ch, key, sizeof(key));
+	TAILQ_FOREACH(s, &scheds, entry) {
+		if (strcmp(s->target, key) != 0)
+			continue;
+		n++;
+		if (first == NULL || s->next < first->next)
+			first = s;
+	}
+	if (n == 0)
+		return;
+	{
+		time_t secs = (time_t)(first->next / 1000);
+		struct tm tm;
+
+		gmtime_r(&secs, &tm);
+		strftime(when, sizeof(when), "%H:%M", &tm);
+	}
+	reply_notice(c, "%d scheduled in %s, next at %s UTC (%s)", n, ch->name,
+	    when, first->name);
+}
