@@ -468,7 +468,7 @@ test_eviction(void)
 	struct acp_agent *a[3];
 	struct acp_session *s[3];
 	static const char *env[] = { NULL, NULL };
-	char name[8], envbuf[300];
+	char name[16], envbuf[300];
 	int i;
 
 	snprintf(envbuf, sizeof(envbuf), "ECHO_AGENT_STATE=%s", state_dir);
