@@ -236,9 +236,11 @@ struct acp_session *acp_session_new(struct acp_agent *, const char *id,
 void		 acp_session_free(struct acp_session *);
 /*
  * The MCP servers the session offers the agent (a JSON array of ACP
- * McpServer objects), sent with session/new, load and resume. Copied.
+ * McpServer objects), sent with session/new, load and resume; http_json
+ * instead when the agent advertises mcpCapabilities.http. Copied.
  */
-int		 acp_session_set_mcp(struct acp_session *, const char *json);
+int		 acp_session_set_mcp(struct acp_session *, const char *json,
+		    const char *http_json);
 /* Does the agent take MCP servers over HTTP (mcpCapabilities.http)? */
 int		 acp_agent_mcp_http(struct acp_agent *);
 /* Open (start the agent if needed; load/resume or new); on_open tells. */

@@ -75,6 +75,7 @@ struct acp_session {
 	void			*arg;
 	char			*id;
 	char			*mcp;		/* mcpServers JSON array, or NULL */
+	char			*mcp_http;	/* the same for agents that take HTTP */
 	enum sess_state		 st;
 	enum acp_open_how	 how;
 	int			 want_open;
@@ -369,14 +370,21 @@ acp_agent_info(struct acp_agent *a)
 }
 
 int
-acp_session_set_mcp(struct acp_session *s, const char *json)
+acp_session_set_mcp(struct acp_session *s, const char *json,
+    const char *http_json)
 {
 	char *copy = json != NULL ? strdup(json) : NULL;
+	char *hcopy = http_json != NULL ? strdup(http_json) : NULL;
 
-	if (json != NULL && copy == NULL)
+	if ((json != NULL && copy == NULL) || (http_json != NULL && hcopy == NULL)) {
+		free(copy);
+		free(hcopy);
 		return -1;
+	}
 	free(s->mcp);
+	free(s->mcp_http);
 	s->mcp = copy;
+	s->mcp_http = hcopy;
 	return 0;
 }
 
@@ -1421,6 +1429,7 @@ session_destroy(struct acp_session *s)
 	free(s->cfg);
 	free(s->id);
 	free(s->mcp);
+	free(s->mcp_http);
 	free(s->mode_cur);
 	free(s->mode_want);
 	free(s);
@@ -1689,7 +1698,9 @@ send_open(struct acp_session *s, const char *method)
 	cJSON_AddStringToObject(p, "cwd", a->cwd);
 	/* Required, even empty (pitfall 16); repeated on load and resume. */
 	{
-		cJSON *servers = s->mcp != NULL ? cJSON_Parse(s->mcp) : NULL;
+		const char *json = a->mcp_http && s->mcp_http != NULL ? s->mcp_http :
+		    s->mcp;
+		cJSON *servers = json != NULL ? cJSON_Parse(json) : NULL;
 
 		cJSON_AddItemToObject(p, "mcpServers", servers != NULL &&
 		    cJSON_IsArray(servers) ? servers : cJSON_CreateArray());

@@ -129,11 +129,12 @@ conv_get(struct agent *a, const char *key, const char *target, int private)
 	TAILQ_INSERT_TAIL(&a->convs, cv, entry);
 	/* SEC-3: the session's own token to the server's MCP tools. */
 	{
-		char *mcp = mcp_servers_json(cv);
+		char *mcp = mcp_servers_json(cv), *mcp_http = mcp_servers_http_json(cv);
 
 		if (mcp != NULL)
-			acp_session_set_mcp(cv->session, mcp);
+			acp_session_set_mcp(cv->session, mcp, mcp_http);
 		cJSON_free(mcp);
+		cJSON_free(mcp_http);
 	}
 	return cv;
 }

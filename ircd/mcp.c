@@ -10,9 +10,15 @@
 #include <event2/buffer.h>
 #include <event2/bufferevent.h>
 #include <event2/event.h>
+#include <event2/http.h>
+#include <event2/keyvalq_struct.h>
 #include <event2/listener.h>
 #include <cjson/cJSON.h>
+#include <openssl/crypto.h>
 #include <openssl/rand.h>
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
 
 #include <errno.h>
 #include <poll.h>
@@ -50,6 +56,8 @@ struct mcp_conn {
 
 static TAILQ_HEAD(, mcp_token) tokens = TAILQ_HEAD_INITIALIZER(tokens);
 static struct evconnlistener *listener;
+static struct evhttp *http;		/* the HTTP form, on loopback */
+static int http_port;
 static char sockdir[64], sockpath[128], exe[4096];
 
 /* ---- tools: one row each ---- */
@@ -131,6 +139,32 @@ mcp_forget(struct conv *cv)
 }
 
 char *
+mcp_servers_http_json(struct conv *cv)
+{
+	cJSON *arr, *srv, *headers, *kv;
+	char url[64], auth[64], *json;
+
+	if (http == NULL)
+		return NULL;
+	arr = cJSON_CreateArray();
+	srv = cJSON_CreateObject();
+	cJSON_AddStringToObject(srv, "type", "http");
+	cJSON_AddStringToObject(srv, "name", "agentircd");
+	snprintf(url, sizeof(url), "http://127.0.0.1:%d/mcp", http_port);
+	cJSON_AddStringToObject(srv, "url", url);
+	headers = cJSON_AddArrayToObject(srv, "headers");
+	kv = cJSON_CreateObject();
+	cJSON_AddStringToObject(kv, "name", "Authorization");
+	snprintf(auth, sizeof(auth), "Bearer %s", mcp_token_for(cv)->token);
+	cJSON_AddStringToObject(kv, "value", auth);
+	cJSON_AddItemToArray(headers, kv);
+	cJSON_AddItemToArray(arr, srv);
+	json = cJSON_PrintUnformatted(arr);
+	cJSON_Delete(arr);
+	return json;
+}
+
+char *
 mcp_servers_json(struct conv *cv)
 {
 	cJSON *arr, *srv, *args, *env, *kv;
@@ -171,19 +205,19 @@ mcp_send(struct mcp_conn *mc, cJSON *msg)
 	cJSON_Delete(msg);
 }
 
-static void
-mcp_reply(struct mcp_conn *mc, const cJSON *id, cJSON *result)
+static cJSON *
+mcp_result(const cJSON *id, cJSON *result)
 {
 	cJSON *msg = cJSON_CreateObject();
 
 	cJSON_AddStringToObject(msg, "jsonrpc", "2.0");
 	cJSON_AddItemToObject(msg, "id", cJSON_Duplicate(id, 1));
 	cJSON_AddItemToObject(msg, "result", result);
-	mcp_send(mc, msg);
+	return msg;
 }
 
-static void
-mcp_error(struct mcp_conn *mc, const cJSON *id, int code, const char *text)
+static cJSON *
+mcp_err(const cJSON *id, int code, const char *text)
 {
 	cJSON *msg = cJSON_CreateObject(), *err = cJSON_CreateObject();
 
@@ -193,7 +227,7 @@ mcp_error(struct mcp_conn *mc, const cJSON *id, int code, const char *text)
 	cJSON_AddNumberToObject(err, "code", code);
 	cJSON_AddStringToObject(err, "message", text);
 	cJSON_AddItemToObject(msg, "error", err);
-	mcp_send(mc, msg);
+	return msg;
 }
 
 static cJSON *
@@ -213,8 +247,9 @@ mcp_tools_list(void)
 	return res;
 }
 
-static void
-mcp_handle(struct mcp_conn *mc, const cJSON *msg)
+/* One MCP message from the session of cv: the response, or NULL for none. */
+static cJSON *
+mcp_handle(struct conv *cv, const cJSON *msg)
 {
 	const cJSON *id = cJSON_GetObjectItemCaseSensitive(msg, "id");
 	const cJSON *params = cJSON_GetObjectItemCaseSensitive(msg, "params");
@@ -225,11 +260,11 @@ mcp_handle(struct mcp_conn *mc, const cJSON *msg)
 
 	if (method == NULL) {
 		if (id != NULL)
-			mcp_error(mc, id, -32600, "Invalid request");
-		return;		/* a response or junk: nothing to answer */
+			return mcp_err(id, -32600, "Invalid request");
+		return NULL;	/* a response or junk: nothing to answer */
 	}
 	if (id == NULL)
-		return;		/* notifications: initialized, cancelled, ... */
+		return NULL;	/* notifications: initialized, cancelled, ... */
 	if (strcmp(method, "initialize") == 0) {
 		const char *v = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(
 		    params, "protocolVersion"));
@@ -249,11 +284,11 @@ mcp_handle(struct mcp_conn *mc, const cJSON *msg)
 		cJSON_AddStringToObject(info, "version", PACKAGE_VERSION);
 		cJSON_AddStringToObject(res, "instructions",
 		    "Tools of the IRC server you are on: schedule prompts for later.");
-		mcp_reply(mc, id, res);
+		return mcp_result(id, res);
 	} else if (strcmp(method, "ping") == 0) {
-		mcp_reply(mc, id, cJSON_CreateObject());
+		return mcp_result(id, cJSON_CreateObject());
 	} else if (strcmp(method, "tools/list") == 0) {
-		mcp_reply(mc, id, mcp_tools_list());
+		return mcp_result(id, mcp_tools_list());
 	} else if (strcmp(method, "tools/call") == 0) {
 		const char *name = cJSON_GetStringValue(
 		    cJSON_GetObjectItemCaseSensitive(params, "name"));
@@ -265,15 +300,13 @@ mcp_handle(struct mcp_conn *mc, const cJSON *msg)
 			if (name != NULL && strcmp(name, mcp_tools[i].name) == 0)
 				break;
 		if (i == NTOOLS) {
-			mcp_error(mc, id, -32602, "Unknown tool");
-			return;
+			return mcp_err(id, -32602, "Unknown tool");
 		}
 		if (args != NULL && !cJSON_IsObject(args)) {
-			mcp_error(mc, id, -32602, "arguments must be an object");
-			return;
+			return mcp_err(id, -32602, "arguments must be an object");
 		}
 		out[0] = '\0';
-		iserr = mcp_tools[i].call(mc->conv, args, out, sizeof(out));
+		iserr = mcp_tools[i].call(cv, args, out, sizeof(out));
 		res = cJSON_CreateObject();
 		{
 			cJSON *content = cJSON_AddArrayToObject(res, "content");
@@ -284,10 +317,12 @@ mcp_handle(struct mcp_conn *mc, const cJSON *msg)
 			cJSON_AddItemToArray(content, text);
 		}
 		cJSON_AddBoolToObject(res, "isError", iserr);
-		mcp_reply(mc, id, res);
+		return mcp_result(id, res);
 	} else
-		mcp_error(mc, id, -32601, "Method not found");
+		return mcp_err(id, -32601, "Method not found");
 }
+
+static struct conv *mcp_token_conv(const char *);
 
 static void
 mcp_conn_free(struct mcp_conn *mc)
@@ -306,29 +341,24 @@ mcp_read_cb(struct bufferevent *bev, void *arg)
 
 	while ((line = evbuffer_readln(in, &len, EVBUFFER_EOL_LF)) != NULL) {
 		if (!mc->authed) {
-			struct mcp_token *t;
-
 			/* The first line is the token: it names agent and conversation. */
-			TAILQ_FOREACH(t, &tokens, entry)
-				if (strlen(line) == 32 && strcmp(t->token, line) == 0)
-					break;
+			mc->conv = mcp_token_conv(line);
 			free(line);
-			if (t == NULL) {
+			if (mc->conv == NULL) {
 				log_warnx("mcp: a connection with an unknown token");
 				mcp_conn_free(mc);
 				return;
 			}
-			mc->conv = t->conv;
 			mc->authed = 1;
 			continue;
 		}
 		{
-			cJSON *msg = cJSON_ParseWithLength(line, len);
+			cJSON *msg = cJSON_ParseWithLength(line, len), *resp;
 
-			if (msg == NULL)
-				mcp_error(mc, NULL, -32700, "Parse error");
-			else
-				mcp_handle(mc, msg);
+			resp = msg == NULL ? mcp_err(NULL, -32700, "Parse error") :
+			    mcp_handle(mc->conv, msg);
+			if (resp != NULL)
+				mcp_send(mc, resp);
 			cJSON_Delete(msg);
 		}
 		free(line);
@@ -362,6 +392,109 @@ mcp_accept_cb(struct evconnlistener *l, evutil_socket_t fd, struct sockaddr *sa,
 	bufferevent_enable(mc->bev, EV_READ | EV_WRITE);
 }
 
+static struct conv *
+mcp_token_conv(const char *token)
+{
+	struct mcp_token *t;
+
+	if (token == NULL || strlen(token) != 32)
+		return NULL;
+	TAILQ_FOREACH(t, &tokens, entry)
+		if (CRYPTO_memcmp(t->token, token, 32) == 0)
+			return t->conv;
+	return NULL;
+}
+
+/*
+ * The Streamable HTTP form (MCP 2025-06-18): one POST per JSON-RPC
+ * message, the answer as application/json, 202 for notifications, 405
+ * for the server-sent stream we do not offer. Loopback only, a bearer
+ * token per session, and browsers' cross-site requests refused by Origin.
+ */
+static void
+mcp_http_cb(struct evhttp_request *req, void *arg)
+{
+	struct evkeyvalq *hdr = evhttp_request_get_input_headers(req);
+	const char *auth = evhttp_find_header(hdr, "Authorization");
+	const char *origin = evhttp_find_header(hdr, "Origin");
+	struct evbuffer *in = evhttp_request_get_input_buffer(req), *out;
+	struct conv *cv;
+	cJSON *msg, *resp;
+	size_t len;
+	char *body;
+
+	(void)arg;
+	if (origin != NULL && strncmp(origin, "http://127.0.0.1", 16) != 0 &&
+	    strncmp(origin, "http://localhost", 16) != 0) {
+		evhttp_send_error(req, 403, "Forbidden origin");
+		return;
+	}
+	if (auth == NULL || strncmp(auth, "Bearer ", 7) != 0 ||
+	    (cv = mcp_token_conv(auth + 7)) == NULL) {
+		evhttp_send_error(req, 401, "Unauthorized");
+		return;
+	}
+	switch (evhttp_request_get_command(req)) {
+	case EVHTTP_REQ_POST:
+		break;
+	case EVHTTP_REQ_DELETE:
+		evhttp_send_reply(req, 200, "OK", NULL);
+		return;
+	default:
+		evhttp_add_header(evhttp_request_get_output_headers(req), "Allow",
+		    "POST, DELETE");
+		evhttp_send_error(req, 405, "Method Not Allowed");
+		return;
+	}
+	len = evbuffer_get_length(in);
+	body = xmalloc(len + 1);
+	evbuffer_remove(in, body, len);
+	body[len] = '\0';
+	msg = cJSON_ParseWithLength(body, len);
+	free(body);
+	resp = msg == NULL ? mcp_err(NULL, -32700, "Parse error") : mcp_handle(cv, msg);
+	cJSON_Delete(msg);
+	if (resp == NULL) {
+		evhttp_send_reply(req, 202, "Accepted", NULL);
+		return;
+	}
+	body = cJSON_PrintUnformatted(resp);
+	cJSON_Delete(resp);
+	out = evbuffer_new();
+	evbuffer_add(out, body, strlen(body));
+	cJSON_free(body);
+	evhttp_add_header(evhttp_request_get_output_headers(req), "Content-Type",
+	    "application/json");
+	evhttp_send_reply(req, 200, "OK", out);
+	evbuffer_free(out);
+}
+
+static int
+mcp_http_start(void)
+{
+	struct evhttp_bound_socket *bs;
+	struct sockaddr_in sin;
+	socklen_t sl = sizeof(sin);
+
+	if ((http = evhttp_new(ircd.base)) == NULL)
+		return -1;
+	evhttp_set_max_body_size(http, MCP_MAXLINE);
+	evhttp_set_allowed_methods(http, EVHTTP_REQ_POST | EVHTTP_REQ_GET |
+	    EVHTTP_REQ_DELETE);
+	evhttp_set_cb(http, "/mcp", mcp_http_cb, NULL);
+	if ((bs = evhttp_bind_socket_with_handle(http, "127.0.0.1", 0)) == NULL ||
+	    getsockname(evhttp_bound_socket_get_fd(bs), (struct sockaddr *)&sin,
+	    &sl) == -1) {
+		log_warn("mcp: cannot listen for HTTP on 127.0.0.1");
+		evhttp_free(http);
+		http = NULL;
+		return -1;
+	}
+	http_port = ntohs(sin.sin_port);
+	log_info("MCP tool server over HTTP on 127.0.0.1:%d", http_port);
+	return 0;
+}
+
 int
 mcp_init(void)
 {
@@ -393,6 +526,8 @@ mcp_init(void)
 	}
 	chmod(sockpath, 0600);
 	log_info("MCP tool server on %s", sockpath);
+	/* The HTTP form is a convenience: without it, stdio still serves. */
+	(void)mcp_http_start();
 	return 0;
 }
 
@@ -401,6 +536,10 @@ mcp_shutdown(void)
 {
 	struct mcp_token *t;
 
+	if (http != NULL) {
+		evhttp_free(http);
+		http = NULL;
+	}
 	if (listener != NULL) {
 		evconnlistener_free(listener);
 		listener = NULL;

@@ -16,6 +16,8 @@ int	mcp_init(void);
 void	mcp_shutdown(void);
 /* The mcpServers JSON array for cv's session (makes its token). */
 char	*mcp_servers_json(struct conv *);
+/* The same with the HTTP form, for agents that take it; NULL if none. */
+char	*mcp_servers_http_json(struct conv *);
 /* Forget cv's token (its conversation goes away). */
 void	mcp_forget(struct conv *);
 /* The bridge: the program agents start. Returns the exit status. */
