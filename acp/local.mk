@@ -27,4 +27,4 @@ ACP_INTEGRATION_TESTS = tests/acp/test_acp.sh
 TESTS += $(ACP_UNIT_TESTS) $(ACP_INTEGRATION_TESTS)
 EXTRA_DIST += tests/acp/test_acp.sh \
 	tests/agents/package.json tests/agents/package-lock.json \
-	tests/agents/echo-agent.mjs tests/agents/demo-agent.mjs
+	tests/agents/echo-agent.mjs tests/agents/demo-agent.mjs tests/agents/mcp-agent.mjs

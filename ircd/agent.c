@@ -1036,12 +1036,13 @@ agent_channel_message(struct client *from, struct channel *ch, struct outmsg *om
 	    agent_of(from) != NULL)
 		return;
 	history_channel_conv(ch, key, sizeof(key));
-	/* SC-5: a person writing here releases what was held for them. */
-	schedule_person_spoke(key);
 	if (ircd.conf->naccounts > 0)
 		agent_keep_mentions(from, ch, om);
 	if (ch->nagents == 0 && TAILQ_EMPTY(&all_agents))
 		return;
+	/* SC-5: a person writing here (not a ! command) releases what was held. */
+	if (!agentcmd_is_server(om->text))
+		schedule_person_spoke(key);
 	/* CM: slash commands, and the server's own ! commands. */
 	if (agentcmd_channel(from, ch, key, om))
 		return;
@@ -1189,7 +1190,8 @@ agent_op_message(struct client *to, struct client *from, struct outmsg *om)
 	history_principal(from, p1, sizeof(p1));
 	history_principal(to, p2, sizeof(p2));
 	store_private_key(key, sizeof(key), p1, p2);
-	schedule_person_spoke(key);
+	if (!agentcmd_is_server(om->text))
+		schedule_person_spoke(key);
 	if (agentcmd_private(from, a, key, om))
 		return;
 	cv = conv_get(a, key, from->nick, 1);

@@ -78,11 +78,17 @@ card_timeout_cb(evutil_socket_t fd, short what, void *arg)
 	(void)what;
 	snprintf(line, sizeof(line), "card %u: no answer in time, refused", c->n);
 	agent_emit(c->conv, "NOTICE", line);
-	if (c->done != NULL)
-		c->done(0, c->arg);
-	else
-		acp_session_permit(c->conv->session, c->id,
-		    card_option(c, ACP_PERM_REJECT_ONCE));
+	if (c->done != NULL) {
+		/* done may drop what the card belongs to: free the card first. */
+		void (*done)(int, void *) = c->done;
+		void *darg = c->arg;
+
+		card_free(c);
+		done(0, darg);
+		return;
+	}
+	acp_session_permit(c->conv->session, c->id,
+	    card_option(c, ACP_PERM_REJECT_ONCE));
 	card_free(c);
 }
 
@@ -275,11 +281,15 @@ card_answer(struct client *from, const char *key, struct channel *ch,
 		word = "denied";
 	}
 	if (pick->done != NULL) {
+		void (*done)(int, void *) = pick->done;
+		void *darg = pick->arg;
+
 		snprintf(line, sizeof(line), "card %u: %s by %s", pick->n, word,
 		    from->nick);
 		agent_emit(pick->conv, "NOTICE", line);
-		pick->done(kind != ACP_PERM_REJECT_ONCE, pick->arg);
+		/* done may drop what the card belongs to: free the card first. */
 		card_free(pick);
+		done(kind != ACP_PERM_REJECT_ONCE, darg);
 		return;
 	}
 	if ((opt = card_option(pick, kind)) == NULL)

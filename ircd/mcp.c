@@ -608,10 +608,14 @@ mcp_bridge_main(const char *path)
 				continue;
 			return 71;
 		}
-		if (pfd[0].revents & (POLLIN | POLLHUP)) {
+		if (pfd[0].fd != -1 && (pfd[0].revents & (POLLIN | POLLHUP))) {
 			n = read(STDIN_FILENO, buf, sizeof(buf));
-			if (n <= 0)
-				break;
+			if (n <= 0) {
+				/* No more requests: let the answers still come back. */
+				shutdown(fd, SHUT_WR);
+				pfd[0].fd = -1;
+				continue;
+			}
 			if (bridge_write_all(fd, buf, (size_t)n) == -1)
 				break;
 		}

@@ -158,13 +158,49 @@ sched_conv(struct sched *s)
 	return agent_conv(a, s->target, s->target_name, s->target_private);
 }
 
+/* The server as the sender of stored firing NOTICEs (HS-2). */
+static struct client sched_server;
+
+/* One NOTICE line from the server in the target conversation, stored first. */
+static void
+sched_notice(struct sched *s, const char *text, size_t len)
+{
+	struct outmsg om;
+	struct channel *ch = NULL;
+	struct client *peer = NULL;
+	struct member *m;
+	char body[IRC_LINELEN];
+
+	if (s->target_private)
+		peer = client_find(s->target_name);
+	else if ((ch = channel_find(s->target_name)) == NULL)
+		return;
+	if (sched_server.prefix[0] == '\0') {
+		strlcpy(sched_server.prefix, ircd.conf->name, sizeof(sched_server.prefix));
+		strlcpy(sched_server.nick, ircd.conf->name, sizeof(sched_server.nick));
+	}
+	snprintf(body, sizeof(body), "%.*s", (int)message_utf8_trunc(text, len, 400),
+	    text);
+	memset(&om, 0, sizeof(om));
+	om.from = &sched_server;
+	om.cmd = "NOTICE";
+	om.target = ch != NULL ? ch->name : s->target_name;
+	om.text = body;
+	outmsg_render(&om);
+	if (history_add(&sched_server, s->target, &om) == -1)
+		return;
+	if (ch != NULL) {
+		TAILQ_FOREACH(m, &ch->members, by_channel)
+			m->client->ops->deliver(m->client, &om);
+	} else if (peer != NULL)
+		peer->ops->deliver(peer, &om);
+}
+
 /* SC-4: the NOTICE in the target conversation and the queued turn. */
 static void
 sched_fire(struct sched *s)
 {
 	struct conv *cv;
-	struct channel *ch;
-	struct client *peer;
 	char header[IRC_LINELEN], *text;
 	const char *p, *nl;
 
@@ -176,22 +212,11 @@ sched_fire(struct sched *s)
 	    sched_cross(s) ? " (created in " : "",
 	    sched_cross(s) ? s->creator_name : "", sched_cross(s) ? ")" : "");
 	/* The header, then the prompt, a NOTICE per line. */
-	if (!s->target_private && (ch = channel_find(s->target_name)) != NULL) {
-		channel_send(ch, NULL, ":%s NOTICE %s :%s", ircd.conf->name,
-		    ch->name, header);
-		for (p = s->prompt; p != NULL && *p != '\0'; p = nl != NULL ? nl + 1 : NULL) {
-			nl = strchr(p, '\n');
-			channel_send(ch, NULL, ":%s NOTICE %s :%.*s", ircd.conf->name,
-			    ch->name, (int)(nl != NULL ? (size_t)(nl - p) :
-			    message_utf8_trunc(p, strlen(p), 400)), p);
-		}
-	} else if (s->target_private && (peer = client_find(s->target_name)) != NULL) {
-		reply_notice(peer, "%s", header);
-		for (p = s->prompt; p != NULL && *p != '\0'; p = nl != NULL ? nl + 1 : NULL) {
-			nl = strchr(p, '\n');
-			reply_notice(peer, "%.*s", (int)(nl != NULL ? (size_t)(nl - p) :
-			    message_utf8_trunc(p, strlen(p), 400)), p);
-		}
+	sched_notice(s, header, strlen(header));
+	for (p = s->prompt; p != NULL && *p != '\0'; p = nl != NULL ? nl + 1 : NULL) {
+		nl = strchr(p, '\n');
+		if (nl != p)
+			sched_notice(s, p, nl != NULL ? (size_t)(nl - p) : strlen(p));
 	}
 	xasprintf(&text, "%s\n%s", header, s->prompt);
 	turn_enqueue_sched(cv, ircd.conf->name, text, s->id);
@@ -231,8 +256,10 @@ sched_fire_cb(evutil_socket_t fd, short what, void *arg)
 	}
 	/* Keep the timetable: the next slot after now, not now plus a period. */
 	step = s->every * sched_minute_ms();
-	while (s->next <= now)
+	/* At least one step: a timer may wake a hair before its time. */
+	do
 		s->next += step;
+	while (s->next <= now);
 	store_schedule_update(history_store(), s->id, s->next, s->state);
 	sched_arm(s);
 }
@@ -287,16 +314,20 @@ sched_load(const struct store_schedule *ss, void *arg)
 	s->creator_private = ss->creator_private;
 	strlcpy(s->state, ss->state != NULL ? ss->state : "active", sizeof(s->state));
 	TAILQ_INSERT_TAIL(&scheds, s, entry);
-	/* SC-2: a firing missed while down fires once, soon; then on time. */
-	if (s->next < now)
-		s->next = now;
+	/*
+	 * SC-2: a firing missed while down fires once, at once (the timer
+	 * clamps a past time to now); the firing then moves next to the
+	 * first slot of its timetable after now.
+	 */
+	(void)now;
 	sched_arm(s);
 }
 
 int
 schedule_init(void)
 {
-	struct timeval tv = { SCHED_RECHECK_SEC, 0 };
+	/* "Every minute", in the configured minute. */
+	struct timeval tv = { ircd.conf->schedule_minute * SCHED_RECHECK_SEC / 60, 0 };
 
 	store_schedule_list(history_store(), sched_load, NULL);
 	recheck_ev = event_new(ircd.base, -1, EV_PERSIST, sched_recheck_cb, NULL);
@@ -672,6 +703,5 @@ schedule_join_summary(struct client *c, struct channel *ch)
 		gmtime_r(&secs, &tm);
 		strftime(when, sizeof(when), "%H:%M", &tm);
 	}
-	reply_notice(c, "%d scheduled in %s, next at %s UTC (%s)", n, ch->name,
-	    when, first->name);
+	reply_notice(c, "%d scheduled, next at %s (%s)", n, when, first->name);
 }

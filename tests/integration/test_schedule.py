@@ -1,0 +1,1343 @@
+#!/usr/bin/env python3
+"""Issue 9, rules SC-1..SC-8 and SEC-3: scheduled prompts through the server's MCP tools.
+
+A real ACP agent on the official SDK (tests/agents/mcp-agent.mjs) calls the tools of the
+stdio MCP server the daemon gives each session in mcpServers ("agentircd --mcp-bridge
+SOCKET" with the session's token in AGENTIRCD_MCP_TOKEN) when the line it answers says
+"mcp <tool> <json>", and answers "tool: <result line>" ("tool error: ..." for isError);
+otherwise it answers "got: <last line of its prompt>", so a firing shows as "got:
+<prompt>". The test sets [server] schedule-minute = 1: every_minutes N = every N seconds.
+
+SC-1 once (in_seconds, at), every N, both; list_schedules, unschedule by the agent (id
+"sch_N" and N), !schedules and !unschedule by a user, in a channel and in a private
+conversation, bad arguments; SC-2 a daemon restart with missed firings: each fires once,
+then the repeating one keeps its timetable, old tokens are refused; SC-3 a repetition is
+skipped while the previous firing waits behind a busy turn; SC-4 the header NOTICE and the
+prompt, the queued turn's prompt carries the header, the firing is kept in history, and a
+card opened by a scheduled turn is answered only by a channel operator; SC-5 a schedule
+for another conversation needs !allow under "ask" (!deny and a card's timeout drop it,
+each on a server of its own), the budget of 30
+prompts elsewhere, held firings in !schedules, released when a person writes where they
+were made; schedules of the agent's own conversation are never held; SC-6 20 firing in a
+conversation, 20 made for others, the 21st refused with a tool error; SC-7 a KICK of the
+agent ends the schedules aimed at or made in that channel; SC-8 the JOIN summary; SEC-3 the
+mcpServers entry, one token per session, a token acts only as its session (another
+session's schedules are out of reach), bogus, missing and stale tokens are refused, the
+token is not logged; the HTTP form for an agent with mcpCapabilities.http (its entry, a
+call through it, no/bogus token, foreign Origin, GET, notification); SEC-4 bad MCP input
+gets JSON-RPC errors.
+
+Prompt commands of the agent: see tests/agents/mcp-agent.mjs ("mcp ...", "whoami" for the
+session id whose mcpServers it dumped to MCP_AGENT_DUMP, "sleep <ms>", "perm <what>",
+"echo-prompt").
+"""
+
+import atexit
+import calendar
+import datetime
+import json
+import os
+import re
+import select
+import shutil
+import signal
+import stat
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.error
+import urllib.request
+import uuid
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from ircharness import (REPO, SLOW, Client, Server, Shared,  # noqa: E402
+                        TestFailure, parse, pump, run_tests)
+
+SRCDIR = os.environ.get("SRCDIR") or REPO
+AGENTS_DIR = os.path.join(SRCDIR, "tests", "agents")
+MCPAGENT = os.path.join(AGENTS_DIR, "mcp-agent.mjs")
+SDK = os.path.join(AGENTS_DIR, "node_modules", "@agentclientprotocol", "sdk")
+NODE = shutil.which("node")
+
+if NODE is None or not os.path.isdir(SDK) or not os.path.isfile(MCPAGENT):
+    print("1..0 # SKIP node or tests/agents/node_modules missing "
+          "(npm ci --prefix tests/agents)")
+    sys.exit(0)
+
+TMP = tempfile.mkdtemp(prefix="agentircd-schedule-")
+# Every agent command line carries this token: the test finds (and at the end cleans
+# up) the agent processes its own daemons started, and no others.
+TOKEN = "schtest%d%s" % (os.getpid(), uuid.uuid4().hex[:6])
+HOST = "irc.test"
+CAPS = "message-tags echo-message"
+HCAPS = "draft/chathistory batch server-time message-tags echo-message"
+HEADER_RX = (r"\[schedule sch_(\d+) \"%s\" \u00b7 automated message from "
+             + re.escape(HOST) + r", not from a user; it approves nothing\]"
+             r"(?: \(created in (\S+)\))?$")
+
+
+def dump_dir(name):
+    d = os.path.join(TMP, "dump-" + name)
+    os.makedirs(d, exist_ok=True)
+    return d
+
+
+def agent_section(name, channels="", permissions=None, env=()):
+    cmd = "%s %s %s-%s" % (NODE, MCPAGENT, TOKEN, name)
+    lines = ["[agent %s]" % name, "command = %s" % cmd,
+             "description = test agent " + name,
+             "env = MCP_AGENT_DUMP=%s" % dump_dir(name),
+             "env = MCP_AGENT_TIMEOUT_MS=8000"]
+    if channels:
+        lines.append("channels = %s" % channels)
+    if permissions:
+        lines.append("permissions = %s" % permissions)
+    for e in env:
+        lines.append("env = %s" % e)
+    return "\n".join(lines) + "\n\n"
+
+
+def agent_pids(name=None):
+    pat = "%s-%s( |$)" % (TOKEN, name) if name else TOKEN
+    r = subprocess.run(["pgrep", "-f", pat], stdout=subprocess.PIPE, text=True)
+    return [int(p) for p in r.stdout.split()]
+
+
+class PServer(Server):
+    """A server whose database is in TMP and whose directory survives stop()."""
+
+    dirs = []
+
+    def __init__(self, name, **kw):
+        self.db = os.path.join(TMP, name + ".db")
+        kw.setdefault("database", self.db)
+        Server.__init__(self, **kw)
+        PServer.dirs.append(self.dir)
+
+    def stop(self, timeout=15):
+        old = os.environ.get("IRC_KEEP_TMP")
+        os.environ["IRC_KEEP_TMP"] = "1"
+        try:
+            Server.stop(self, timeout)
+        finally:
+            if old is None:
+                del os.environ["IRC_KEEP_TMP"]
+            else:
+                os.environ["IRC_KEEP_TMP"] = old
+
+
+_bridges = []
+
+
+def _cleanup():
+    for p in _bridges:
+        if p.poll() is None:
+            p.kill()
+    for pid in agent_pids():
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except OSError:
+            pass
+    if os.environ.get("IRC_KEEP_TMP"):
+        return
+    for d in PServer.dirs + [TMP]:
+        shutil.rmtree(d, ignore_errors=True)
+
+
+atexit.register(_cleanup)
+
+# sched: the "ask" policy (default); crossy: allow-all (no creation card), for the
+# budget and the limits; secy: SEC-3.
+S = Shared(flood_exempt="127.0.0.0/8", history_replay=0, max_loaded_agents=16,
+           max_parallel_turns=8, schedule_minute=1, config_extra=(
+               agent_section("sched", "#sc1 #sc1b #sc1c #sc1d #sc1e #sc3 #sc4h #sc6 #scbad")
+               + agent_section("crossy", "#sc5e #sc6b #sc6c #sc6d", permissions="allow-all")
+               + agent_section("secy", "#secA #secB #sec4")
+               + agent_section("httpy", "#sech", env=["MCP_AGENT_HTTP=1"])))
+
+
+# ---------------------------------------------------------------- helpers
+
+def mclient(srv, nick, caps=CAPS):
+    c = Client(srv)
+    c.nick = nick
+    if caps:
+        c.send("CAP REQ :%s" % caps)
+        m = c.expect_msg(r"^(?:@\S+ )?:\S+ CAP \S+ (?:ACK|NAK) ")
+        if m.params[1] != "ACK":
+            raise TestFailure("CAP REQ :%s: %s" % (caps, m.raw))
+        c.send("CAP END")
+    c.register(nick)
+    return c
+
+
+def joined(c, *chans):
+    for ch in chans:
+        lines = c.join(ch)
+        if parse(lines[-1]).command != "366":
+            raise TestFailure("%s cannot join %s: %s" % (c.nick, ch, lines[-1]))
+    return c
+
+
+def is_from(m, agent):
+    return (m.source or "").lower().startswith(agent.lower() + "!")
+
+
+def agent_lines(lines, agent, target, cmd="PRIVMSG"):
+    out = []
+    for l in lines:
+        m = parse(l)
+        if m.command == cmd and is_from(m, agent) and m.params \
+                and m.params[0].lower() == target.lower():
+            out.append(m.params[-1])
+    return out
+
+
+def ask(c, target, text, agent, timeout=15, where=None, want=None):
+    """Say text in target; return (the agent's PRIVMSG texts in the first turn after the
+    echo of text whose lines satisfy want (default: any), every line seen).
+    where: where the agent answers (the person's nick in a private conversation)."""
+    where = where or target
+    c.send("PRIVMSG %s :%s" % (target, text))
+    echo = re.compile(r"^@\S+ :%s!\S+ PRIVMSG %s :%s$" % (
+        re.escape(c.nick), re.escape(target), re.escape(text)), re.I)
+    deadline = time.time() + timeout * SLOW
+    seen, turn, seen_echo, active = [], [], False, False
+    while True:
+        line = c._next(deadline)
+        if line is None:
+            c._fail("the turn of %s answering %r (after %d lines)" % (agent, text, len(seen)),
+                    timeout)
+        seen.append(line)
+        if not seen_echo:
+            seen_echo = bool(echo.search(line))
+            continue
+        m = parse(line)
+        typing = m.command == "TAGMSG" and is_from(m, agent) and m.params \
+            and m.params[0].lower() == where.lower() and m.tags.get("+typing")
+        if typing == "active":
+            active = True
+        if active:
+            turn.append(line)
+        if typing == "done" and active:
+            out = agent_lines(turn, agent, where)
+            if want is None or want(out):
+                return out, seen
+            turn, active = [], False
+
+
+def mcp(c, target, agent, tool, args=None, where=None, timeout=15, address=True, times=None):
+    """Have agent call tool with args (a dict, or a list for several calls) through its
+    MCP server; return its "tool: " / "tool error: " lines. times=N: N calls with "%i" in
+    the strings of args replaced by 0..N-1."""
+    text = "mcp %s" % tool
+    if times is not None:
+        text += " x%d" % times
+    if args is not None:
+        text += " " + json.dumps(args, separators=(",", ":"))
+    if address:
+        text = "%s: %s" % (agent, text)
+    out, seen = ask(c, target, text, agent, timeout=timeout, where=where,
+                    want=lambda o: any(l.startswith("tool") for l in o))
+    c.seen_lines = seen     # what came with it (cards ...)
+    return [l for l in out if l.startswith("tool")]
+
+
+def card_in(c, agent, target, what_rx, timeout=5):
+    """The number of agent's card NOTICE in target matching what_rx: among the lines that
+    came with the last mcp() call of c, else the next ones."""
+    rx = re.compile(r"^(?:@\S+ )?:%s!\S+ NOTICE %s :card (\d+): %s wants to .*%s"
+                    % (re.escape(agent), re.escape(target), re.escape(agent), what_rx))
+    for l in getattr(c, "seen_lines", []):
+        m = rx.search(l)
+        if m:
+            return int(m.group(1))
+    return int(c.expect(rx, timeout).group(1))
+
+
+def scheduled_id(lines, what=""):
+    """The sch_N id of a successful schedule call."""
+    for l in lines:
+        m = re.match(r"tool: scheduled sch_(\d+) ", l)
+        if m:
+            return int(m.group(1))
+    raise TestFailure("%sthe schedule tool did not answer \"scheduled sch_N ...\": %r"
+                      % (what + ": " if what else "", lines))
+
+
+def header_rx(target, name, name_rx=None):
+    """The firing header of schedule name (or of names matching name_rx) in target."""
+    return r"^(?:@\S+ )?:%s NOTICE %s :%s" % (re.escape(HOST), re.escape(target),
+                                             HEADER_RX % (name_rx or re.escape(name)))
+
+
+def expect_firing(c, target, name, timeout=6):
+    """Wait for the firing header of schedule name in target; return (id, created_in,
+    arrival time, Msg)."""
+    c.expect(header_rx(target, name), timeout)
+    m = c.last
+    hm = re.match(HEADER_RX % re.escape(name), m.params[-1])
+    return int(hm.group(1)), hm.group(2), time.time(), m
+
+
+def collect(clients, seconds):
+    """Everything the clients receive within seconds: {client: [lines]} (consumed)."""
+    pump(clients, seconds)
+    out = {}
+    for c in clients:
+        out[c] = list(c.pending)
+        c.pending.clear()
+    return out
+
+
+def firings(lines, target, name):
+    rx = re.compile(header_rx(target, name))
+    return [parse(l) for l in lines if rx.search(l)]
+
+
+def server_notices(lines, nick):
+    return [parse(l).params[-1] for l in lines
+            if re.match(r"^(?:@\S+ )?:%s NOTICE %s :" % (re.escape(HOST), re.escape(nick)), l)]
+
+
+def user_cmd(c, target, text):
+    """A ! command; return the server NOTICEs to c that it produced (up to a PING)."""
+    c.send("PRIVMSG %s :%s" % (target, text))
+    return server_notices(c.sync(), c.nick)
+
+
+def iso(t):
+    return datetime.datetime.utcfromtimestamp(t).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def tag_time(m):
+    """The time tag of a Msg as a Unix time."""
+    t = m.tags.get("time")
+    if not t:
+        raise TestFailure("no time tag: %s" % m.raw)
+    d = datetime.datetime.strptime(t[:19], "%Y-%m-%dT%H:%M:%S")
+    frac = float("0" + t[19:].rstrip("Z")) if t[19:20] == "." else 0.0
+    return calendar.timegm(d.timetuple()) + frac
+
+
+def chathistory(c, target, n=100):
+    c.send("CHATHISTORY LATEST %s * %d" % (target, n))
+    m = c.expect_msg(r"^(?:@\S+ )?:\S+ (?:BATCH \+\S+ chathistory|FAIL) ")
+    if m.command == "FAIL":
+        raise TestFailure("CHATHISTORY LATEST %s: %s" % (target, m.raw))
+    ref = m.params[0][1:]
+    lines = c.collect_until(r"^(?:@\S+ )?:\S+ BATCH -%s$" % re.escape(ref))
+    return [parse(l) for l in lines[:-1]]
+
+
+def op_channel(srv, nick, chan, *agents):
+    """nick creates chan (so is its operator) and INVITEs agents into it."""
+    op = joined(mclient(srv, nick), chan)
+    for a in agents:
+        op.send("INVITE %s %s" % (a, chan))
+        op.expect(r":%s!\S+ JOIN %s" % (re.escape(a), re.escape(chan)))
+    return op
+
+
+def kick(op, chan, agent):
+    op.send("KICK %s %s :done" % (chan, agent))
+    op.expect(r":%s!\S+ KICK %s %s " % (re.escape(op.nick), re.escape(chan), re.escape(agent)))
+
+
+def session_of(c, target, agent, where=None):
+    """The agent's session id in target and what it dumped: {sessionId, mcpServers}."""
+    out, _ = ask(c, target, "%s: whoami" % agent if where is None else "whoami", agent,
+                 where=where, want=lambda o: any(l.startswith("sid: ") for l in o))
+    sid = [l for l in out if l.startswith("sid: ")][0][5:]
+    fn = os.path.join(dump_dir(agent), re.sub(r"[^A-Za-z0-9_-]", "_", sid) + ".json")
+    with open(fn) as f:
+        return json.load(f)
+
+
+# ---------------------------------------------------------------- a bridge of our own
+
+class Bridge:
+    """The stdio MCP server of an mcpServers entry, run by the test (with its token or
+    another)."""
+
+    def __init__(self, entry, token=None, drop_token=False):
+        env = dict(os.environ)
+        for e in entry["env"]:
+            env[e["name"]] = e["value"]
+        if token is not None:
+            env["AGENTIRCD_MCP_TOKEN"] = token
+        if drop_token:
+            env.pop("AGENTIRCD_MCP_TOKEN", None)
+        self.p = subprocess.Popen([entry["command"]] + entry["args"], env=env,
+                                  stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                  stderr=subprocess.PIPE)
+        _bridges.append(self.p)
+        self.buf = b""
+        self.n = 0
+
+    def send(self, obj):
+        data = obj if isinstance(obj, bytes) else (json.dumps(obj) + "\n").encode()
+        try:
+            self.p.stdin.write(data)
+            self.p.stdin.flush()
+            return True
+        except (BrokenPipeError, OSError):
+            return False
+
+    def read(self, timeout=5):
+        """One JSON message, or None on EOF / timeout."""
+        deadline = time.time() + timeout * SLOW
+        fd = self.p.stdout.fileno()
+        while b"\n" not in self.buf:
+            left = deadline - time.time()
+            if left <= 0 or not select.select([fd], [], [], left)[0]:
+                return None
+            d = os.read(fd, 65536)
+            if not d:
+                return None
+            self.buf += d
+        line, self.buf = self.buf.split(b"\n", 1)
+        return json.loads(line)
+
+    def request(self, method, params=None, timeout=5):
+        self.n += 1
+        msg = {"jsonrpc": "2.0", "id": self.n, "method": method}
+        if params is not None:
+            msg["params"] = params
+        if not self.send(msg):
+            return None
+        while True:
+            r = self.read(timeout)
+            if r is None or r.get("id") == self.n:
+                return r
+
+    def initialize(self):
+        r = self.request("initialize", {"protocolVersion": "2025-06-18", "capabilities": {},
+                                        "clientInfo": {"name": "test", "version": "1"}})
+        if r is not None and "result" in r:
+            self.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+        return r
+
+    def call(self, name, args):
+        r = self.request("tools/call", {"name": name, "arguments": args})
+        if r is None or "result" not in r:
+            raise TestFailure("tools/call %s %r: %r" % (name, args, r))
+        text = "\n".join(c.get("text", "") for c in r["result"].get("content", []))
+        return bool(r["result"].get("isError")), text
+
+    def close(self):
+        try:
+            self.p.stdin.close()
+        except OSError:
+            pass
+        try:
+            return self.p.wait(5)
+        except subprocess.TimeoutExpired:
+            self.p.kill()
+            return self.p.wait()
+
+
+def refused(b, what):
+    """A bridge whose token is no good: initialize gets no answer (the daemon closes the
+    connection) or an error, and the bridge exits."""
+    r = b.initialize()
+    if r is not None and "result" in r:
+        # Not refused at initialize: then the tool call must fail.
+        r2 = b.request("tools/call", {"name": "list_schedules", "arguments": {}})
+        if r2 is not None and "result" in r2 and not r2["result"].get("isError"):
+            raise TestFailure("SEC-3: %s: the MCP server answered: %r, then %r" % (what, r, r2))
+    try:
+        b.p.stdin.close()
+    except OSError:
+        pass
+    try:
+        b.p.wait(5)
+    except subprocess.TimeoutExpired:
+        raise TestFailure("SEC-3: %s: the bridge still runs 5 s after its stdin closed" % what)
+
+
+# ---------------------------------------------------------------- SC-1
+
+def test_sc1_tools_listed():
+    """SC-1: tools/list through the stdio server of mcpServers has schedule, unschedule,
+    list_schedules."""
+    srv = S()
+    u = joined(mclient(srv, "u1l"), "#sc1")
+    out = mcp(u, "#sc1", "sched", "list")
+    names = sorted(l[len("tool: "):] for l in out if l.startswith("tool: "))
+    for want in ("list_schedules", "schedule", "unschedule"):
+        if want not in names:
+            raise TestFailure("tools/list lacks %s: %r" % (want, out))
+    u.quit()
+
+
+def test_sc1_once_in_seconds():
+    """SC-1: a one-shot in_seconds 1 fires once (header, prompt, the agent's turn), then
+    is gone (list_schedules, !schedules)."""
+    srv = S()
+    u = joined(mclient(srv, "u1o"), "#sc1")
+    t0 = time.time()
+    out = mcp(u, "#sc1", "sched", "schedule",
+              {"name": "once1", "prompt": "ping once1", "in_seconds": 1})
+    sid = scheduled_id(out, "once")
+    fid, created, t, _ = expect_firing(u, "#sc1", "once1")
+    if fid != sid or created is not None:
+        raise TestFailure("firing sch_%d (created in %r), want sch_%d and no 'created in'"
+                          % (fid, created, sid))
+    if t - t0 < 0.8:
+        raise TestFailure("in_seconds 1 fired after %.2fs" % (t - t0))
+    u.expect(r"^(?:@\S+ )?:%s NOTICE #sc1 :ping once1$" % re.escape(HOST), 2)
+    u.expect(r":sched!\S+ PRIVMSG #sc1 :got: ping once1$", 10)
+    lines = collect([u], 1.5)[u]
+    if firings(lines, "#sc1", "once1"):
+        raise TestFailure("a one-shot fired twice")
+    out = mcp(u, "#sc1", "sched", "list_schedules", {})
+    if any("once1" in l for l in out):
+        raise TestFailure("SC-7: the fired one-shot is still listed: %r" % out)
+    got = user_cmd(u, "#sc1", "!schedules")
+    if any("once1" in l for l in got):
+        raise TestFailure("!schedules still lists the fired one-shot: %r" % got)
+    u.quit()
+
+
+def test_sc1_once_at():
+    """SC-1: at an ISO 8601 UTC time ("...Z"): fires at that second."""
+    srv = S()
+    u = joined(mclient(srv, "u1a"), "#sc1b")
+    at = int(time.time()) + 2
+    out = mcp(u, "#sc1b", "sched", "schedule",
+              {"name": "at1", "prompt": "ping at1", "at": iso(at)})
+    scheduled_id(out, "at")
+    _, _, t, _ = expect_firing(u, "#sc1b", "at1", timeout=6)
+    if not at - 0.05 <= t <= at + 1.0:
+        raise TestFailure("at %s fired at %s (%.2fs off)" % (iso(at), iso(t), t - at))
+    u.quit()
+
+
+def test_sc1_every():
+    """SC-1: every_minutes 1 (1 s here), no time given: first after one period, then
+    every period; unschedule by the agent (id "sch_N") stops it."""
+    srv = S()
+    u = joined(mclient(srv, "u1e"), "#sc1c")
+    t0 = time.time()
+    out = mcp(u, "#sc1c", "sched", "schedule",
+              {"name": "every1", "prompt": "tick every1", "every_minutes": 1})
+    sid = scheduled_id(out, "every")
+    times = [expect_firing(u, "#sc1c", "every1", timeout=4)[2] for _ in range(3)]
+    if times[0] - t0 < 0.7:
+        raise TestFailure("every_minutes 1 without at/in_seconds fired after %.2fs, want "
+                          "one period" % (times[0] - t0))
+    gaps = [round(b - a, 3) for a, b in zip(times, times[1:])]
+    if any(g < 0.2 for g in gaps):
+        raise TestFailure("every 1 s: one slot fired twice (seconds between the firings: "
+                          "%r)" % gaps)
+    if not all(0.5 <= g <= 1.6 for g in gaps):
+        raise TestFailure("every 1 s: seconds between the firings %r" % gaps)
+    out = mcp(u, "#sc1c", "sched", "unschedule", {"id": "sch_%d" % sid})
+    if not any(re.match(r"tool: unscheduled sch_%d\b" % sid, l) for l in out):
+        raise TestFailure("unschedule sch_%d: %r" % (sid, out))
+    lines = collect([u], 2.0)[u]
+    if firings(lines, "#sc1c", "every1"):
+        raise TestFailure("fired after unschedule:\n  %s"
+                          % "\n  ".join(m.raw for m in firings(lines, "#sc1c", "every1")))
+    u.quit()
+
+
+def test_sc1_at_then_every():
+    """SC-1: at and every_minutes: first at the time, then every N (2 s)."""
+    srv = S()
+    u = joined(mclient(srv, "u1b"), "#sc1d")
+    at = int(time.time()) + 2
+    out = mcp(u, "#sc1d", "sched", "schedule",
+              {"name": "both1", "prompt": "tick both1", "at": iso(at), "every_minutes": 2})
+    sid = scheduled_id(out, "both")
+    t1 = expect_firing(u, "#sc1d", "both1", timeout=5)[2]
+    t2 = expect_firing(u, "#sc1d", "both1", timeout=4)[2]
+    if not at - 0.05 <= t1 <= at + 1.0:
+        raise TestFailure("first firing at %.2fs from 'at', want 0..1" % (t1 - at))
+    if not 1.5 <= t2 - t1 <= 2.6:
+        raise TestFailure("second firing %.2fs after the first, want every 2 s" % (t2 - t1))
+    # unschedule by number
+    out = mcp(u, "#sc1d", "sched", "unschedule", {"id": sid})
+    if not any(re.match(r"tool: unscheduled sch_%d\b" % sid, l) for l in out):
+        raise TestFailure("unschedule {id: %d} (a number): %r" % (sid, out))
+    u.quit()
+
+
+def test_sc1_list_and_user_commands():
+    """SC-1: list_schedules shows id, name, next time; !schedules shows them to a user,
+    !unschedule <id> by a user ends one, and list_schedules no longer has it."""
+    srv = S()
+    u = joined(mclient(srv, "u1u"), "#sc1e")
+    a = scheduled_id(mcp(u, "#sc1e", "sched", "schedule",
+                         {"name": "later1", "prompt": "p", "in_seconds": 3600}))
+    b = scheduled_id(mcp(u, "#sc1e", "sched", "schedule",
+                         {"name": "later2", "prompt": "p", "in_seconds": 7200,
+                          "every_minutes": 30}))
+    out = mcp(u, "#sc1e", "sched", "list_schedules", {})
+    for sid, name in ((a, "later1"), (b, "later2")):
+        if not any("sch_%d" % sid in l and name in l for l in out):
+            raise TestFailure("list_schedules lacks sch_%d %s: %r" % (sid, name, out))
+    got = user_cmd(u, "#sc1e", "!schedules")
+    when = iso(time.time() + 3600)[:13].replace("T", " ")   # the date and the hour
+    for sid, name in ((a, "later1"), (b, "later2")):
+        line = [l for l in got if "sch_%d" % sid in l]
+        if not line or name not in line[0]:
+            raise TestFailure("!schedules lacks sch_%d %s: %r" % (sid, name, got))
+    if not any(when in l for l in got if "sch_%d" % a in l):
+        raise TestFailure("!schedules: no next time (%s...) for sch_%d: %r" % (when, a, got))
+    got = user_cmd(u, "#sc1e", "!unschedule sch_%d" % a)
+    if not any("sch_%d" % a in l for l in got):
+        raise TestFailure("!unschedule sch_%d: %r" % (a, got))
+    got = user_cmd(u, "#sc1e", "!unschedule %d" % b)
+    if not any("sch_%d" % b in l for l in got):
+        raise TestFailure("!unschedule %d (no sch_): %r" % (b, got))
+    got = user_cmd(u, "#sc1e", "!schedules")
+    if any("sch_%d" % a in l or "sch_%d" % b in l for l in got):
+        raise TestFailure("!schedules after !unschedule: %r" % got)
+    out = mcp(u, "#sc1e", "sched", "list_schedules", {})
+    if any("later1" in l or "later2" in l for l in out):
+        raise TestFailure("list_schedules after !unschedule: %r" % out)
+    got = user_cmd(u, "#sc1e", "!unschedule sch_999999")
+    if not got:
+        raise TestFailure("!unschedule of an unknown id: no NOTICE")
+    u.quit()
+
+
+def test_sc1_private_conversation():
+    """SC-1: in a private conversation the default target is that conversation: the
+    firing is a server NOTICE to the person, and the agent answers there."""
+    srv = S()
+    u = mclient(srv, "u1p")
+    out = mcp(u, "sched", "sched", "schedule",
+              {"name": "priv1", "prompt": "ping priv1", "in_seconds": 1},
+              where="u1p", address=False)
+    sid = scheduled_id(out, "private")
+    fid = expect_firing(u, "u1p", "priv1")[0]
+    assert fid == sid, (fid, sid)
+    u.expect(r"^(?:@\S+ )?:%s NOTICE u1p :ping priv1$" % re.escape(HOST), 2)
+    u.expect(r":sched!\S+ PRIVMSG u1p :got: ping priv1$", 10)
+    u.quit()
+
+
+def test_sc1_bad_arguments():
+    """SC-1/SEC-4: bad arguments are tool errors with readable text, and nothing is
+    scheduled: no name, no prompt, no time, a bad at, every_minutes 0, a channel the agent
+    is not in, an unknown nick; unschedule of an unknown id."""
+    srv = S()
+    u = joined(mclient(srv, "u1x"), "#scbad")
+    bad = [
+        {"prompt": "p", "in_seconds": 5},
+        {"name": "x", "in_seconds": 5},
+        {"name": "x", "prompt": "p"},
+        {"name": "x", "prompt": "p", "at": "tomorrow at noon"},
+        {"name": "x", "prompt": "p", "every_minutes": 0},
+        {"name": "x", "prompt": "p", "in_seconds": 5, "target": "#nowhere-sc"},
+        {"name": "x", "prompt": "p", "in_seconds": 5, "target": "nobodyhere"},
+    ]
+    out = mcp(u, "#scbad", "sched", "schedule", bad)
+    errs = [l for l in out if l.startswith("tool error: ")]
+    oks = [l for l in out if l.startswith("tool: ")]
+    if oks or len(errs) < len(bad):
+        raise TestFailure("bad schedule arguments: want %d tool errors, got:\n  %s"
+                          % (len(bad), "\n  ".join(out)))
+    if any(re.match(r"tool error: -32", l) for l in errs):
+        raise TestFailure("bad arguments as JSON-RPC errors, want isError results: %r" % errs)
+    out = mcp(u, "#scbad", "sched", "unschedule", {"id": "sch_424242"})
+    if not out or not out[0].startswith("tool error: "):
+        raise TestFailure("unschedule of an unknown id: %r" % out)
+    got = user_cmd(u, "#scbad", "!schedules")
+    if any("sch_" in l for l in got):
+        raise TestFailure("bad calls scheduled something: %r" % got)
+    u.quit()
+
+
+# ---------------------------------------------------------------- SC-2
+
+def test_sc2_restart_missed_fires_once():
+    """SC-2: a repeating schedule (every 3 s) and a one-shot miss firings while the daemon
+    is down: after the restart each fires once (not once per missed interval), then the
+    repeating one keeps its timetable (first firing + 3k s). The tokens of before the
+    restart are refused (SEC-3)."""
+    p = PServer("sc2", flood_exempt="127.0.0.0/8", history_replay=0, schedule_minute=1,
+                config_extra=agent_section("keeper", "#sc2"))
+    try:
+        u = joined(mclient(p, "u2", caps=HCAPS), "#sc2")
+        old = session_of(u, "#sc2", "keeper")
+        scheduled_id(mcp(u, "#sc2", "keeper", "schedule",
+                         {"name": "rep2", "prompt": "tick rep2", "in_seconds": 1,
+                          "every_minutes": 3}))
+        scheduled_id(mcp(u, "#sc2", "keeper", "schedule",
+                         {"name": "once2", "prompt": "tick once2", "in_seconds": 3}))
+        _, _, _, m = expect_firing(u, "#sc2", "rep2", timeout=4)
+        t1 = tag_time(m) if "time" in m.tags else time.time()
+        u.quit()
+        p.stop()
+        # Down over t1+3 and t1+6 (rep2) and the one-shot; back before t1+9.
+        time.sleep(max(0, t1 + 7.3 - time.time()))
+        p.start()
+        restarted = time.time()
+        u = joined(mclient(p, "u2b", caps=HCAPS), "#sc2")
+        time.sleep(max(0, t1 + 10.6 - time.time()))
+        hist = chathistory(u, "#sc2")
+        got = [m for m in hist if m.command == "PRIVMSG" and is_from(m, "keeper")]
+        rep = [tag_time(m) for m in got if m.params[-1] == "got: tick rep2"]
+        once = [tag_time(m) for m in got if m.params[-1] == "got: tick once2"]
+        after = sorted(t for t in rep if t > restarted - 0.1)
+        where = "\n  ".join("%s %s" % (m.tags.get("time"), m.params[-1]) for m in got)
+        problems = []
+        if len(once) != 1:
+            problems.append("the one-shot missed while down was answered %d times, want 1"
+                            % len(once))
+        # the catch-up once, soon after the restart; then the slot t1+9 of the timetable
+        if len(after) != 2:
+            problems.append("after the restart (%.2fs after the first firing) rep2 was "
+                            "answered %d times by 10.6s, at %r s, want twice (the catch-up, "
+                            "then the slot at 9.0s)" % (restarted - t1, len(after),
+                                                        [round(t - t1, 3) for t in after]))
+        elif not t1 + 8.8 <= after[1] <= t1 + 9.9:
+            problems.append("the timetable after the restart: want the firing after the "
+                            "catch-up at 9.0s after the first (first + 3k), got %.2fs "
+                            "(restart at %.2fs; restart + 3 = %.2fs)"
+                            % (after[1] - t1, restarted - t1, restarted - t1 + 3))
+        notes = user_cmd(u, "#sc2", "!schedules")
+        if not any("rep2" in l for l in notes) or any("once2" in l for l in notes):
+            problems.append("!schedules after the restart: %r" % notes)
+        # SEC-3: the token of the session before the restart is no good now (on the
+        # socket of now).
+        new = session_of(u, "#sc2", "keeper")
+        entry = json.loads(json.dumps(new["mcpServers"][0]))
+        if entry["env"][0]["value"] == old["mcpServers"][0]["env"][0]["value"]:
+            problems.append("the session has the same token after the restart")
+        refused(Bridge(entry, token=old["mcpServers"][0]["env"][0]["value"]),
+                "a token of the daemon before its restart")
+        if problems:
+            raise TestFailure("\n".join(problems) + "\nkeeper's answers in #sc2:\n  " + where)
+        u.quit()
+    finally:
+        if p.alive():
+            p.stop()
+
+
+# ---------------------------------------------------------------- SC-3
+
+def test_sc3_skip_while_queued():
+    """SC-3: every 2 s in #sc3 while the agent's session there is busy (a 5.5 s turn):
+    the firings during the busy time give one waiting turn, not one per firing."""
+    srv = S()
+    u = joined(mclient(srv, "u3"), "#sc3")
+    sid = scheduled_id(mcp(u, "#sc3", "sched", "schedule",
+                           {"name": "busy3", "prompt": "tick busy3", "in_seconds": 1,
+                            "every_minutes": 2}))
+    try:
+        u.send("PRIVMSG #sc3 :sched: sleep 5500")
+        u.expect(r":sched!\S+ PRIVMSG #sc3 :slept 5500$", 10)
+        lines = collect([u], 0.8)[u]
+        got = agent_lines(lines, "sched", "#sc3").count("got: tick busy3")
+        if got != 1:
+            raise TestFailure("after the busy turn, the agent answered %d firings, want 1 "
+                              "(firings skipped while one waits); lines:\n  %s"
+                              % (got, "\n  ".join(lines)))
+    finally:
+        user_cmd(u, "#sc3", "!unschedule sch_%d" % sid)
+    u.quit()
+
+
+# ---------------------------------------------------------------- SC-4
+
+def test_sc4_header_and_queued_turn():
+    """SC-4: the header NOTICE, then the prompt, in the target conversation; the agent's
+    turn carries the same text, header included, from the server."""
+    srv = S()
+    u = joined(mclient(srv, "u4h"), "#sc4h")
+    sid = scheduled_id(mcp(u, "#sc4h", "sched", "schedule",
+                           {"name": "hdr4", "prompt": "echo-prompt", "in_seconds": 1}))
+    fid, _, _, m = expect_firing(u, "#sc4h", "hdr4")
+    header = m.params[-1]
+    assert fid == sid
+    u.expect(r"^(?:@\S+ )?:%s NOTICE #sc4h :echo-prompt$" % re.escape(HOST), 2)
+    u.expect(r":sched!\S+ PRIVMSG #sc4h :prompt: ", 10)
+    first = u.last.params[-1]
+    lines = [first] + [l for l in agent_lines(collect([u], 1.0)[u], "sched", "#sc4h")]
+    plines = [l[len("prompt: "):] for l in lines if l.startswith("prompt: ")]
+    if len(plines) < 2 or not plines[-1].endswith("echo-prompt") \
+            or not any(header in l for l in plines):
+        raise TestFailure("the scheduled turn's prompt does not carry the header %r then "
+                          "the prompt; the agent read:\n  %s" % (header, "\n  ".join(plines)))
+    u.quit()
+
+
+def test_sc4_firing_kept_in_history():
+    """SC-4/HS-2: the firing NOTICE is a NOTICE of the conversation: stored, with msgid
+    and time, and given by CHATHISTORY."""
+    srv = S()
+    u = joined(mclient(srv, "u4k", caps=HCAPS), "#sc4h")
+    scheduled_id(mcp(u, "#sc4h", "sched", "schedule",
+                     {"name": "hist4", "prompt": "history4", "in_seconds": 1}))
+    _, _, _, m = expect_firing(u, "#sc4h", "hist4")
+    live = m
+    u.expect(r":sched!\S+ PRIVMSG #sc4h :got: history4$", 10)
+    hist = chathistory(u, "#sc4h")
+    hit = [h for h in hist if h.command == "NOTICE" and "\"hist4\"" in h.params[-1]]
+    problems = []
+    if "msgid" not in live.tags or "time" not in live.tags:
+        problems.append("the live firing NOTICE has no msgid/time tags: %s" % live.raw)
+    if not hit:
+        problems.append("CHATHISTORY LATEST #sc4h lacks the firing NOTICE (it has: %s)"
+                        % "; ".join("%s %s" % (h.command, h.params[-1][:40]) for h in hist[-6:]))
+    if problems:
+        raise TestFailure("\n".join(problems))
+
+
+def test_sc4_scheduled_turn_approves_nothing():
+    """SC-4/PM-2: a card opened during a scheduled turn waits for a person: the user who
+    made the schedule cannot !allow it (it is automated), a channel operator can. The
+    same user can answer a card of a turn he started himself."""
+    srv = S()
+    op = op_channel(srv, "o4", "#sc4", "sched")
+    u = joined(mclient(srv, "u4"), "#sc4")
+    op.drain()
+    try:
+        # control: u4's own turn: u4 may answer its card
+        u.send("PRIVMSG #sc4 :sched: perm warm up")
+        m = u.expect_msg(r":sched!\S+ NOTICE #sc4 :card (\d+): sched wants to ", 10)
+        n0 = int(re.search(r"card (\d+):", m.params[-1]).group(1))
+        u.send("PRIVMSG #sc4 :!allow %d" % n0)
+        u.expect(r":sched!\S+ PRIVMSG #sc4 :permission granted \(allow-once\)$", 10)
+        sid = scheduled_id(mcp(u, "#sc4", "sched", "schedule",
+                               {"name": "risky4", "prompt": "perm rotate the logs",
+                                "in_seconds": 1}))
+        expect_firing(u, "#sc4", "risky4")
+        m = u.expect_msg(r":sched!\S+ NOTICE #sc4 :card (\d+): sched wants to "
+                         r".*rotate the logs", 10)
+        n = int(re.search(r"card (\d+):", m.params[-1]).group(1))
+        got = user_cmd(u, "#sc4", "!allow %d" % n)
+        if not any(re.search(r"card %d: only .*channel operator" % n, l) for l in got):
+            raise TestFailure("u4 (who made the schedule, not an operator) answered !allow "
+                              "to the card of a scheduled turn; NOTICEs: %r" % got)
+        pend = collect([u], 0.5)[u]
+        if any("permission granted" in l or "allowed by u4" in l for l in pend):
+            raise TestFailure("the card of a scheduled turn was allowed by u4:\n  %s"
+                              % "\n  ".join(pend))
+        op.send("PRIVMSG #sc4 :!allow %d" % n)
+        u.expect(r":sched!\S+ NOTICE #sc4 :card %d: allowed by o4" % n, 5)
+        u.expect(r":sched!\S+ PRIVMSG #sc4 :permission granted \(allow-once\)$", 10)
+        del sid
+    finally:
+        kick(op, "#sc4", "sched")
+    u.quit()
+    op.quit()
+
+
+# ---------------------------------------------------------------- SC-5
+
+def test_sc5_cross_conversation_needs_allow():
+    """SC-5: under "ask", a schedule for another conversation waits for a person's !allow
+    on a card where it was made (not another user's); once allowed it fires there with
+    "(created in <conversation>)" and the agent answers there."""
+    srv = S()
+    op = op_channel(srv, "o5", "#sc5a", "sched")
+    joined(op, "#sc5b")
+    op.send("INVITE sched #sc5b")
+    op.expect(r":sched!\S+ JOIN #sc5b")
+    u = joined(mclient(srv, "u5"), "#sc5a")
+    other = joined(mclient(srv, "v5"), "#sc5a")
+    try:
+        out = mcp(u, "#sc5a", "sched", "schedule",
+                  {"name": "cross5", "prompt": "hello from a", "in_seconds": 1,
+                   "target": "#sc5b"})
+        if not any(re.match(r"tool: sch_\d+ waits for a person", l) for l in out):
+            raise TestFailure("a schedule for another conversation under ask: %r" % out)
+        sid = int(re.search(r"sch_(\d+)", out[0]).group(1))
+        n = card_in(u, "sched", "#sc5a", "cross5")
+        lines = collect([op], 1.6)[op]
+        if firings(lines, "#sc5b", "cross5"):
+            raise TestFailure("the cross-conversation schedule fired before !allow")
+        got = user_cmd(other, "#sc5a", "!allow %d" % n)
+        if not any("only" in l for l in got):
+            raise TestFailure("v5 (not the requester, not an operator) answered the card: %r"
+                              % got)
+        u.send("PRIVMSG #sc5a :!allow %d" % n)
+        u.expect(r":sched!\S+ NOTICE #sc5a :card %d: allowed by u5" % n, 5)
+        fid, created, _, _ = expect_firing(op, "#sc5b", "cross5", timeout=4)
+        if fid != sid or (created or "").lower() != "#sc5a":
+            raise TestFailure("firing sch_%d created in %r, want sch_%d created in #sc5a"
+                              % (fid, created, sid))
+        op.expect(r":sched!\S+ PRIVMSG #sc5b :got: hello from a$", 10)
+    finally:
+        kick(op, "#sc5a", "sched")
+        kick(op, "#sc5b", "sched")
+    for c in (u, other, op):
+        c.quit()
+
+
+def own_server(**kw):
+    """A server of one test (for what may bring the daemon down): the sched agent in
+    #sc5t and #sc5u."""
+    return Server(flood_exempt="127.0.0.0/8", history_replay=0, schedule_minute=1,
+                  config_extra=agent_section("sched", "#sc5t #sc5u"), **kw)
+
+
+def test_sc5_denied_card_drops_schedule():
+    """SC-5: !deny on the card of a schedule for another conversation: it never fires and
+    is gone; the daemon lives on."""
+    with own_server() as srv:
+        u = joined(mclient(srv, "u5d"), "#sc5t", "#sc5u")
+        out = mcp(u, "#sc5t", "sched", "schedule",
+                  {"name": "deny5", "prompt": "never", "in_seconds": 1, "target": "#sc5u"})
+        if not any("waits for a person" in l for l in out):
+            raise TestFailure("a schedule for another conversation under ask: %r" % out)
+        n = card_in(u, "sched", "#sc5t", "deny5")
+        u.send("PRIVMSG #sc5t :!deny %d" % n)
+        u.expect(r":sched!\S+ NOTICE #sc5t :card %d: denied by u5d" % n, 5)
+        lines = collect([u], 1.5)[u]
+        if firings(lines, "#sc5u", "deny5"):
+            raise TestFailure("a denied schedule fired")
+        got = user_cmd(u, "#sc5t", "!schedules")
+        if any("deny5" in l for l in got):
+            raise TestFailure("a denied schedule is still listed: %r" % got)
+        srv.check()
+        u.quit()
+
+
+def test_sc5_unanswered_card_drops_schedule():
+    """SC-5/PM-3: the card of a schedule for another conversation, unanswered for
+    permission-timeout, is refused: the schedule never fires and is gone; the daemon
+    lives on."""
+    with own_server(permission_timeout=1) as srv:
+        u = joined(mclient(srv, "u5t"), "#sc5t", "#sc5u")
+        out = mcp(u, "#sc5t", "sched", "schedule",
+                  {"name": "late5", "prompt": "never", "in_seconds": 1, "target": "#sc5u"})
+        if not any("waits for a person" in l for l in out):
+            raise TestFailure("a schedule for another conversation under ask: %r" % out)
+        n = card_in(u, "sched", "#sc5t", "late5")
+        u.expect(r":sched!\S+ NOTICE #sc5t :card %d: no answer in time, refused" % n, 4)
+        lines = collect([u], 1.5)[u]
+        if firings(lines, "#sc5u", "late5"):
+            raise TestFailure("the schedule of a refused card fired")
+        got = user_cmd(u, "#sc5t", "!schedules")
+        if any("late5" in l for l in got):
+            raise TestFailure("the schedule of a refused card is still listed: %r" % got)
+        srv.check()
+        u.quit()
+
+
+def test_sc5_budget_and_hold():
+    """SC-5: prompts an agent sends elsewhere (creations and firings) number 30 before a
+    person is asked again: 10 schedules every 1 s from #sc5c to #sc5d fire 20 times (10
+    creations + 20 = 30), then are held; !schedules shows "held: waiting until you write
+    in #sc5c"; a person writing in #sc5c releases them."""
+    srv = S()
+    op = op_channel(srv, "o5b", "#sc5c", "crossy")
+    w = op_channel(srv, "w5", "#sc5d", "crossy")
+    kicked = False
+    try:
+        out = mcp(op, "#sc5c", "crossy", "schedule",
+                  {"name": "b%i", "prompt": "burst %i", "in_seconds": 1,
+                   "every_minutes": 1, "target": "#sc5d"}, times=10)
+        if len([l for l in out if l.startswith("tool: scheduled sch_")]) != 10:
+            raise TestFailure("10 schedules under allow-all: %r" % out)
+        hdr = re.compile(header_rx("#sc5d", None, r"b\d+"))
+        deadline = time.time() + 8 * SLOW
+        seen = []
+        while time.time() < deadline and len(seen) < 20:
+            line = w._next(deadline)
+            if line is not None and hdr.search(line):
+                seen.append(line)
+        if len(seen) < 20:
+            raise TestFailure("only %d firings in #sc5d within 8 s (want 20 before the "
+                              "budget of 30 is used up)" % len(seen))
+        lines = collect([w], 2.2)[w]
+        more = [l for l in lines if hdr.search(l)]
+        if more:
+            raise TestFailure("past the budget of 30 (10 creations + 20 firings), %d more "
+                              "firings:\n  %s" % (len(more), "\n  ".join(more[:5])))
+        problems = []
+        got = user_cmd(w, "#sc5d", "!schedules")
+        held = [l for l in got if "held: waiting until you write in #sc5c" in l]
+        if len(held) != 10:
+            raise TestFailure("!schedules in #sc5d: want 10 held (waiting until you write in "
+                              "#sc5c), got:\n  %s" % "\n  ".join(got))
+        # The person the hold waits for lists them where they were made: still held
+        # (a ! command is no message to the conversation: it releases nothing).
+        got = user_cmd(op, "#sc5c", "!schedules")
+        held = [l for l in got if "held: waiting until you write in #sc5c" in l]
+        lines = collect([w], 0.6)[w]
+        if len(held) != 10 or any(hdr.search(l) for l in lines):
+            problems.append(
+                "!schedules in #sc5c, where the schedules were made: want the 10 held ones "
+                "listed as held and none released; got %d listed as held, %d firings right "
+                "after it; NOTICEs:\n  %s" % (len(held), len([l for l in lines if hdr.search(l)]),
+                                              "\n  ".join(got)))
+            # released by the ! command: wait until held again
+            time.sleep(3.2)
+            collect([w], 0.1)
+        # A person writes where they were made: released.
+        op.send("PRIVMSG #sc5c :I am here")
+        lines = collect([w], 1.5)[w]
+        if not any(hdr.search(l) for l in lines):
+            problems.append("held firings not released when a person wrote in #sc5c")
+        # SC-7: the target goes away (KICK): they all end.
+        kick(w, "#sc5d", "crossy")
+        kicked = True
+        got = user_cmd(op, "#sc5c", "!schedules")
+        if any(re.search(r"\"b\d+\"", l) for l in got):
+            problems.append("SC-7: schedules aimed at a channel the agent was kicked from "
+                            "remain: %r" % got)
+        if problems:
+            raise TestFailure("\n".join(problems))
+    finally:
+        if not kicked:
+            kick(w, "#sc5d", "crossy")
+        kick(op, "#sc5c", "crossy")
+    op.quit()
+    w.quit()
+
+
+def test_sc5_own_conversation_never_held():
+    """SC-5: schedules for the agent's own conversation are never counted nor held: 12
+    every 1 s in #sc5e fire past 30 prompts."""
+    srv = S()
+    u = joined(mclient(srv, "u5e"), "#sc5e")
+    ids = []
+    try:
+        out = mcp(u, "#sc5e", "crossy", "schedule",
+                  {"name": "own%i", "prompt": "own %i", "in_seconds": 1, "every_minutes": 1},
+                  times=12)
+        ids = [int(x) for x in re.findall(r"tool: scheduled sch_(\d+)", "\n".join(out))]
+        if len(ids) != 12:
+            raise TestFailure("12 schedules in the own conversation: %r" % out)
+        hdr = re.compile(header_rx("#sc5e", None, r"own\d+"))
+        deadline = time.time() + 7 * SLOW
+        n = 0
+        while time.time() < deadline and n < 34:
+            line = u._next(deadline)
+            if line is not None and hdr.search(line):
+                n += 1
+        if n < 34:
+            raise TestFailure("own-conversation schedules fired %d times in 7 s, want > 30 "
+                              "(never held)" % n)
+    finally:
+        for i in ids:
+            u.send("PRIVMSG #sc5e :!unschedule sch_%d" % i)
+        u.sync()
+    got = user_cmd(u, "#sc5e", "!schedules")
+    if any("own" in l for l in got):
+        raise TestFailure("!unschedule left: %r" % got)
+    u.quit()
+
+
+# ---------------------------------------------------------------- SC-6
+
+def test_sc6_limits():
+    """SC-6: 20 schedules firing in one conversation, the 21st refused with a tool error;
+    20 made for other conversations, the 21st refused too."""
+    srv = S()
+    u = joined(mclient(srv, "u6"), "#sc6", "#sc6b")
+    out = mcp(u, "#sc6", "sched", "schedule",
+              {"name": "lim%i", "prompt": "p", "in_seconds": 3600}, times=21)
+    oks = [l for l in out if l.startswith("tool: scheduled sch_")]
+    errs = [l for l in out if l.startswith("tool error: ")]
+    if len(oks) != 20 or len(errs) != 1 or not re.search(r"20", errs[0]):
+        raise TestFailure("21 schedules in #sc6: want 20 scheduled and one tool error "
+                          "naming the limit of 20, got:\n  %s" % "\n  ".join(out))
+    out = mcp(u, "#sc6b", "crossy", "schedule",
+              {"name": "made%i", "prompt": "p", "in_seconds": 3600, "target": "#sc6c"},
+              times=10)
+    out += mcp(u, "#sc6b", "crossy", "schedule",
+               {"name": "more%i", "prompt": "p", "in_seconds": 3600, "target": "#sc6d"},
+               times=11)
+    oks = [l for l in out if l.startswith("tool: scheduled sch_")]
+    errs = [l for l in out if l.startswith("tool error: ")]
+    if len(oks) != 20 or len(errs) != 1 or not re.search(r"20", errs[0]):
+        raise TestFailure("21 schedules made in #sc6b for others: want 20 and one tool error, "
+                          "got:\n  %s" % "\n  ".join(out))
+    u.quit()
+
+
+# ---------------------------------------------------------------- SC-7
+
+def test_sc7_kick_ends_schedules():
+    """SC-7: KICK of the agent from the channel ends its schedules firing there, and
+    those made there for another channel."""
+    srv = S()
+    op = op_channel(srv, "o7", "#sc7", "crossy")
+    joined(op, "#sc7b")
+    op.send("INVITE crossy #sc7b")
+    op.expect(r":crossy!\S+ JOIN #sc7b")
+    try:
+        scheduled_id(mcp(op, "#sc7", "crossy", "schedule",
+                         {"name": "tick7", "prompt": "tick7", "in_seconds": 1,
+                          "every_minutes": 1}))
+        scheduled_id(mcp(op, "#sc7", "crossy", "schedule",
+                         {"name": "away7", "prompt": "away7", "in_seconds": 1,
+                          "every_minutes": 1, "target": "#sc7b"}))
+        expect_firing(op, "#sc7", "tick7")
+        expect_firing(op, "#sc7b", "away7", timeout=4)
+        kick(op, "#sc7", "crossy")
+        got = user_cmd(op, "#sc7", "!schedules")
+        got += user_cmd(op, "#sc7b", "!schedules")
+        if any("tick7" in l or "away7" in l for l in got):
+            raise TestFailure("schedules left after the KICK: %r" % got)
+        lines = collect([op], 2.2)[op]
+        fired = firings(lines, "#sc7", "tick7") + firings(lines, "#sc7b", "away7")
+        if fired:
+            raise TestFailure("fired after the KICK:\n  %s" % "\n  ".join(m.raw for m in fired))
+    finally:
+        op.send("KICK #sc7 crossy")
+        op.send("KICK #sc7b crossy")
+        op.sync()
+    op.quit()
+
+
+# ---------------------------------------------------------------- SC-8
+
+def test_sc8_join_summary():
+    """SC-8: a joiner of a channel with schedules gets "N scheduled, next at HH:MM
+    (<name>)"; of a channel without, nothing of the kind."""
+    srv = S()
+    op = op_channel(srv, "o8", "#sc8", "sched")
+    try:
+        t = time.time()
+        scheduled_id(mcp(op, "#sc8", "sched", "schedule",
+                         {"name": "daily8", "prompt": "p", "in_seconds": 120}))
+        scheduled_id(mcp(op, "#sc8", "sched", "schedule",
+                         {"name": "later8", "prompt": "p", "in_seconds": 3000}))
+        j = mclient(srv, "j8")
+        lines = j.join("#sc8") + j.sync()
+        notes = server_notices(lines, "j8")
+        rx = re.compile(r"^(\d+) scheduled(?: in #sc8)?, next at (\d\d:\d\d)(?: UTC)? "
+                        r"\((.*)\)$")
+        hit = [rx.match(n) for n in notes if rx.match(n)]
+        if not hit:
+            raise TestFailure("no JOIN summary \"2 scheduled, next at HH:MM (daily8)\" "
+                              "among the NOTICEs to j8: %r" % notes)
+        h = hit[0]
+        want = {datetime.datetime.utcfromtimestamp(t + 120 + d).strftime("%H:%M")
+                for d in (-2, 0, 3)}
+        if h.group(1) != "2" or h.group(3) != "daily8" or h.group(2) not in want:
+            raise TestFailure("JOIN summary %r: want 2, daily8, next at one of %r"
+                              % (h.group(0), sorted(want)))
+        lines = j.join("#sc8none") + j.sync()
+        if any(rx.match(n) for n in server_notices(lines, "j8")):
+            raise TestFailure("a JOIN summary in a channel without schedules")
+        j.quit()
+    finally:
+        kick(op, "#sc8", "sched")
+    op.quit()
+
+
+# ---------------------------------------------------------------- SEC-3
+
+def test_sec3_mcp_servers_entry():
+    """SEC-3: the session's mcpServers entry: {name agentircd, command the daemon's own
+    binary (absolute), args [--mcp-bridge, <socket>], env AGENTIRCD_MCP_TOKEN}; the socket
+    is private (0600 in a 0700 directory); one token per session; the daemon's log does
+    not carry the tokens."""
+    srv = S()
+    u = joined(mclient(srv, "us1"), "#secA", "#secB")
+    a = session_of(u, "#secA", "secy")
+    b = session_of(u, "#secB", "secy")
+    for d in (a, b):
+        ours = [e for e in d["mcpServers"] if e.get("name") == "agentircd"]
+        if len(ours) != 1:
+            raise TestFailure("mcpServers of %s: %r" % (d["sessionId"], d["mcpServers"]))
+        e = ours[0]
+        if not os.path.isabs(e["command"]) or \
+                os.path.realpath(e["command"]) != os.path.realpath(srv.binary):
+            raise TestFailure("command %r is not the daemon's binary %r"
+                              % (e["command"], srv.binary))
+        if len(e["args"]) != 2 or e["args"][0] != "--mcp-bridge":
+            raise TestFailure("args %r" % e["args"])
+        names = [x["name"] for x in e["env"]]
+        if names != ["AGENTIRCD_MCP_TOKEN"] or len(e["env"][0]["value"]) < 16:
+            raise TestFailure("env %r" % e["env"])
+        sock = e["args"][1]
+        st = os.stat(sock)
+        dst = os.stat(os.path.dirname(sock))
+        if not stat.S_ISSOCK(st.st_mode) or st.st_mode & 0o077 or dst.st_mode & 0o077:
+            raise TestFailure("the MCP socket %s is not private: %o in a %o directory"
+                              % (sock, st.st_mode & 0o777, dst.st_mode & 0o777))
+    ta = a["mcpServers"][0]["env"][0]["value"]
+    tb = b["mcpServers"][0]["env"][0]["value"]
+    if ta == tb:
+        raise TestFailure("two sessions share the token %s" % ta)
+    log = srv.log_text()
+    if ta in log or tb in log:
+        raise TestFailure("SEC-2: the daemon's log carries an MCP token")
+    u.quit()
+
+
+def test_sec3_token_acts_only_as_its_session():
+    """SEC-3: the bridge run with session A's token: initialize, ping and tools/list
+    answer; a schedule without target fires in A's conversation; list_schedules shows
+    A's and not B's; unschedule of B's is a tool error and B's stays."""
+    srv = S()
+    u = joined(mclient(srv, "us2"), "#secA", "#secB")
+    a = session_of(u, "#secA", "secy")
+    session_of(u, "#secB", "secy")
+    bid = scheduled_id(mcp(u, "#secB", "secy", "schedule",
+                           {"name": "bee", "prompt": "p", "in_seconds": 3600}))
+    br = Bridge(a["mcpServers"][0])
+    try:
+        r = br.initialize()
+        if r is None or "result" not in r:
+            raise TestFailure("initialize with session A's own token: %r" % r)
+        res = r["result"]
+        if res.get("protocolVersion") != "2025-06-18" or "tools" not in res.get("capabilities", {}):
+            raise TestFailure("initialize result: %r" % res)
+        r = br.request("ping")
+        if r is None or r.get("result") != {}:
+            raise TestFailure("ping: %r" % r)
+        r = br.request("tools/list", {})
+        tools = {t["name"]: t for t in (r or {}).get("result", {}).get("tools", [])}
+        for name in ("schedule", "unschedule", "list_schedules"):
+            t = tools.get(name)
+            if t is None or not t.get("description") or \
+                    t.get("inputSchema", {}).get("type") != "object":
+                raise TestFailure("tools/list: %s missing or without description/schema: %r"
+                                  % (name, r))
+        if sorted(tools["schedule"]["inputSchema"].get("required", [])) != ["name", "prompt"]:
+            raise TestFailure("schedule's required arguments: %r"
+                              % tools["schedule"]["inputSchema"].get("required"))
+        err, text = br.call("schedule", {"name": "ayy", "prompt": "from the bridge",
+                                         "in_seconds": 0.5})
+        if err or not text.startswith("scheduled sch_"):
+            raise TestFailure("schedule with A's token: %r" % text)
+        fid, created, _, _ = expect_firing(u, "#secA", "ayy", timeout=4)
+        if created is not None:
+            raise TestFailure("A's default target is not #secA: created in %r" % created)
+        err, text = br.call("list_schedules", {})
+        if "bee" in text or "sch_%d" % bid in text:
+            raise TestFailure("list_schedules with A's token shows B's schedule: %r" % text)
+        err, text = br.call("unschedule", {"id": "sch_%d" % bid})
+        if not err:
+            raise TestFailure("unschedule of B's schedule with A's token: %r" % text)
+        got = user_cmd(u, "#secB", "!schedules")
+        if not any("sch_%d" % bid in l for l in got):
+            raise TestFailure("B's schedule is gone after A's unschedule: %r" % got)
+    finally:
+        br.close()
+        user_cmd(u, "#secB", "!unschedule sch_%d" % bid)
+    u.quit()
+
+
+def test_sec3_bad_tokens_refused():
+    """SEC-3: a bogus token, no token, and the token of a session that went away (the
+    agent KICKed from that channel) get nothing done."""
+    srv = S()
+    op = op_channel(srv, "os3", "#secK", "secy")
+    d = session_of(op, "#secK", "secy")
+    entry = d["mcpServers"][0]
+    refused(Bridge(entry, token="0" * 32), "a bogus token")
+    refused(Bridge(entry, token="x"), "a short bogus token")
+    good = entry["env"][0]["value"]
+    refused(Bridge(entry, token=good[:-1] + ("0" if good[-1] != "0" else "1")),
+            "a token one character off")
+    b = Bridge(entry, drop_token=True)
+    rc = b.close()
+    if rc == 0:
+        raise TestFailure("the bridge without AGENTIRCD_MCP_TOKEN exited 0")
+    kick(op, "#secK", "secy")
+    refused(Bridge(entry), "the token of a KICKed session")
+    op.quit()
+
+
+def test_sec4_bad_mcp_input():
+    """SEC-4: bad MCP input gets JSON-RPC errors and changes nothing: not JSON (-32700),
+    an unknown method (-32601), an unknown tool and non-object arguments (-32602); the
+    daemon lives on."""
+    srv = S()
+    u = joined(mclient(srv, "us4"), "#sec4")
+    d = session_of(u, "#sec4", "secy")
+    br = Bridge(d["mcpServers"][0])
+    try:
+        if "result" not in (br.initialize() or {}):
+            raise TestFailure("initialize failed")
+        br.send(b"{this is not json\n")
+        r = br.read()
+        if r is None or r.get("error", {}).get("code") != -32700:
+            raise TestFailure("not JSON: %r" % r)
+        r = br.request("no/such/method", {})
+        if r is None or r.get("error", {}).get("code") != -32601:
+            raise TestFailure("unknown method: %r" % r)
+        r = br.request("tools/call", {"name": "no_such_tool", "arguments": {}})
+        if r is None or r.get("error", {}).get("code") != -32602:
+            raise TestFailure("unknown tool: %r" % r)
+        r = br.request("tools/call", {"name": "schedule", "arguments": [1, 2]})
+        if r is None or r.get("error", {}).get("code") != -32602:
+            raise TestFailure("arguments not an object: %r" % r)
+        r = br.request("ping")
+        if r is None or r.get("result") != {}:
+            raise TestFailure("ping after bad input: %r" % r)
+    finally:
+        br.close()
+    srv.check()
+    u.quit()
+
+
+def http_post(url, body, headers=None, method="POST"):
+    """(status, content type, body) of one HTTP request."""
+    req = urllib.request.Request(url, data=body if method == "POST" else None,
+                                 method=method, headers=headers or {})
+    try:
+        with urllib.request.urlopen(req, timeout=5 * SLOW) as r:
+            return r.status, r.headers.get("Content-Type", ""), r.read()
+    except urllib.error.HTTPError as e:
+        return e.code, e.headers.get("Content-Type", ""), e.read()
+
+
+def test_sec3_http_form():
+    """SEC-3 (issue 9, the HTTP form): an agent that advertises mcpCapabilities.http gets
+    {type http, name agentircd, url http://127.0.0.1:PORT/mcp, headers Authorization
+    Bearer <token>} and its tool calls work (a schedule fires in its conversation).
+    Without the token, with another, or with a foreign Origin: refused; GET 405; a
+    notification 202; a request 200 application/json."""
+    srv = S()
+    u = joined(mclient(srv, "ush"), "#sech")
+    d = session_of(u, "#sech", "httpy")
+    ent = [e for e in d["mcpServers"] if e.get("type") == "http"]
+    if len(ent) != 1 or ent[0].get("name") != "agentircd":
+        raise TestFailure("an agent with mcpCapabilities.http got no http entry: %r"
+                          % d["mcpServers"])
+    e = ent[0]
+    if not re.match(r"^http://127\.0\.0\.1:\d+/mcp$", e.get("url", "")):
+        raise TestFailure("http entry url %r: want loopback" % e.get("url"))
+    auth = {h["name"]: h["value"] for h in e.get("headers", [])}.get("Authorization", "")
+    if not re.match(r"^Bearer \S{16,}$", auth):
+        raise TestFailure("http entry headers %r" % e.get("headers"))
+    sid = scheduled_id(mcp(u, "#sech", "httpy", "schedule",
+                           {"name": "web1", "prompt": "over http", "in_seconds": 1}), "http")
+    fid = expect_firing(u, "#sech", "web1")[0]
+    assert fid == sid
+    url = e["url"]
+    ping = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "ping"}).encode()
+    base = {"Content-Type": "application/json",
+            "Accept": "application/json, text/event-stream"}
+    problems = []
+    st, ct, body = http_post(url, ping, dict(base, Authorization=auth))
+    if st != 200 or "application/json" not in ct or json.loads(body).get("result") != {}:
+        problems.append("ping with the token: %s %s %r" % (st, ct, body[:200]))
+    for what, hdrs in (("no token", base),
+                       ("a bogus token", dict(base, Authorization="Bearer " + "0" * 32)),
+                       ("a token not Bearer", dict(base, Authorization=auth.split()[-1])),
+                       ("a foreign Origin", dict(base, Authorization=auth,
+                                                 Origin="http://evil.example"))):
+        st, ct, body = http_post(url, ping, hdrs)
+        if st < 400 or b'"result"' in body:
+            problems.append("SEC-3: %s: %s %r" % (what, st, body[:200]))
+    st, _, _ = http_post(url, None, dict(base, Authorization=auth), method="GET")
+    if st != 405:
+        problems.append("GET /mcp: %s, want 405" % st)
+    note = json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}).encode()
+    st, _, body = http_post(url, note, dict(base, Authorization=auth))
+    if st != 202:
+        problems.append("a notification: %s %r, want 202" % (st, body[:100]))
+    if problems:
+        raise TestFailure("\n".join(problems))
+    u.quit()
+
+
+if __name__ == "__main__":
+    run_tests(globals())
