@@ -63,7 +63,7 @@ agent_acp_log(enum acp_log_level lvl, const char *msg, void *arg)
 static struct agent *
 agent_of(const struct client *c)
 {
-	return c->ops == &agent_ops ? c->priv : NULL;
+	return c->ops == &agent_ops ? c->priv : NULL;	/* NULL after shutdown */
 }
 
 struct agent *
@@ -1150,7 +1150,7 @@ agent_op_parted(struct client *c, struct channel *ch)
 	char key[CHANNELLEN + 1];
 
 	ch->nagents--;
-	if (ircd.stopping)
+	if (ircd.stopping || a == NULL)
 		return;		/* shutting down: memberships stay stored */
 	history_channel_conv(ch, key, sizeof(key));
 	store_agent_part(history_store(), a->client->nick, key);
@@ -1368,11 +1368,15 @@ agent_shutdown(void)
 		TAILQ_REMOVE(&all_agents, a, entry);
 		while ((cv = TAILQ_FIRST(&a->convs)) != NULL) {
 			TAILQ_REMOVE(&a->convs, cv, entry);
+			card_drop_conv(cv);
+			mcp_forget(cv);
 			acp_session_free(cv->session);
 			free(cv);
 		}
 		acp_agent_free(a->acp);
 		agent_free_cmds(a);
+		/* Its user stays until the clients go; it has no agent behind it now. */
+		a->client->priv = NULL;
 		free(a);
 	}
 	if (pool != NULL) {

@@ -166,7 +166,9 @@ server_run(void)
 	event_base_dispatch(ircd.base);
 	ircd.stopping = 1;
 
-	/* Tear down in order so leak checkers see a clean exit. */
+	/* Tear down in order so leak checkers see a clean exit; agents first. */
+	schedule_shutdown();
+	agent_shutdown();
 	while ((c = TAILQ_FIRST(&ircd.all)) != NULL)
 		client_exit(c, "Server shutting down");
 	/*
@@ -176,8 +178,6 @@ server_run(void)
 	while (ircd.nconns > 0)
 		event_base_loop(ircd.base, EVLOOP_ONCE);
 	client_reap();
-	schedule_shutdown();
-	agent_shutdown();
 	mcp_shutdown();
 	while ((ch = dict_next(ircd.channels, &pos, NULL)) != NULL) {
 		ch->permanent = 0;
@@ -207,6 +207,12 @@ server_shutdown(const char *reason)
 
 	ircd.stopping = 1;
 	listen_stop();
+	/*
+	 * Agents go first: their processes may still answer while the loop
+	 * runs below, and an answer must not find their users already gone.
+	 */
+	schedule_shutdown();
+	agent_shutdown();
 	TAILQ_FOREACH_SAFE(c, &ircd.all, entry, tc)
 		client_exit(c, reason);
 	/* Give the ERROR lines a moment to leave, then stop. */

@@ -6,6 +6,8 @@
  */
 #include "compat.h"
 
+#include <event2/event.h>
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -26,6 +28,8 @@ turn_free(struct turn *t)
 {
 	size_t i;
 
+	if (t->typing != NULL)
+		event_free(t->typing);
 	for (i = 0; i < t->ntools; i++)
 		free(t->tools[i]);
 	free(t->text);
@@ -53,24 +57,41 @@ turn_same_message_before(const struct turn *t)
 	return 0;
 }
 
+/*
+ * Start what can start. A turn that fails to start ends at once, and
+ * ending calls this again: the nested call only asks for one more pass,
+ * and each pass scans from the head, since the queue may have changed.
+ */
 static void
 turn_kick(void)
 {
-	struct turn *t, *tt;
+	static int kicking, again;
+	struct turn *t;
 
-	TAILQ_FOREACH_SAFE(t, &waiting, entry, tt) {
-		if (nrunning >= (unsigned)ircd.conf->max_parallel_turns)
-			return;
-		if (t->conv->agent->active != NULL || turn_same_message_before(t))
-			continue;
-		TAILQ_REMOVE(&waiting, t, entry);
-		TAILQ_INSERT_TAIL(&running, t, entry);
-		nrunning++;
-		t->started = 1;
-		t->conv->agent->active = t->conv;
-		t->conv->turn = t;
-		agent_turn_start(t);
+	if (kicking) {
+		again = 1;
+		return;
 	}
+	kicking = 1;
+	do {
+		again = 0;
+		TAILQ_FOREACH(t, &waiting, entry) {
+			if (nrunning >= (unsigned)ircd.conf->max_parallel_turns)
+				break;
+			if (t->conv->agent->active != NULL || turn_same_message_before(t))
+				continue;
+			TAILQ_REMOVE(&waiting, t, entry);
+			TAILQ_INSERT_TAIL(&running, t, entry);
+			nrunning++;
+			t->started = 1;
+			t->conv->agent->active = t->conv;
+			t->conv->turn = t;
+			agent_turn_start(t);
+			again = 1;
+			break;
+		}
+	} while (again);
+	kicking = 0;
 }
 
 void
@@ -199,6 +220,8 @@ turn_shutdown(void)
 	}
 	while ((t = TAILQ_FIRST(&running)) != NULL) {
 		TAILQ_REMOVE(&running, t, entry);
+		t->conv->turn = NULL;
+		t->conv->agent->active = NULL;
 		turn_free(t);
 	}
 	nrunning = 0;
