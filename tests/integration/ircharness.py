@@ -271,7 +271,7 @@ class Server:
             raise ServerCrash("agentircd exited with status %s after %s\n%s"
                               % (rc, signal.Signals(sig).name if sig else "nothing",
                                  self.log_tail()))
-        if not os.environ.get("IRC_KEEP_TMP"):
+        if not os.environ.get("IRC_KEEP_TMP") and not getattr(self, "keep_dir", False):
             shutil.rmtree(self.dir, ignore_errors=True)
 
     def reap(self):
@@ -293,7 +293,12 @@ class Server:
             Server.live.remove(self)
 
     def restart(self):
-        self.stop()
+        # The directory holds the config and the log the next start() needs.
+        keep, self.keep_dir = getattr(self, "keep_dir", False), True
+        try:
+            self.stop()
+        finally:
+            self.keep_dir = keep
         self.start()
         return self
 
@@ -323,6 +328,20 @@ def readable(socks, timeout):
         byfd[sk.fileno()] = sk
         p.register(sk, select.POLLIN)
     return [byfd[fd] for fd, _ in p.poll(max(0, timeout) * 1000)]
+
+
+class PersistentServer(Server):
+    """A server on the database file db whose directory survives stop(), so that
+    stop() or kill9() then start() reuse the same config and database."""
+
+    dirs = []
+
+    def __init__(self, db, **kw):
+        self.db = db
+        kw.setdefault("database", db)
+        Server.__init__(self, **kw)
+        self.keep_dir = True
+        PersistentServer.dirs.append(self.dir)
 
 
 class Client:

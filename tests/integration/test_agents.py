@@ -32,7 +32,7 @@ import time
 import uuid
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from ircharness import (REPO, SLOW, Client, Server, Shared, TestFailure,  # noqa: E402
+from ircharness import (PersistentServer, REPO, SLOW, Client, Server, Shared, TestFailure,  # noqa: E402
                         daemon_path, isupport, nick_of, parse, run_tests)
 
 SRCDIR = os.environ.get("SRCDIR") or REPO
@@ -147,29 +147,11 @@ def agent_pids(tag=None, name=None):
 
 # ---------------------------------------------------------------- servers
 
-class PServer(Server):
-    """A server whose database is in TMP and whose directory survives stop(), so a
-    restart reuses the same config and database (as in test_history.py)."""
-
-    dirs = []
+class PServer(PersistentServer):
+    """A server whose database is in TMP and whose directory survives stop()."""
 
     def __init__(self, name, **kw):
-        self.db = os.path.join(TMP, name + ".db")
-        kw.setdefault("database", self.db)
-        Server.__init__(self, **kw)
-        PServer.dirs.append(self.dir)
-
-    def stop(self, timeout=15):
-        old = os.environ.get("IRC_KEEP_TMP")
-        os.environ["IRC_KEEP_TMP"] = "1"
-        try:
-            Server.stop(self, timeout)
-        finally:
-            if old is None:
-                del os.environ["IRC_KEEP_TMP"]
-            else:
-                os.environ["IRC_KEEP_TMP"] = old
-
+        PersistentServer.__init__(self, os.path.join(TMP, name + ".db"), **kw)
 
 def _cleanup():
     # atexit: after run_tests stopped every daemon. Agent processes our daemons left

@@ -22,7 +22,7 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from ircharness import (SLOW, Client, Server, Shared, TestFailure,  # noqa: E402
+from ircharness import (PersistentServer, SLOW, Client, Server, Shared, TestFailure,  # noqa: E402
                         daemon_path, isupport, parse, run_tests)
 
 TMP = tempfile.mkdtemp(prefix="agentircd-history-")
@@ -53,35 +53,12 @@ def accounts():
     return _accounts
 
 
-class PServer(Server):
-    """A server whose database lives in our own temp dir and whose directory survives
-    stop(), so that stop()/kill9() and start() again reuse the same config and database."""
-
-    dirs = []
+class PServer(PersistentServer):
+    """A server whose database is in TMP and whose directory survives stop()."""
 
     def __init__(self, name, **kw):
-        self.db = os.path.join(TMP, name + ".db")
         kw.setdefault("flood_exempt", "127.0.0.0/8")
-        kw.setdefault("database", self.db)
-        Server.__init__(self, **kw)
-        PServer.dirs.append(self.dir)
-
-    def stop(self, timeout=15):
-        old = os.environ.get("IRC_KEEP_TMP")
-        os.environ["IRC_KEEP_TMP"] = "1"
-        try:
-            Server.stop(self, timeout)
-        finally:
-            if old is None:
-                del os.environ["IRC_KEEP_TMP"]
-            else:
-                os.environ["IRC_KEEP_TMP"] = old
-
-    def restart(self):
-        self.stop()
-        self.start()
-        return self
-
+        PersistentServer.__init__(self, os.path.join(TMP, name + ".db"), **kw)
 
 def _cleanup():
     # atexit: after run_tests has stopped every daemon

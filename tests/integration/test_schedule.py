@@ -51,7 +51,7 @@ import urllib.request
 import uuid
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from ircharness import (REPO, SLOW, Client, Server, Shared,  # noqa: E402
+from ircharness import (PersistentServer, REPO, SLOW, Client, Server, Shared,  # noqa: E402
                         TestFailure, parse, pump, run_tests)
 
 SRCDIR = os.environ.get("SRCDIR") or REPO
@@ -104,28 +104,11 @@ def agent_pids(name=None):
     return [int(p) for p in r.stdout.split()]
 
 
-class PServer(Server):
+class PServer(PersistentServer):
     """A server whose database is in TMP and whose directory survives stop()."""
 
-    dirs = []
-
     def __init__(self, name, **kw):
-        self.db = os.path.join(TMP, name + ".db")
-        kw.setdefault("database", self.db)
-        Server.__init__(self, **kw)
-        PServer.dirs.append(self.dir)
-
-    def stop(self, timeout=15):
-        old = os.environ.get("IRC_KEEP_TMP")
-        os.environ["IRC_KEEP_TMP"] = "1"
-        try:
-            Server.stop(self, timeout)
-        finally:
-            if old is None:
-                del os.environ["IRC_KEEP_TMP"]
-            else:
-                os.environ["IRC_KEEP_TMP"] = old
-
+        PersistentServer.__init__(self, os.path.join(TMP, name + ".db"), **kw)
 
 _bridges = []
 
