@@ -15,6 +15,7 @@
 #include "ircd/conf.h"
 #include "ircd/dict.h"
 #include "ircd/numeric.h"
+#include "ircd/schedule.h"
 #include "ircd/xmalloc.h"
 
 struct channel *
@@ -71,6 +72,8 @@ channel_maybe_destroy(struct channel *ch)
 	casemap_fold(key, ch->name, sizeof(key));
 	dict_del(ircd.channels, key);
 	ircd.nchannels--;
+	if (!ircd.stopping)
+		schedule_drop_conv(key);	/* SC-7 */
 	while ((b = TAILQ_FIRST(&ch->bans)) != NULL) {
 		TAILQ_REMOVE(&ch->bans, b, entry);
 		free(b->mask);

@@ -679,6 +679,29 @@ schedule_drop(struct agent *a, const char *key)
 			sched_delete(s);
 }
 
+/* Does conversation key involve principal (one side of a private key)? */
+static int
+sched_key_has(const char *key, const char *principal)
+{
+	size_t lk = strlen(key), lp = strlen(principal);
+
+	if (strcmp(key, principal) == 0)
+		return 1;
+	if (lk > lp && strncmp(key, principal, lp) == 0 && key[lp] == ' ')
+		return 1;
+	return lk > lp && key[lk - lp - 1] == ' ' && strcmp(key + lk - lp, principal) == 0;
+}
+
+void
+schedule_drop_conv(const char *key)
+{
+	struct sched *s, *ts;
+
+	TAILQ_FOREACH_SAFE(s, &scheds, entry, ts)
+		if (sched_key_has(s->target, key) || sched_key_has(s->creator, key))
+			sched_delete(s);
+}
+
 void
 schedule_join_summary(struct client *c, struct channel *ch)
 {

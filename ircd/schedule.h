@@ -30,6 +30,11 @@ void	schedule_user_delete(struct client *, const char *key, const char *id);
 void	schedule_person_spoke(const char *key);
 /* The agent left conversation key (KICK): its schedules there end (SC-7). */
 void	schedule_drop(struct agent *, const char *key);
+/*
+ * SC-7: a conversation went away (a channel destroyed, "#chan"), or a
+ * person did (an account deleted, "a:<account>"): its schedules end.
+ */
+void	schedule_drop_conv(const char *key);
 /* SC-8: tell a joiner what is scheduled in ch. */
 void	schedule_join_summary(struct client *, struct channel *);
 /* Is a turn for schedule id still waiting (SC-3)? turn.c knows. */

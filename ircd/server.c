@@ -239,6 +239,24 @@ server_rehash(void)
 		log_warnx("rehash: %s; keeping the running configuration", err);
 		return;
 	}
+	/* SC-7: schedules of accounts the new file no longer has end. */
+	{
+		size_t i, j;
+
+		for (i = 0; i < ircd.conf->naccounts; i++) {
+			char key[NICKLEN * 2 + 3];
+
+			for (j = 0; j < nc->naccounts; j++)
+				if (casemap_cmp(ircd.conf->accounts[i].name,
+				    nc->accounts[j].name) == 0)
+					break;
+			if (j < nc->naccounts)
+				continue;
+			snprintf(key, sizeof(key), "a:");
+			casemap_fold(key + 2, ircd.conf->accounts[i].name, sizeof(key) - 2);
+			schedule_drop_conv(key);
+		}
+	}
 #define SWAP(f) do {							\
 	__typeof__(ircd.conf->f) t_ = ircd.conf->f;			\
 	ircd.conf->f = nc->f;						\

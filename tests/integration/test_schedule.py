@@ -51,7 +51,7 @@ import urllib.request
 import uuid
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from ircharness import (PersistentServer, REPO, SLOW, Client, Server, Shared,  # noqa: E402
+from ircharness import (PersistentServer, daemon_path, REPO, SLOW, Client, Server, Shared,  # noqa: E402
                         TestFailure, parse, pump, run_tests)
 
 SRCDIR = os.environ.get("SRCDIR") or REPO
@@ -1075,6 +1075,46 @@ def test_sc7_kick_ends_schedules():
 
 
 # ---------------------------------------------------------------- SC-8
+
+
+def test_sc7_account_deleted_ends_schedules():
+    """SC-7: a schedule of a private conversation with an account ends when the account
+    is deleted from the config and the server reloads it (SIGHUP)."""
+    pw = "sc7-secret"
+    h = subprocess.run([daemon_path(), "--hash-password"], input=pw + "\n",
+                       stdout=subprocess.PIPE, text=True, check=True).stdout.strip()
+    account = "[account carol7]\npassword = %s\n\n" % h
+    srv = Server(flood_exempt="127.0.0.0/8", history_replay=0, schedule_minute=1,
+                 config_extra=account + agent_section("acct7"))
+    try:
+        c = Client(srv)
+        c.nick = "carol7"
+        c.send("PASS carol7:%s" % pw)
+        c.send("CAP REQ :%s" % CAPS)
+        c.expect(r" CAP \S+ ACK ")
+        c.send("CAP END")
+        c.register("carol7")
+        out = mcp(c, "acct7", "acct7", "schedule",
+                  {"name": "tick7a", "prompt": "tick7a", "in_seconds": 1,
+                   "every_minutes": 1}, where="carol7", address=False)
+        scheduled_id(out, "private")
+        expect_firing(c, "carol7", "tick7a")
+        with open(srv.conf) as f:
+            text = f.read()
+        with open(srv.conf, "w") as f:
+            f.write(text.replace(account, ""))
+        os.kill(srv.proc.pid, signal.SIGHUP)
+        time.sleep(0.5 * SLOW)
+        c.sync()
+        lines = collect([c], 2.5)[c]
+        if firings(lines, "carol7", "tick7a"):
+            raise TestFailure("a schedule of a deleted account still fires")
+        got = user_cmd(c, "acct7", "!schedules")
+        if any("tick7a" in l for l in got):
+            raise TestFailure("!schedules still lists it: %r" % got)
+        c.quit()
+    finally:
+        srv.stop()
 
 def test_sc8_join_summary():
     """SC-8: a joiner of a channel with schedules gets "N scheduled, next at HH:MM
