@@ -276,8 +276,11 @@ chan_join_one(struct client *c, const char *name, const char *key)
 		}
 		/* A stale invite must not outlive the join it was for. */
 		client_invite_clear(c, ch->name);
-		/* An empty channel kept from the config or history: first in gets op. */
-		channel_add(ch, c, ch->nmembers == 0 ? MEMBER_OP : 0);
+		/*
+		 * A channel kept from the config or history with nobody but agents
+		 * in it: the first person in gets op, as in a new channel.
+		 */
+		channel_add(ch, c, ch->nmembers == ch->nagents ? MEMBER_OP : 0);
 	}
 	chan_relay_join(c, ch);
 	if (ch->topic != NULL)

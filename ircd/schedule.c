@@ -297,7 +297,6 @@ static void
 sched_load(const struct store_schedule *ss, void *arg)
 {
 	struct sched *s = xcalloc(1, sizeof(*s));
-	int64_t now = sched_now();
 
 	(void)arg;
 	s->id = ss->id;
@@ -319,8 +318,31 @@ sched_load(const struct store_schedule *ss, void *arg)
 	 * clamps a past time to now); the firing then moves next to the
 	 * first slot of its timetable after now.
 	 */
-	(void)now;
 	sched_arm(s);
+}
+
+static void sched_approved(int, void *);
+
+/*
+ * A schedule that waited for a person's !allow when the server stopped
+ * gets its card again, in the conversation that made it. Nobody's turn
+ * asked for it now, so a channel operator answers it.
+ */
+static void
+sched_reopen_cards(void)
+{
+	struct sched *s;
+	struct agent *a;
+	char what[300];
+
+	TAILQ_FOREACH(s, &scheds, entry) {
+		if (strcmp(s->state, "pending") != 0 || (a = agent_find(s->agent)) == NULL)
+			continue;
+		snprintf(what, sizeof(what), "schedule \"%s\" in %s (%s)", s->name,
+		    s->target_name, s->every > 0 ? "repeating" : "once");
+		card_open_server(agent_conv(a, s->creator, s->creator_name,
+		    s->creator_private), NULL, what, sched_approved, s);
+	}
 }
 
 int
@@ -330,6 +352,7 @@ schedule_init(void)
 	struct timeval tv = { ircd.conf->schedule_minute * SCHED_RECHECK_SEC / 60, 0 };
 
 	store_schedule_list(history_store(), sched_load, NULL);
+	sched_reopen_cards();
 	recheck_ev = event_new(ircd.base, -1, EV_PERSIST, sched_recheck_cb, NULL);
 	event_add(recheck_ev, &tv);
 	return 0;
@@ -538,8 +561,8 @@ schedule_tool_create(struct conv *cv, const cJSON *args, char *out, size_t len)
 		char what[300];
 		unsigned n;
 
-		snprintf(what, sizeof(what), "schedule \"%s\" in %s (%s%s)", name,
-		    tname, every > 0 ? "repeating" : "once", "");
+		snprintf(what, sizeof(what), "schedule \"%s\" in %s (%s)", name,
+		    tname, every > 0 ? "repeating" : "once");
 		n = card_open_server(cv, cv->turn, what, sched_approved, s);
 		snprintf(out, len, "sch_%lld waits for a person to allow it "
 		    "(card %u in %s); then it fires first at %s", (long long)s->id,

@@ -855,6 +855,34 @@ def test_sc5_cross_conversation_needs_allow():
         c.quit()
 
 
+
+def test_sc5_pending_card_after_restart():
+    """SC-2/SC-5: a schedule for another conversation still waiting for its !allow when
+    the daemon stops gets its card again after the restart (kept in history, so the
+    JOIN replay shows it); a channel operator allows it and it fires."""
+    srv = PServer("pend5", flood_exempt="127.0.0.0/8", history_replay=20,
+                  schedule_minute=1, config_extra=agent_section("sched", "#sc5p #sc5q"))
+    try:
+        u = joined(mclient(srv, "u5p"), "#sc5p", "#sc5q")
+        out = mcp(u, "#sc5p", "sched", "schedule",
+                  {"name": "pend5", "prompt": "after restart", "in_seconds": 1,
+                   "target": "#sc5q"})
+        if not any(re.match(r"tool: sch_\d+ waits for a person", l) for l in out):
+            raise TestFailure("not pending: %r" % out)
+        u.quit()
+        srv.restart()
+        op = mclient(srv, "o5p", caps=CAPS + " server-time")
+        op.send("JOIN #sc5q")
+        op.expect(r":o5p!\S+ JOIN #sc5q")
+        op.send("JOIN #sc5p")
+        n = card_in(op, "sched", "#sc5p", "pend5", timeout=8)
+        op.send("PRIVMSG #sc5p :!allow %d" % n)
+        op.expect(r":sched!\S+ NOTICE #sc5p :card %d: allowed by o5p" % n, 5)
+        expect_firing(op, "#sc5q", "pend5", timeout=5)
+        op.quit()
+    finally:
+        srv.stop()
+
 def own_server(**kw):
     """A server of one test (for what may bring the daemon down): the sched agent in
     #sc5t and #sc5u."""
