@@ -48,36 +48,14 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 1' HUP INT TERM
 
-n=0
-failed=0
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-not_ok() { n=$((n + 1)); failed=$((failed + 1)); echo "not ok $n - $1"; }
-check() { # description command...
-	d=$1; shift
-	if "$@"; then ok "$d"; else not_ok "$d"; fi
-}
-# wait_for SECONDS command...: poll every 0.1 s until the command succeeds.
-wait_for() {
-	i=$(($1 * 10)); shift
-	while [ "$i" -gt 0 ]; do
-		"$@" && return 0
-		sleep 0.1
-		i=$((i - 1))
-	done
-	return 1
-}
+# TAP output and polling: ok, not_ok, check, wait_for, diag, ircd_alive, port_open.
+. "$(dirname "$0")/lib.sh"
 screen() { tmux -L "$TSOCK" capture-pane -p -J -t e2e 2>/dev/null; }
 screen_has() { screen | grep -Eq -- "$1"; }
 log_has() { grep -Eq -- "$1" "$TMP/ircd.log"; }
-ircd_alive() { kill -0 "$IRCD_PID" 2>/dev/null; }
 agent_gone() { ! kill -0 "$AGENT_PID" 2>/dev/null; }
 irssi_exited() {
 	[ "$(tmux -L "$TSOCK" display-message -p -t e2e '#{pane_dead}' 2>/dev/null)" = 1 ]
-}
-port_open() {
-	python3 -c 'import socket, sys
-socket.create_connection(("127.0.0.1", int(sys.argv[1])), timeout=1).close()' \
-	    "$PORT" 2>/dev/null
 }
 # type TEXT: type a line into irssi and press Enter.
 type_line() {

@@ -37,34 +37,11 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 1' HUP INT TERM
 
-n=0
-failed=0
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-not_ok() { n=$((n + 1)); failed=$((failed + 1)); echo "not ok $n - $1"; }
-check() { # description command...
-	d=$1; shift
-	if "$@"; then ok "$d"; else not_ok "$d"; fi
-}
-# wait_for SECONDS command...: poll every 0.1 s until the command succeeds.
-wait_for() {
-	i=$(($1 * 10)); shift
-	while [ "$i" -gt 0 ]; do
-		"$@" && return 0
-		sleep 0.1
-		i=$((i - 1))
-	done
-	return 1
-}
-diag() { sed 's/^/# /' "$@" 2>/dev/null; }
+# TAP output and polling: ok, not_ok, check, wait_for, diag, ircd_alive, port_open.
+. "$(dirname "$0")/lib.sh"
 screen() { tmux -L "$TSOCK" capture-pane -p -t e2e 2>/dev/null; }
 screen_has() { screen | grep -Eq -- "$1"; }
 have() { [ -e "$TMP/bob.$1" ]; }
-ircd_alive() { kill -0 "$IRCD_PID" 2>/dev/null; }
-port_open() {
-	python3 -c 'import socket, sys
-socket.create_connection(("127.0.0.1", int(sys.argv[1])), timeout=1).close()' \
-	    "$PORT" 2>/dev/null
-}
 # type TEXT: type a line into irssi and press Enter.
 type_line() {
 	tmux -L "$TSOCK" send-keys -t e2e -l -- "$1" &&

@@ -53,25 +53,8 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 1' HUP INT TERM
 
-n=0
-failed=0
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-not_ok() { n=$((n + 1)); failed=$((failed + 1)); echo "not ok $n - $1"; }
-check() { # description command...
-	d=$1; shift
-	if "$@"; then ok "$d"; else not_ok "$d"; fi
-}
-# wait_for SECONDS command...: poll every 0.1 s until the command succeeds.
-wait_for() {
-	i=$(($1 * 10)); shift
-	while [ "$i" -gt 0 ]; do
-		"$@" && return 0
-		sleep 0.1
-		i=$((i - 1))
-	done
-	return 1
-}
-diag() { sed 's/^/# /' "$@" 2>/dev/null; }
+# TAP output and polling: ok, not_ok, check, wait_for, diag, ircd_alive, port_open.
+. "$(dirname "$0")/lib.sh"
 # WeeChat's logger writes one file per buffer: the server's and #e2e's.
 server_log() { cat "$LOGS/irc.server.agentircd.weechatlog" 2>/dev/null; }
 channel_log() { cat "$LOGS/irc.agentircd.#e2e.weechatlog" 2>/dev/null; }
@@ -79,13 +62,7 @@ server_has() { server_log | grep -Eq -- "$1"; }
 channel_has() { channel_log | grep -Eq -- "$1"; }
 have() { [ -e "$TMP/bob.$1" ]; }
 fifo_ready() { [ -p "$FIFO" ]; }
-ircd_alive() { kill -0 "$IRCD_PID" 2>/dev/null; }
 weechat_alive() { kill -0 "$WC_PID" 2>/dev/null; }
-port_open() {
-	python3 -c 'import socket, sys
-socket.create_connection(("127.0.0.1", int(sys.argv[1])), timeout=1).close()' \
-	    "$PORT" 2>/dev/null
-}
 # fifo_send: copy stdin to WeeChat's FIFO pipe. Opening a FIFO blocks until
 # someone reads it: if WeeChat is gone, give up after a while.
 # shellcheck disable=SC2016 # $1 is expanded by the inner sh
