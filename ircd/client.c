@@ -275,6 +275,7 @@ outmsg_render(struct outmsg *m)
 	int n;
 	size_t len;
 
+	m->nwire = 0;
 	m->time_ms = client_time_now_ms();
 	client_time_format(m->time_ms, m->time, sizeof(m->time));
 	server_msgid(m->msgid, sizeof(m->msgid));

@@ -41,6 +41,8 @@ struct channel;
  * shared by every recipient; structured fields let agents (later) read it
  * without parsing the line.
  */
+#define OUTMSG_NWIRE	4
+
 struct outmsg {
 	struct client	*from;
 	const char	*cmd;		/* "PRIVMSG", "NOTICE", "TAGMSG" */
@@ -57,6 +59,17 @@ struct outmsg {
 	char		 msgid[32];
 	char		 line[IRC_LINELEN];	/* ":prefix CMD target :text", no CRLF */
 	size_t		 len;
+	/*
+	 * conn.c's renderings of this message in the turn's output arena, one
+	 * per set of tag caps, so recipients share bytes. A struct copy does
+	 * not carry them over: wire_self must point at the struct itself.
+	 */
+	const struct outmsg *wire_self;
+	unsigned	 nwire;
+	struct {
+		unsigned	 key, gen;
+		uint32_t	 off, len;
+	}		 wire[OUTMSG_NWIRE];
 };
 
 /* Set time and msgid, and render the line (text cut to the line limit). */

@@ -2,8 +2,16 @@
  * conn.c: one client socket. Lines are capped as they are read, commands
  * run only as fast as the flood penalty allows, output past the SendQ
  * drops the client, and silence is answered with PING, then a timeout.
- * A conn is freed only from its own deferred event, never inside a
- * bufferevent callback that may still be on the stack.
+ *
+ * Output is gathered for the whole loop turn (wbuf.c) and written at its
+ * end, after the turn's history is committed: one writev() per client per
+ * turn, however many lines it got, and nothing reaches a client before it
+ * is stored. A plain socket is a bare descriptor and one event; only when
+ * the kernel does not take everything does a client get a buffer of its
+ * own. TLS sockets are bufferevents, fed once per turn.
+ *
+ * A conn is freed only from the deferred event, never inside a callback
+ * that may still be on the stack.
  */
 #include "compat.h"
 
@@ -11,6 +19,7 @@
 #include <event2/bufferevent.h>
 #include <event2/bufferevent_ssl.h>
 #include <event2/event.h>
+#include <event2/event_struct.h>
 #include <openssl/err.h>
 #include <openssl/ssl.h>
 #include <openssl/x509.h>
@@ -18,10 +27,12 @@
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "ircd/account.h"
 #include "ircd/cap.h"
@@ -30,46 +41,73 @@
 #include "ircd/conf.h"
 #include "ircd/conn.h"
 #include "ircd/dict.h"
+#include "ircd/history.h"
 #include "ircd/listen.h"
 #include "ircd/log.h"
 #include "ircd/message.h"
 #include "ircd/numeric.h"
 #include "ircd/reply.h"
+#include "ircd/wbuf.h"
 #include "ircd/xmalloc.h"
 
 /* A whole line: the tag section and the 512-byte rest, CRLF included. */
 #define CONN_MAXLINE	(IRC_TAGLEN + IRC_LINELEN)
 /* How long a closing connection may take to flush its last lines. */
 #define CONN_LINGER_SEC	3
+/* Past this much output in one turn, write it out between two commands. */
+#define CONN_FLUSH_AT	(1024 * 1024)
+/* Segments per writev(); IOV_MAX is 1024, a turn seldom needs more than a few. */
+#define CONN_IOV	64
+/* The tags of a relayed line depend on these caps only. */
+#define CONN_TAGCAPS	(CAP_BATCH | CAP_SERVER_TIME | CAP_ACCOUNT_TAG | CAP_MESSAGE_TAGS)
 
 struct conn {
-	struct bufferevent	*bev;
+	TAILQ_ENTRY(conn)	 entry;		/* every conn, for the sweep */
+	TAILQ_ENTRY(conn)	 dentry;	/* conns with output this turn */
+	struct event		 ev;		/* plain: read, and write when blocked */
+	struct bufferevent	*bev;		/* TLS only */
 	struct client		*client;
 	struct listener		*listener;
-	struct event		*timer;		/* pings, registration, flood resume */
-	struct event		*ev_free;	/* deferred free */
-	struct event		*ev_exit;	/* deferred client_exit (SendQ) */
+	struct event		*hold;		/* flood resume; made on first use */
+	struct conn		*defer_next;	/* on the deferred list */
 	const char		*exit_reason;
+	struct wq		 q;		/* this turn's output */
+	char			*ibuf;		/* input not processed yet, or NULL */
+	char			*obuf;		/* output the socket has not taken */
+	uint32_t		 ilen, icap;
+	uint32_t		 ooff, olen, ocap;
 	uint64_t		 penalty;	/* ms (monotonic) the client has used up to */
 	uint64_t		 delay_until;	/* ms: no lines before (failed logins) */
 	time_t			 last_read;
 	time_t			 ping_sent;	/* 0 when no PING is outstanding */
-	int			 closing;
-	int			 freeing;
-	int			 dead;		/* the socket is gone: write nothing */
-	int			 discarding;	/* skipping the rest of an overlong line */
-	int			 flood_exempt;
-	int			 ip_exempt;	/* from flood-exempt in the config */
-	int			 tls;
-	char			 ip[64];
+	time_t			 close_at;	/* closing: free by then even if unflushed */
+	evutil_socket_t		 fd;
+	unsigned		 armed:2;	/* EV_READ|EV_WRITE the event waits for */
+	unsigned		 closing:1;
+	unsigned		 freeing:1;
+	unsigned		 deferred:1;
+	unsigned		 dirty:1;
+	unsigned		 dead:1;	/* the socket is gone: write nothing */
+	unsigned		 discarding:1;	/* skipping the rest of an overlong line */
+	unsigned		 flood_exempt:1;
+	unsigned		 ip_exempt:1;	/* from flood-exempt in the config */
+	unsigned		 tls:1;
+	char			 ip[INET6_ADDRSTRLEN];
 };
 
+static TAILQ_HEAD(, conn) conns = TAILQ_HEAD_INITIALIZER(conns);
+static TAILQ_HEAD(, conn) dirty = TAILQ_HEAD_INITIALIZER(dirty);
+static struct conn	*deferred;
+static struct event	*flush_ev, *defer_ev, *sweep_ev;
+static int		 flush_pending;
+
 /*
- * One line is parsed and dispatched at a time, so the line buffer and the
- * labeled-response state are shared, not per connection: an idle client
- * costs no 8 KiB line buffer.
+ * One line is parsed and dispatched at a time, and one socket read at a
+ * time, so the line and read buffers and the labeled-response state are
+ * shared, not per connection: an idle client costs no buffer at all.
  */
 static char conn_line[CONN_MAXLINE + 1];
+static char conn_rbuf[16384];
 
 static struct {
 	struct conn	*conn;		/* the connection whose command is labeled */
@@ -80,6 +118,10 @@ static struct {
 } lab;
 
 static const struct client_ops conn_client_ops;
+static void	conn_flush_cb(evutil_socket_t, short, void *);
+static void	conn_arm(struct conn *);
+static void	conn_ev_cb(evutil_socket_t, short, void *);
+static void	conn_input(struct conn *, const char *, size_t);
 
 static uint64_t
 conn_now_ms(void)
@@ -91,23 +133,60 @@ conn_now_ms(void)
 }
 
 static void
-conn_free_cb(evutil_socket_t fd, short what, void *arg)
+conn_free(struct conn *conn)
 {
-	struct conn *conn = arg;
+	if (conn->bev != NULL) {
+		/* Say goodbye in TLS too (close_notify), so clients see no truncation. */
+		if (!conn->dead) {
+			SSL *ssl = bufferevent_openssl_get_ssl(conn->bev);
 
-	/* Say goodbye in TLS too (close_notify), so clients see no truncation. */
-	if (conn->tls && !conn->dead) {
-		SSL *ssl = bufferevent_openssl_get_ssl(conn->bev);
-
-		if (ssl != NULL && SSL_is_init_finished(ssl))
-			(void)SSL_shutdown(ssl);
+			if (ssl != NULL && SSL_is_init_finished(ssl))
+				(void)SSL_shutdown(ssl);
+		}
+		bufferevent_free(conn->bev);
+	} else {
+		if (conn->armed)
+			event_del(&conn->ev);
+		evutil_closesocket(conn->fd);
 	}
-	bufferevent_free(conn->bev);
-	event_free(conn->timer);
-	event_free(conn->ev_free);
-	event_free(conn->ev_exit);
+	if (conn->hold != NULL)
+		event_free(conn->hold);
+	if (conn->dirty)
+		TAILQ_REMOVE(&dirty, conn, dentry);
+	TAILQ_REMOVE(&conns, conn, entry);
+	free(conn->ibuf);
+	free(conn->obuf);
 	ircd.nconns--;
 	free(conn);
+}
+
+/* Exits and frees wait for the deferred event, off every callback's stack. */
+static void
+conn_defer(struct conn *conn)
+{
+	if (conn->deferred)
+		return;
+	conn->deferred = 1;
+	conn->defer_next = deferred;
+	deferred = conn;
+	event_active(defer_ev, 0, 0);
+}
+
+static void
+conn_defer_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct conn *conn;
+
+	while ((conn = deferred) != NULL) {
+		deferred = conn->defer_next;
+		conn->deferred = 0;
+		if (conn->freeing)
+			conn_free(conn);
+		else if (conn->client != NULL)
+			client_exit(conn->client, conn->exit_reason);
+		else
+			conn_close(conn, conn->exit_reason);
+	}
 }
 
 static void
@@ -116,7 +195,7 @@ conn_destroy_later(struct conn *conn)
 	if (conn->freeing)
 		return;
 	conn->freeing = 1;
-	event_active(conn->ev_free, 0, 0);
+	conn_defer(conn);
 }
 
 /* The client must go, but not from inside a send loop: exit on the next turn. */
@@ -126,43 +205,13 @@ conn_exit_later(struct conn *conn, const char *reason)
 	if (conn->exit_reason != NULL || conn->closing)
 		return;
 	conn->exit_reason = reason;
-	event_active(conn->ev_exit, 0, 0);
-}
-
-static void
-conn_exit_cb(evutil_socket_t fd, short what, void *arg)
-{
-	struct conn *conn = arg;
-
-	if (conn->client != NULL)
-		client_exit(conn->client, conn->exit_reason);
-	else
-		conn_close(conn, conn->exit_reason);
+	conn_defer(conn);
 }
 
 static int
 conn_flood_limited(const struct conn *conn)
 {
 	return ircd.conf->flood && !conn->flood_exempt;
-}
-
-static void
-conn_schedule(struct conn *conn)
-{
-	struct timeval tv = { 0, 0 };
-	time_t now = time(NULL), due;
-	const struct conf *cf = ircd.conf;
-
-	if (conn->closing)
-		return;
-	if (conn->client != NULL && !(conn->client->flags & CLIENT_REGISTERED))
-		due = conn->client->signon + cf->register_timeout;
-	else if (conn->ping_sent)
-		due = conn->ping_sent + cf->ping_timeout;
-	else
-		due = conn->last_read + cf->ping_interval;
-	tv.tv_sec = due > now ? due - now : 0;
-	evtimer_add(conn->timer, &tv);
 }
 
 void
@@ -207,7 +256,11 @@ conn_is_tls(const struct conn *conn)
 size_t
 conn_sendq(const struct conn *conn)
 {
-	return evbuffer_get_length(bufferevent_get_output(conn->bev));
+	size_t n = conn->olen + conn->q.bytes;
+
+	if (conn->bev != NULL)
+		n += evbuffer_get_length(bufferevent_get_output(conn->bev));
+	return n;
 }
 
 unsigned
@@ -222,29 +275,279 @@ conn_count_ip(const char *ip)
 	return n;
 }
 
+
+/* What is queued but not written goes: the socket is dead or over its SendQ. */
+static void
+conn_drop_output(struct conn *conn)
+{
+	memset(&conn->q, 0, sizeof(conn->q));
+	free(conn->obuf);
+	conn->obuf = NULL;
+	conn->ooff = conn->olen = conn->ocap = 0;
+	if (conn->bev != NULL) {
+		struct evbuffer *out = bufferevent_get_output(conn->bev);
+
+		evbuffer_drain(out, evbuffer_get_length(out));
+	}
+}
+
+/* The socket failed: nothing more is written, the client leaves. */
+static void
+conn_fail(struct conn *conn, const char *reason)
+{
+	conn->dead = 1;
+	conn_drop_output(conn);
+	conn_arm(conn);
+	if (conn->closing)
+		conn_destroy_later(conn);
+	else
+		conn_exit_later(conn, reason);
+}
+
+/* Output is written at the end of the turn; make sure that end comes. */
+void
+conn_flush_soon(void)
+{
+	if (flush_pending)
+		return;
+	flush_pending = 1;
+	if (flush_ev == NULL)
+		flush_ev = event_new(ircd.base, -1, 0, conn_flush_cb, NULL);
+	event_active(flush_ev, 0, 0);
+}
+
+static void
+conn_queue(struct conn *conn, uint32_t off, uint32_t len)
+{
+	wq_push(&conn->q, off, len);
+	if (!conn->dirty) {
+		conn->dirty = 1;
+		TAILQ_INSERT_TAIL(&dirty, conn, dentry);
+	}
+	conn_flush_soon();
+}
+
+/* May len more bytes be queued? Past the SendQ the client is dropped. */
+static int
+conn_room(struct conn *conn, size_t len)
+{
+	if (conn->closing || conn->dead || conn->exit_reason != NULL)
+		return 0;
+	if (conn_sendq(conn) + len > ircd.conf->sendq) {
+		/* Drop what it will never read; the ERROR line goes out alone. */
+		conn_drop_output(conn);
+		conn_exit_later(conn, "SendQ exceeded");
+		return 0;
+	}
+	return 1;
+}
+
 /* Queue one line: "@tags " (when there are tags), the body, CRLF. */
 static void
 conn_put(struct conn *conn, const char *tags, const char *body, size_t len)
 {
-	struct evbuffer *out;
-	size_t tlen = tags != NULL ? strlen(tags) : 0;
+	size_t tlen = tags != NULL ? strlen(tags) : 0, need;
+	uint32_t off;
+	char *p;
 
-	if (conn->closing || conn->dead || conn->exit_reason != NULL)
+	need = (tlen > 0 ? tlen + 2 : 0) + len + 2;
+	if (!conn_room(conn, need))
 		return;
-	out = bufferevent_get_output(conn->bev);
-	if (evbuffer_get_length(out) + tlen + len + 4 > ircd.conf->sendq) {
-		/* Drop what it will never read; the ERROR line goes out alone. */
-		evbuffer_drain(out, evbuffer_get_length(out));
-		conn_exit_later(conn, "SendQ exceeded");
-		return;
-	}
+	p = wbuf_reserve(need, &off);
 	if (tlen > 0) {
-		evbuffer_add(out, "@", 1);
-		evbuffer_add(out, tags, tlen);
-		evbuffer_add(out, " ", 1);
+		*p++ = '@';
+		memcpy(p, tags, tlen);
+		p += tlen;
+		*p++ = ' ';
 	}
-	evbuffer_add(out, body, len);
-	evbuffer_add(out, "\r\n", 2);
+	memcpy(p, body, len);
+	p[len] = '\r';
+	p[len + 1] = '\n';
+	conn_queue(conn, off, (uint32_t)need);
+}
+
+/* Keep bytes the socket did not take; they leave when it is writable. */
+static void
+conn_obuf_add(struct conn *conn, const struct wq *q, size_t skip)
+{
+	size_t n = q->bytes - skip;
+
+	if (conn->ooff > 0 && conn->ooff + conn->olen + n > conn->ocap) {
+		memmove(conn->obuf, conn->obuf + conn->ooff, conn->olen);
+		conn->ooff = 0;
+	}
+	if (conn->olen + n > conn->ocap) {
+		size_t cap = conn->ocap > 0 ? conn->ocap : 4096;
+
+		while (cap < conn->olen + n)
+			cap *= 2;
+		conn->obuf = xreallocarray(conn->obuf, cap, 1);
+		conn->ocap = (uint32_t)cap;
+	}
+	wq_copy(q, skip, conn->obuf + conn->ooff + conn->olen);
+	conn->olen += (uint32_t)n;
+}
+
+/* The event waits for what the socket needs now: input, room, or nothing. */
+static void
+conn_arm(struct conn *conn)
+{
+	unsigned want = 0;
+
+	if (conn->bev != NULL)
+		return;
+	if (!conn->dead) {
+		if (!conn->closing)
+			want |= EV_READ;
+		if (conn->olen > 0)
+			want |= EV_WRITE;
+	}
+	if (want == conn->armed)
+		return;
+	if (conn->armed)
+		event_del(&conn->ev);
+	conn->armed = want;
+	if (want == 0)
+		return;
+	event_assign(&conn->ev, ircd.base, conn->fd, (short)(want | EV_PERSIST),
+	    conn_ev_cb, conn);
+	event_add(&conn->ev, NULL);
+}
+
+/* TLS: one bufferevent_write per 16 KiB, so lines share records. */
+static void
+conn_flush_tls(struct conn *conn, const struct wq *q)
+{
+	static char buf[16384];
+	struct iovec iov[CONN_IOV];
+	uint32_t cur = q->head;
+	size_t have = 0;
+	int i, n;
+
+	while (cur != 0) {
+		n = wq_iov(q, iov, CONN_IOV, &cur);
+		for (i = 0; i < n; i++) {
+			const char *p = iov[i].iov_base;
+			size_t len = iov[i].iov_len;
+
+			while (len > 0) {
+				size_t k = sizeof(buf) - have < len ? sizeof(buf) - have : len;
+
+				memcpy(buf + have, p, k);
+				have += k;
+				p += k;
+				len -= k;
+				if (have == sizeof(buf)) {
+					bufferevent_write(conn->bev, buf, have);
+					have = 0;
+				}
+			}
+		}
+	}
+	if (have > 0)
+		bufferevent_write(conn->bev, buf, have);
+}
+
+static void
+conn_flush(struct conn *conn)
+{
+	struct iovec iov[CONN_IOV];
+	uint32_t cur;
+	size_t done = 0, want;
+	ssize_t n;
+	int cnt, i;
+
+	if (conn->q.bytes == 0 || conn->dead) {
+		memset(&conn->q, 0, sizeof(conn->q));
+		return;
+	}
+	if (conn->bev != NULL) {
+		/* Empty first: the write callback may run inside bufferevent_write. */
+		struct wq q = conn->q;
+
+		memset(&conn->q, 0, sizeof(conn->q));
+		conn_flush_tls(conn, &q);
+		if (conn->closing &&
+		    evbuffer_get_length(bufferevent_get_output(conn->bev)) == 0)
+			conn_destroy_later(conn);
+		return;
+	}
+	/* Older bytes are still waiting: these go behind them. */
+	if (conn->olen == 0) {
+		cur = conn->q.head;
+		while (cur != 0) {
+			cnt = wq_iov(&conn->q, iov, CONN_IOV, &cur);
+			for (want = 0, i = 0; i < cnt; i++)
+				want += iov[i].iov_len;
+			n = writev(conn->fd, iov, cnt);
+			if (n < 0) {
+				if (errno != EAGAIN && errno != EWOULDBLOCK &&
+				    errno != EINTR) {
+					conn_fail(conn, "Write error");
+					return;
+				}
+				n = 0;
+			}
+			done += (size_t)n;
+			if ((size_t)n < want)
+				break;
+		}
+	}
+	if (done < conn->q.bytes)
+		conn_obuf_add(conn, &conn->q, done);
+	memset(&conn->q, 0, sizeof(conn->q));
+	conn_arm(conn);
+	if (conn->closing && conn->olen == 0)
+		conn_destroy_later(conn);
+}
+
+/*
+ * The end of the turn: commit the turn's history, then give every client
+ * its lines, one write each.
+ */
+static void
+conn_flush_all(void)
+{
+	struct conn *conn;
+
+	flush_pending = 0;
+	history_commit();
+	while ((conn = TAILQ_FIRST(&dirty)) != NULL) {
+		TAILQ_REMOVE(&dirty, conn, dentry);
+		conn->dirty = 0;
+		conn_flush(conn);
+	}
+	wbuf_reset();
+}
+
+static void
+conn_flush_cb(evutil_socket_t fd, short what, void *arg)
+{
+	conn_flush_all();
+}
+
+/* Plain socket writable again: send what it did not take before. */
+static void
+conn_write_ready(struct conn *conn)
+{
+	ssize_t n;
+
+	n = write(conn->fd, conn->obuf + conn->ooff, conn->olen);
+	if (n < 0) {
+		if (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)
+			conn_fail(conn, "Write error");
+		return;
+	}
+	conn->ooff += (uint32_t)n;
+	conn->olen -= (uint32_t)n;
+	if (conn->olen > 0)
+		return;
+	free(conn->obuf);
+	conn->obuf = NULL;
+	conn->ooff = conn->ocap = 0;
+	conn_arm(conn);
+	if (conn->closing)
+		conn_destroy_later(conn);
 }
 
 /* Join "a" and "b" as tag sections ("a;b"), either may be empty. */
@@ -372,106 +675,6 @@ conn_write(struct conn *conn, const char *line, size_t len)
 	conn_emit(conn, t, line, len);
 }
 
-/* A relayed message: tags chosen by what this client negotiated. */
-static void
-conn_deliver(struct conn *conn, struct client *to, struct outmsg *m)
-{
-	char tags[IRC_TAGLEN];
-	size_t n = 0;
-	unsigned caps = to->caps;
-
-	tags[0] = '\0';
-#define ADD(...) do {							\
-	int w_ = snprintf(tags + n, sizeof(tags) - n, "%s", n ? ";" : "");	\
-	n += (size_t)w_;						\
-	w_ = snprintf(tags + n, sizeof(tags) - n, __VA_ARGS__);	\
-	if (w_ > 0 && (size_t)w_ < sizeof(tags) - n)			\
-		n += (size_t)w_;					\
-} while (0)
-	if (m->batch != NULL && (caps & CAP_BATCH))
-		ADD("batch=%s", m->batch);
-	if (m->stags != NULL)
-		ADD("%s", m->stags);
-	if (caps & CAP_SERVER_TIME)
-		ADD("time=%s", m->time);
-	if ((caps & CAP_ACCOUNT_TAG) && m->from->account != NULL)
-		ADD("account=%s", m->from->account);
-	if (caps & CAP_MESSAGE_TAGS) {
-		if (!m->nomsgid)
-			ADD("msgid=%s", m->msgid);
-		if (m->from->umodes & UMODE_BOT)
-			ADD("bot");
-		if (m->ctags != NULL && m->ctags[0] != '\0')
-			ADD("%s", m->ctags);
-	}
-#undef ADD
-	conn_emit(conn, n > 0 ? tags : NULL, m->line, m->len);
-}
-
-void
-conn_close(struct conn *conn, const char *reason)
-{
-	struct timeval linger = { CONN_LINGER_SEC, 0 };
-	char buf[IRC_LINELEN];
-	int n;
-
-	if (conn->closing)
-		return;
-	conn->closing = 1;
-	conn->client = NULL;
-	evtimer_del(conn->timer);
-	if (conn->dead) {
-		conn_destroy_later(conn);
-		return;
-	}
-	bufferevent_disable(conn->bev, EV_READ);
-	n = snprintf(buf, sizeof(buf), "ERROR :Closing Link: %s (%s)", conn->ip,
-	    reason);
-	if (n > 0) {
-		evbuffer_add(bufferevent_get_output(conn->bev), buf,
-		    message_utf8_trunc(buf, (size_t)n, IRC_LINELEN - 2));
-		evbuffer_add(bufferevent_get_output(conn->bev), "\r\n", 2);
-	}
-	/* The write callback frees it once flushed; the timer if it never is. */
-	evtimer_add(conn->timer, &linger);
-}
-
-/* Take one complete line off the input into conn_line; 1 if one was taken. */
-static int
-conn_take_line(struct conn *conn, struct evbuffer *in)
-{
-	struct evbuffer_ptr eol;
-	size_t eol_len, len;
-
-	for (;;) {
-		eol = evbuffer_search_eol(in, NULL, &eol_len, EVBUFFER_EOL_LF);
-		if (eol.pos < 0) {
-			if (evbuffer_get_length(in) > CONN_MAXLINE) {
-				/* No end in sight: drop it all and the rest of the line. */
-				evbuffer_drain(in, evbuffer_get_length(in));
-				if (!conn->discarding && conn->client != NULL)
-					reply(conn->client, ERR_INPUTTOOLONG);
-				conn->discarding = 1;
-			}
-			return 0;
-		}
-		len = (size_t)eol.pos;
-		if (conn->discarding || len > CONN_MAXLINE) {
-			evbuffer_drain(in, len + eol_len);
-			if (!conn->discarding && conn->client != NULL)
-				reply(conn->client, ERR_INPUTTOOLONG);
-			conn->discarding = 0;
-			continue;
-		}
-		evbuffer_remove(in, conn_line, len);
-		evbuffer_drain(in, eol_len);
-		if (len > 0 && conn_line[len - 1] == '\r')
-			len--;
-		conn_line[len] = '\0';
-		return 1;
-	}
-}
-
 /* 1 if the line keeps within the tag and body limits, else send 417. */
 static int
 conn_line_fits(struct conn *conn)
@@ -492,12 +695,154 @@ conn_line_fits(struct conn *conn)
 	return 1;
 }
 
-static void
-conn_process(struct conn *conn)
+/* The tags of a relayed message for a client with these caps. */
+static size_t
+conn_deliver_tags(char *tags, size_t size, unsigned caps, const struct outmsg *m)
 {
-	struct evbuffer *in = bufferevent_get_input(conn->bev);
+	size_t n = 0;
+
+	tags[0] = '\0';
+#define ADD(...) do {							\
+	int w_ = snprintf(tags + n, size - n, "%s", n ? ";" : "");	\
+	n += (size_t)w_;						\
+	w_ = snprintf(tags + n, size - n, __VA_ARGS__);			\
+	if (w_ > 0 && (size_t)w_ < size - n)				\
+		n += (size_t)w_;					\
+} while (0)
+	if (m->batch != NULL && (caps & CAP_BATCH))
+		ADD("batch=%s", m->batch);
+	if (m->stags != NULL)
+		ADD("%s", m->stags);
+	if (caps & CAP_SERVER_TIME)
+		ADD("time=%s", m->time);
+	if ((caps & CAP_ACCOUNT_TAG) && m->from->account != NULL)
+		ADD("account=%s", m->from->account);
+	if (caps & CAP_MESSAGE_TAGS) {
+		if (!m->nomsgid)
+			ADD("msgid=%s", m->msgid);
+		if (m->from->umodes & UMODE_BOT)
+			ADD("bot");
+		if (m->ctags != NULL && m->ctags[0] != '\0')
+			ADD("%s", m->ctags);
+	}
+#undef ADD
+	return n;
+}
+
+/*
+ * A relayed message: its tags depend only on which tag caps the client
+ * negotiated, so the line is rendered once per set of those caps per turn
+ * and every recipient with the same set queues the same bytes.
+ */
+static void
+conn_deliver(struct conn *conn, struct client *to, struct outmsg *m)
+{
+	char tags[IRC_TAGLEN];
+	unsigned key = to->caps & CONN_TAGCAPS, gen = wbuf_gen();
+	uint32_t off;
+	size_t i, n, need;
+	char *p;
+
+	n = conn_deliver_tags(tags, sizeof(tags), to->caps, m);
+	if (lab.conn == conn) {
+		/* The sender's own echo carries its label: not shared. */
+		conn_emit(conn, n > 0 ? tags : NULL, m->line, m->len);
+		return;
+	}
+	/* A copied outmsg (struct assignment) does not inherit renderings. */
+	if (m->wire_self != m) {
+		m->wire_self = m;
+		m->nwire = 0;
+	}
+	for (i = 0; i < m->nwire; i++) {
+		if (m->wire[i].key == key && m->wire[i].gen == gen) {
+			if (conn_room(conn, m->wire[i].len))
+				conn_queue(conn, m->wire[i].off, m->wire[i].len);
+			return;
+		}
+	}
+	need = (n > 0 ? n + 2 : 0) + m->len + 2;
+	if (!conn_room(conn, need))
+		return;
+	p = wbuf_reserve(need, &off);
+	if (n > 0) {
+		*p++ = '@';
+		memcpy(p, tags, n);
+		p += n;
+		*p++ = ' ';
+	}
+	memcpy(p, m->line, m->len);
+	p[m->len] = '\r';
+	p[m->len + 1] = '\n';
+	i = m->nwire < OUTMSG_NWIRE ? m->nwire++ : key % OUTMSG_NWIRE;
+	m->wire[i].key = key;
+	m->wire[i].gen = gen;
+	m->wire[i].off = off;
+	m->wire[i].len = (uint32_t)need;
+	conn_queue(conn, off, (uint32_t)need);
+}
+
+void
+conn_close(struct conn *conn, const char *reason)
+{
+	char buf[IRC_LINELEN];
+	int n;
+
+	if (conn->closing)
+		return;
+	conn->closing = 1;
+	conn->client = NULL;
+	conn->close_at = time(NULL) + CONN_LINGER_SEC;
+	if (conn->dead) {
+		conn_destroy_later(conn);
+		return;
+	}
+	if (conn->bev != NULL)
+		bufferevent_disable(conn->bev, EV_READ);
+	conn_arm(conn);
+	n = snprintf(buf, sizeof(buf), "ERROR :Closing Link: %s (%s)", conn->ip,
+	    reason);
+	if (n < 0)
+		n = 0;
+	n = (int)message_utf8_trunc(buf, (size_t)n, IRC_LINELEN - 2);
+	memcpy(buf + n, "\r\n", 2);
+	/* Freed once flushed (conn_flush, the write callbacks), or by the sweep. */
+	conn_queue(conn, wbuf_put(buf, (size_t)n + 2), (uint32_t)n + 2);
+}
+
+/* Keep input that is not processed yet (a partial line, held lines). */
+static void
+conn_ibuf_add(struct conn *conn, const char *p, size_t n)
+{
+	if (conn->ilen + n > conn->icap) {
+		size_t cap = conn->icap > 0 ? conn->icap : 1024;
+
+		while (cap < conn->ilen + n)
+			cap *= 2;
+		conn->ibuf = xreallocarray(conn->ibuf, cap, 1);
+		conn->icap = (uint32_t)cap;
+	}
+	memcpy(conn->ibuf + conn->ilen, p, n);
+	conn->ilen += (uint32_t)n;
+}
+
+/* Hold the client's next lines for ms: flood control, failed logins. */
+static void
+conn_hold_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct conn *conn = arg;
+
+	conn_input(conn, NULL, 0);
+}
+
+/* Run the complete lines of p as far as flood control allows; returns bytes used. */
+static size_t
+conn_lines(struct conn *conn, const char *p, size_t n)
+{
 	struct message m;
 	uint64_t burst = (uint64_t)ircd.conf->flood_burst * 1000;
+	size_t off = 0, len;
+	const char *eol;
 
 	while (!conn->closing && conn->exit_reason == NULL && conn->client != NULL) {
 		uint64_t now = conn_now_ms(), wait = 0;
@@ -517,41 +862,149 @@ conn_process(struct conn *conn)
 			/* Come back when the client has earned another line. */
 			struct timeval tv;
 
+			if (off >= n || memchr(p + off, '\n', n - off) == NULL)
+				break;
 			tv.tv_sec = (time_t)(wait / 1000);
 			tv.tv_usec = (suseconds_t)(wait % 1000) * 1000;
-			evtimer_add(conn->timer, &tv);
-			if (evbuffer_get_length(in) > ircd.conf->recvq)
+			if (conn->hold == NULL)
+				conn->hold = evtimer_new(ircd.base, conn_hold_cb, conn);
+			evtimer_add(conn->hold, &tv);
+			if (n - off > ircd.conf->recvq)
 				conn_exit_later(conn, "Excess Flood");
-			return;
-		}
-		if (!conn_take_line(conn, in))
 			break;
+		}
+		eol = off < n ? memchr(p + off, '\n', n - off) : NULL;
+		if (eol == NULL) {
+			if (n - off > CONN_MAXLINE) {
+				/* No end in sight: drop it all and the rest of the line. */
+				if (!conn->discarding)
+					reply(conn->client, ERR_INPUTTOOLONG);
+				conn->discarding = 1;
+				off = n;
+			}
+			break;
+		}
+		len = (size_t)(eol - (p + off));
+		if (conn->discarding || len > CONN_MAXLINE) {
+			if (!conn->discarding)
+				reply(conn->client, ERR_INPUTTOOLONG);
+			conn->discarding = 0;
+			off += len + 1;
+			continue;
+		}
+		memcpy(conn_line, p + off, len);
+		off += len + 1;
+		if (len > 0 && conn_line[len - 1] == '\r')
+			len--;
+		conn_line[len] = '\0';
 		if (!conn_line_fits(conn))
 			continue;
 		if (message_parse(conn_line, &m) != MSG_OK)
 			continue;
 		command_dispatch(conn->client, &m);
+		/* A huge turn goes out between two commands, not all at its end. */
+		if (wbuf_used() > CONN_FLUSH_AT)
+			conn_flush_all();
 	}
-	if (!conn->closing && conn->exit_reason == NULL)
-		conn_schedule(conn);
+	return off;
+}
+
+/* New input (or none, to resume held lines): run what may run, keep the rest. */
+static void
+conn_input(struct conn *conn, const char *data, size_t len)
+{
+	size_t used;
+
+	if (conn->ilen > 0 || data == NULL) {
+		if (len > 0)
+			conn_ibuf_add(conn, data, len);
+		used = conn_lines(conn, conn->ibuf != NULL ? conn->ibuf : "", conn->ilen);
+		if (conn->closing)
+			return;
+		conn->ilen -= (uint32_t)used;
+		if (conn->ilen > 0) {
+			memmove(conn->ibuf, conn->ibuf + used, conn->ilen);
+			return;
+		}
+		free(conn->ibuf);
+		conn->ibuf = NULL;
+		conn->icap = 0;
+		return;
+	}
+	used = conn_lines(conn, data, len);
+	if (used < len && !conn->closing)
+		conn_ibuf_add(conn, data + used, len - used);
+}
+
+/* The socket is gone from the other side. */
+static void
+conn_lost(struct conn *conn, const char *reason)
+{
+	conn->dead = 1;
+	conn_drop_output(conn);
+	conn_arm(conn);
+	if (conn->closing)
+		conn_destroy_later(conn);
+	else if (conn->client != NULL)
+		client_exit(conn->client, reason);
+	else
+		conn_close(conn, reason);
 }
 
 static void
-conn_read_cb(struct bufferevent *bev, void *arg)
+conn_read_ready(struct conn *conn)
+{
+	char reason[128];
+	ssize_t n;
+
+	n = read(conn->fd, conn_rbuf, sizeof(conn_rbuf));
+	if (n < 0) {
+		if (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)
+			return;
+		snprintf(reason, sizeof(reason), "Read error: %s", strerror(errno));
+		conn_lost(conn, reason);
+		return;
+	}
+	if (n == 0) {
+		conn_lost(conn, "Connection closed");
+		return;
+	}
+	conn->last_read = time(NULL);
+	conn->ping_sent = 0;
+	conn_input(conn, conn_rbuf, (size_t)n);
+}
+
+static void
+conn_ev_cb(evutil_socket_t fd, short what, void *arg)
 {
 	struct conn *conn = arg;
+
+	if ((what & EV_WRITE) && conn->olen > 0 && !conn->dead)
+		conn_write_ready(conn);
+	if ((what & EV_READ) && !conn->closing && !conn->dead)
+		conn_read_ready(conn);
+}
+
+static void
+conn_tls_read_cb(struct bufferevent *bev, void *arg)
+{
+	struct conn *conn = arg;
+	struct evbuffer *in = bufferevent_get_input(bev);
+	int n;
 
 	conn->last_read = time(NULL);
 	conn->ping_sent = 0;
-	conn_process(conn);
+	while (!conn->closing && (n = evbuffer_remove(in, conn_rbuf,
+	    sizeof(conn_rbuf))) > 0)
+		conn_input(conn, conn_rbuf, (size_t)n);
 }
 
 static void
-conn_write_cb(struct bufferevent *bev, void *arg)
+conn_tls_write_cb(struct bufferevent *bev, void *arg)
 {
 	struct conn *conn = arg;
 
-	if (conn->closing)
+	if (conn->closing && conn->q.bytes == 0)
 		conn_destroy_later(conn);
 }
 
@@ -578,67 +1031,65 @@ conn_tls_certfp(struct conn *conn)
 }
 
 static void
-conn_event_cb(struct bufferevent *bev, short what, void *arg)
+conn_tls_event_cb(struct bufferevent *bev, short what, void *arg)
 {
 	struct conn *conn = arg;
 	char reason[128];
 	unsigned long err;
 
 	if (what & BEV_EVENT_CONNECTED) {
-		if (conn->tls && conn->client != NULL)
+		if (conn->client != NULL)
 			conn_tls_certfp(conn);
-		return;
-	}
-	conn->dead = 1;
-	if (conn->closing) {
-		conn_destroy_later(conn);
 		return;
 	}
 	if (what & BEV_EVENT_EOF)
 		strlcpy(reason, "Connection closed", sizeof(reason));
-	else if (conn->tls && (err = bufferevent_get_openssl_error(bev)) != 0)
+	else if ((err = bufferevent_get_openssl_error(bev)) != 0)
 		snprintf(reason, sizeof(reason), "TLS error: %s",
 		    ERR_reason_error_string(err) ? ERR_reason_error_string(err) : "unknown");
 	else
 		strlcpy(reason, "Read error", sizeof(reason));
-	if (conn->client != NULL)
-		client_exit(conn->client, reason);
-	else
-		conn_close(conn, reason);
+	conn_lost(conn, reason);
 }
 
+/*
+ * Once a second, for every connection: registration and ping timeouts,
+ * PINGs to the silent, and closing connections that never flushed. One
+ * timer for all instead of one each keeps an idle client small.
+ */
 static void
-conn_timer_cb(evutil_socket_t fd, short what, void *arg)
+conn_sweep_cb(evutil_socket_t fd, short what, void *arg)
 {
-	struct conn *conn = arg;
 	const struct conf *cf = ircd.conf;
+	struct conn *conn, *tmp;
 	time_t now = time(NULL);
 	char reason[64];
 
-	if (conn->closing) {
-		conn_destroy_later(conn);
-		return;
-	}
-	if (conn->client == NULL)
-		return;
-	if (!(conn->client->flags & CLIENT_REGISTERED)) {
-		if (now >= conn->client->signon + cf->register_timeout) {
-			client_exit(conn->client, "Registration timed out");
-			return;
+	TAILQ_FOREACH_SAFE(conn, &conns, entry, tmp) {
+		struct client *c = conn->client;
+
+		if (conn->closing) {
+			if (now >= conn->close_at)
+				conn_destroy_later(conn);
+			continue;
 		}
-	} else if (conn->ping_sent) {
-		if (now >= conn->ping_sent + cf->ping_timeout) {
-			snprintf(reason, sizeof(reason), "Ping timeout: %lld seconds",
-			    (long long)(now - conn->last_read));
-			client_exit(conn->client, reason);
-			return;
+		if (c == NULL || conn->exit_reason != NULL)
+			continue;
+		if (!(c->flags & CLIENT_REGISTERED)) {
+			if (now >= c->signon + cf->register_timeout)
+				client_exit(c, "Registration timed out");
+		} else if (conn->ping_sent) {
+			if (now >= conn->ping_sent + cf->ping_timeout) {
+				snprintf(reason, sizeof(reason),
+				    "Ping timeout: %lld seconds",
+				    (long long)(now - conn->last_read));
+				client_exit(c, reason);
+			}
+		} else if (now >= conn->last_read + cf->ping_interval) {
+			client_send(c, "PING :%s", cf->name);
+			conn->ping_sent = now;
 		}
-	} else if (now >= conn->last_read + cf->ping_interval) {
-		client_send(conn->client, "PING :%s", cf->name);
-		conn->ping_sent = now;
 	}
-	/* The timer also resumes a client held back by flood control. */
-	conn_process(conn);
 }
 
 static void
@@ -706,21 +1157,25 @@ conn_ip_exempt(const struct sockaddr *sa)
 }
 
 struct conn *
-conn_new(struct bufferevent *bev, const struct sockaddr *sa, socklen_t salen,
-    struct listener *l)
+conn_new(evutil_socket_t fd, struct bufferevent *tlsbev,
+    const struct sockaddr *sa, socklen_t salen, struct listener *l)
 {
 	struct conn *conn = xcalloc(1, sizeof(*conn));
 	struct client *c;
-	evutil_socket_t fd = bufferevent_getfd(bev);
 	int one = 1;
 
-	conn->bev = bev;
+	if (sweep_ev == NULL) {
+		struct timeval sec = { 1, 0 };
+
+		defer_ev = event_new(ircd.base, -1, 0, conn_defer_cb, NULL);
+		sweep_ev = event_new(ircd.base, -1, EV_PERSIST, conn_sweep_cb, NULL);
+		evtimer_add(sweep_ev, &sec);
+	}
+	conn->fd = fd;
+	conn->bev = tlsbev;
 	conn->listener = l;
-	conn->tls = l->ssl != NULL;
+	conn->tls = tlsbev != NULL;
 	conn->last_read = time(NULL);
-	conn->timer = evtimer_new(ircd.base, conn_timer_cb, conn);
-	conn->ev_free = event_new(ircd.base, -1, 0, conn_free_cb, conn);
-	conn->ev_exit = event_new(ircd.base, -1, 0, conn_exit_cb, conn);
 	conn->flood_exempt = conn->ip_exempt = conn_ip_exempt(sa);
 	/* Replies are small and interactive: never wait for Nagle. */
 	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
@@ -733,6 +1188,7 @@ conn_new(struct bufferevent *bev, const struct sockaddr *sa, socklen_t salen,
 	else
 		strlcpy(conn->ip, "unknown", sizeof(conn->ip));
 	(void)salen;
+	TAILQ_INSERT_TAIL(&conns, conn, entry);
 	ircd.nconns++;
 
 	c = client_new(&conn_client_ops, conn);
@@ -747,8 +1203,32 @@ conn_new(struct bufferevent *bev, const struct sockaddr *sa, socklen_t salen,
 		c->flags |= CLIENT_FLOOD_EXEMPT;
 	client_update_prefix(c);
 
-	bufferevent_setcb(bev, conn_read_cb, conn_write_cb, conn_event_cb, conn);
-	bufferevent_enable(bev, EV_READ | EV_WRITE);
-	conn_schedule(conn);
+	if (tlsbev != NULL) {
+		bufferevent_setcb(tlsbev, conn_tls_read_cb, conn_tls_write_cb,
+		    conn_tls_event_cb, conn);
+		bufferevent_enable(tlsbev, EV_READ | EV_WRITE);
+	} else {
+		event_assign(&conn->ev, ircd.base, fd, EV_READ | EV_PERSIST,
+		    conn_ev_cb, conn);
+		conn_arm(conn);
+	}
 	return conn;
+}
+
+/* Once every connection is gone: the shared events and buffers. */
+void
+conn_shutdown(void)
+{
+	conn_flush_all();
+	if (flush_ev != NULL)
+		event_free(flush_ev);
+	if (defer_ev != NULL)
+		event_free(defer_ev);
+	if (sweep_ev != NULL)
+		event_free(sweep_ev);
+	flush_ev = defer_ev = sweep_ev = NULL;
+	flush_pending = 0;
+	free(lab.held);
+	lab.held = NULL;
+	wbuf_free();
 }

@@ -10,12 +10,23 @@
 #include <stdint.h>
 #include <sys/socket.h>
 
+#include <event2/util.h>
+
 struct bufferevent;
 struct client;
 struct listener;
 
-struct conn	*conn_new(struct bufferevent *, const struct sockaddr *, socklen_t,
-		    struct listener *);
+/* A plain socket has no bufferevent; a TLS one comes as bufferevent_openssl. */
+struct conn	*conn_new(evutil_socket_t, struct bufferevent *tls,
+		    const struct sockaddr *, socklen_t, struct listener *);
+/*
+ * Lines are written at the end of the loop turn, after the turn's history
+ * is committed (history_commit). Anything that stores without queueing a
+ * line still calls this, so that the commit comes.
+ */
+void		 conn_flush_soon(void);
+/* Free the shared events and buffers once no connection is left. */
+void		 conn_shutdown(void);
 /* Queue a line (CRLF appended). Past the SendQ the client is dropped. */
 void		 conn_write(struct conn *, const char *line, size_t len);
 /* Replies between these two carry the client's label (labeled-response). */

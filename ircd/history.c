@@ -133,6 +133,15 @@ history_open(void)
 	return 0;
 }
 
+/*
+ * The end of a loop turn, before any line of it is written (conn.c): the
+ * turn's messages are committed together, so each costs no commit of its own.
+ */
+void
+history_commit(void)
+{
+}
+
 void
 history_close(void)
 {

@@ -17,6 +17,8 @@ struct store;
 /* Open the database of the config and restore its channels. -1 on error. */
 int		 history_open(void);
 void		 history_close(void);
+/* Commit the turn's writes; conn.c calls it before writing the turn's output. */
+void		 history_commit(void);
 struct store	*history_store(void);
 
 /*

@@ -49,7 +49,7 @@ listen_accept_cb(struct evconnlistener *evl, evutil_socket_t fd,
     struct sockaddr *sa, int salen, void *arg)
 {
 	struct listener *l = arg;
-	struct bufferevent *bev;
+	struct bufferevent *bev = NULL;
 	const struct conf *cf = ircd.conf;
 
 	if (ircd.nconns >= (unsigned)cf->max_clients) {
@@ -78,15 +78,14 @@ listen_accept_cb(struct evconnlistener *evl, evutil_socket_t fd,
 		}
 		bev = bufferevent_openssl_socket_new(ircd.base, fd, ssl,
 		    BUFFEREVENT_SSL_ACCEPTING, BEV_OPT_CLOSE_ON_FREE);
-		if (bev != NULL)
-			bufferevent_openssl_set_allow_dirty_shutdown(bev, 1);
-	} else
-		bev = bufferevent_socket_new(ircd.base, fd, BEV_OPT_CLOSE_ON_FREE);
-	if (bev == NULL) {
-		evutil_closesocket(fd);
-		return;
+		if (bev == NULL) {
+			SSL_free(ssl);
+			evutil_closesocket(fd);
+			return;
+		}
+		bufferevent_openssl_set_allow_dirty_shutdown(bev, 1);
 	}
-	conn_new(bev, sa, (socklen_t)salen, l);
+	conn_new(fd, bev, sa, (socklen_t)salen, l);
 }
 
 static void

@@ -18,6 +18,7 @@
 
 #include "ircd/cap.h"
 #include "ircd/agent.h"
+#include "ircd/conn.h"
 #include "ircd/mcp.h"
 #include "ircd/schedule.h"
 #include "ircd/casemap.h"
@@ -177,6 +178,7 @@ server_run(void)
 	 */
 	while (ircd.nconns > 0)
 		event_base_loop(ircd.base, EVLOOP_ONCE);
+	conn_shutdown();
 	client_reap();
 	mcp_shutdown();
 	while ((ch = dict_next(ircd.channels, &pos, NULL)) != NULL) {
