@@ -18,6 +18,9 @@ enum store_sql {
 	SQL_BEGIN,
 	SQL_COMMIT,
 	SQL_ROLLBACK,
+	SQL_SAVEPOINT,
+	SQL_RELEASE,
+	SQL_ROLLBACK_TO,
 	SQL_HISTORY_ADD,
 	SQL_HISTORY_REF,
 	SQL_HISTORY_ASC,
@@ -60,10 +63,24 @@ enum store_sql {
 	SQL_MAX
 };
 
+/*
+ * The batch of an event-loop turn (store_batch_begin). LOST: SQLite
+ * rolled it back after an error, so writes that returned 0 are gone;
+ * writes are refused until store_batch_commit reports it, lest later
+ * writes of the same turn be stored while earlier ones were not.
+ */
+enum store_batch {
+	STORE_BATCH_NONE,
+	STORE_BATCH_OPEN,
+	STORE_BATCH_LOST
+};
+
 struct store {
 	sqlite3		*db;
 	char		*path;
 	sqlite3_stmt	*stmt[SQL_MAX];
+	enum store_batch batch;
+	int		 nest;		/* store_begin savepoints in the batch */
 };
 
 /* store.c */

@@ -72,31 +72,85 @@ store_stmt(struct store *s, enum store_sql slot, const char *sql)
 	return st;
 }
 
+/*
+ * After an error SQLite may have rolled back the whole transaction (disk
+ * full, I/O error, out of memory, RAISE(ROLLBACK)): if that was the
+ * batch, every write of the turn that returned 0 is gone.
+ */
+static void
+store_batch_check(struct store *s)
+{
+	if (s->batch != STORE_BATCH_OPEN || !sqlite3_get_autocommit(s->db))
+		return;
+	store_log(1, "%s: the batch transaction was rolled back after an "
+	    "error; its writes are lost", s->path);
+	s->batch = STORE_BATCH_LOST;
+	s->nest = 0;
+}
+
 /* Run a statement that returns no rows (or whose rows do not matter). */
 int
 store_step_done(struct store *s, sqlite3_stmt *st, const char *what)
 {
 	int rc;
 
+	/*
+	 * A lost batch refuses writes until it is committed: they would
+	 * run in autocommit and be stored while the turn's earlier writes
+	 * were not. Reads and transaction control still run. The check
+	 * first catches a loss in a read, which steps on its own.
+	 */
+	store_batch_check(s);
+	if (s->batch == STORE_BATCH_LOST && !sqlite3_stmt_readonly(st)) {
+		store_log(1, "%s: %s: refused: this turn's batch was rolled "
+		    "back", s->path, what);
+		return -1;
+	}
 	rc = sqlite3_step(st);
 	if (rc != SQLITE_DONE && rc != SQLITE_ROW) {
 		store_fail(s, what);
 		sqlite3_reset(st);
+		store_batch_check(s);
 		return -1;
 	}
 	sqlite3_reset(st);
 	return 0;
 }
 
+/* Roll the whole batch back and keep it LOST until it is committed. */
+static void
+store_batch_abort(struct store *s, const char *why)
+{
+	sqlite3_stmt *st;
+
+	store_log(1, "%s: %s: rolling back the batch", s->path, why);
+	s->nest = 0;
+	if (!sqlite3_get_autocommit(s->db) &&
+	    (st = store_stmt(s, SQL_ROLLBACK, "ROLLBACK")) != NULL)
+		store_step_done(s, st, "rollback batch");
+	s->batch = STORE_BATCH_LOST;
+}
+
 /*
  * IMMEDIATE takes the write lock at once: a deferred transaction that
  * reads first and writes later can fail with BUSY halfway through.
+ * Inside a batch the lock is already held and BEGIN would fail, so a
+ * change is a savepoint: rolling it back leaves the rest of the batch.
+ * All savepoints share one name; SQLite matches the innermost.
  */
 int
 store_begin(struct store *s)
 {
 	sqlite3_stmt *st;
 
+	if (s->batch == STORE_BATCH_OPEN) {
+		if ((st = store_stmt(s, SQL_SAVEPOINT,
+		    "SAVEPOINT store_change")) == NULL ||
+		    store_step_done(s, st, "savepoint") == -1)
+			return -1;
+		s->nest++;
+		return 0;
+	}
 	if ((st = store_stmt(s, SQL_BEGIN, "BEGIN IMMEDIATE")) == NULL)
 		return -1;
 	return store_step_done(s, st, "begin");
@@ -107,6 +161,17 @@ store_commit(struct store *s)
 {
 	sqlite3_stmt *st;
 
+	if (s->nest > 0) {
+		/* Nothing is durable yet: the batch commit does that. */
+		if ((st = store_stmt(s, SQL_RELEASE,
+		    "RELEASE store_change")) == NULL ||
+		    store_step_done(s, st, "release savepoint") == -1) {
+			store_rollback(s);
+			return -1;
+		}
+		s->nest--;
+		return 0;
+	}
 	if ((st = store_stmt(s, SQL_COMMIT, "COMMIT")) == NULL ||
 	    store_step_done(s, st, "commit") == -1) {
 		store_rollback(s);
@@ -120,11 +185,84 @@ store_rollback(struct store *s)
 {
 	sqlite3_stmt *st;
 
+	if (s->nest > 0) {
+		/* SQLite already rolled back the batch: nothing to undo. */
+		store_batch_check(s);
+		if (s->batch != STORE_BATCH_OPEN)
+			return;
+		/* ROLLBACK TO keeps the savepoint open; RELEASE ends it. */
+		s->nest--;
+		if ((st = store_stmt(s, SQL_ROLLBACK_TO,
+		    "ROLLBACK TO store_change")) == NULL ||
+		    store_step_done(s, st, "rollback to savepoint") == -1 ||
+		    (st = store_stmt(s, SQL_RELEASE,
+		    "RELEASE store_change")) == NULL ||
+		    store_step_done(s, st, "release savepoint") == -1)
+			/* The failed change must not be committed with it. */
+			store_batch_abort(s, "savepoint rollback failed");
+		return;
+	}
 	/* After some errors SQLite has already rolled back for us. */
 	if (sqlite3_get_autocommit(s->db))
 		return;
 	if ((st = store_stmt(s, SQL_ROLLBACK, "ROLLBACK")) != NULL)
 		store_step_done(s, st, "rollback");
+}
+
+int
+store_batch_begin(struct store *s)
+{
+	sqlite3_stmt *st;
+
+	if (s->batch == STORE_BATCH_OPEN)
+		return 0;
+	if (s->batch == STORE_BATCH_LOST) {
+		store_log(1, "%s: batch begin: refused: this turn's batch was "
+		    "rolled back and is not committed yet", s->path);
+		return -1;
+	}
+	/* Also fails inside a store_begin transaction: BEGIN cannot nest. */
+	if ((st = store_stmt(s, SQL_BEGIN, "BEGIN IMMEDIATE")) == NULL ||
+	    store_step_done(s, st, "batch begin") == -1)
+		return -1;
+	s->batch = STORE_BATCH_OPEN;
+	s->nest = 0;
+	return 0;
+}
+
+int
+store_batch_commit(struct store *s)
+{
+	store_batch_check(s);
+	switch (s->batch) {
+	case STORE_BATCH_NONE:
+		return 0;
+	case STORE_BATCH_LOST:
+		/* Logged when it was lost; the next turn starts afresh. */
+		s->batch = STORE_BATCH_NONE;
+		return -1;
+	case STORE_BATCH_OPEN:
+		break;
+	}
+	if (s->nest > 0) {
+		/*
+		 * A change of store_begin is still open (its caller is
+		 * further up this stack): committing would store it half
+		 * done, so the whole batch goes.
+		 */
+		store_batch_abort(s, "batch commit inside a store_begin");
+		s->batch = STORE_BATCH_NONE;
+		return -1;
+	}
+	/* Closed first, so that store_commit takes the COMMIT path. */
+	s->batch = STORE_BATCH_NONE;
+	return store_commit(s);
+}
+
+int
+store_batch_open(const struct store *s)
+{
+	return s->batch != STORE_BATCH_NONE;
 }
 
 /* NULL binds SQL NULL; the text is copied (SQLITE_TRANSIENT). */
@@ -230,6 +368,11 @@ store_close(struct store *s)
 
 	if (s == NULL)
 		return;
+	/* Shutdown must not drop what the last turn stored. */
+	if (s->db != NULL && store_batch_open(s) &&
+	    store_batch_commit(s) == -1)
+		store_log(1, "%s: close: the open batch was not committed",
+		    s->path);
 	for (i = 0; i < SQL_MAX; i++)
 		sqlite3_finalize(s->stmt[i]);
 	if (s->db != NULL && sqlite3_close(s->db) != SQLITE_OK)

@@ -5,7 +5,8 @@
  *
  * Errors: functions returning int give 0 on success and -1 on failure,
  * after logging the reason through the log hook; a failure never leaves
- * a half-written row (each write is one statement or one transaction).
+ * a half-written row (each write is one statement or one transaction,
+ * or one savepoint inside a batch: see store_batch_begin).
  */
 #ifndef STORE_STORE_H
 #define STORE_STORE_H
@@ -26,6 +27,38 @@ void	store_set_log(void (*fn)(int is_error, const char *msg));
  */
 struct store	*store_open(const char *path, char *err, size_t errlen);
 void		 store_close(struct store *);
+
+/*
+ * Group commit: one transaction for all the writes of an event-loop
+ * turn, instead of one per message (each commit costs file locks and
+ * WAL writes). The caller begins it before the turn's first write and
+ * commits it before the turn writes to any socket, so nothing is
+ * relayed that is not stored.
+ *
+ * store_batch_begin: BEGIN IMMEDIATE unless a batch is open already
+ * (then nothing). -1 when the write lock cannot be had within the busy
+ * timeout (another process holds it) or on any other error: no batch is
+ * open and the caller must treat its write as failed. Inside a batch,
+ * every write function joins it, and those that make a change of
+ * several statements run it as a savepoint: a change that fails is
+ * undone alone and the batch goes on. Row ids set by adds are final
+ * once the commit succeeds; after a failed one they may be given again.
+ *
+ * store_batch_commit: COMMIT; 0 when no batch is open. -1 when nothing
+ * of the batch is stored: the commit failed (it is rolled back), or
+ * SQLite had rolled the batch back after an error in one of its writes.
+ * In that second case, store_batch_begin and every write are refused
+ * (-1) until this commit reports it, so that a turn is stored whole or
+ * not at all.
+ *
+ * store_batch_open: 1 while a batch awaits store_batch_commit (also one
+ * SQLite rolled back, whose commit is -1), else 0. store_close commits
+ * an open batch first.
+ */
+int	store_batch_begin(struct store *);
+int	store_batch_commit(struct store *);
+int	store_batch_open(const struct store *);
+
 /* The schema version the file is at now. */
 int		 store_version(struct store *);
 /* The schema version this build creates. */
@@ -122,7 +155,8 @@ int	store_private_find(struct store *, const char *principal,
 /*
  * Retention: delete messages older than days (0: keep) and beyond
  * max_rows (0: all), oldest first, in batches of 1000 rows (each its own
- * transaction, so the write lock is held briefly). 0 or -1.
+ * transaction, so the write lock is held briefly; inside a store batch
+ * they all wait for its commit, so prune outside one). 0 or -1.
  */
 int	store_history_prune(struct store *, int days, int64_t max_rows);
 
@@ -220,8 +254,9 @@ int	store_mention_add(struct store *, const struct store_mention *);
  * them, in one transaction. Returns how many, or -1. At most 100 are
  * kept per account (add drops the oldest). fn runs inside the write
  * transaction: it must not call store_mention_add/take or store_ban_add
- * (they begin their own); if the delete fails, the mentions stay and
- * come again next time.
+ * (they begin their own), nor begin or commit a batch (outside one the
+ * begin fails; inside, a commit rolls the whole batch back); if the
+ * delete fails, the mentions stay and come again next time.
  */
 int	store_mention_take(struct store *, const char *account,
 	    void (*fn)(const struct store_mention *, void *), void *arg);

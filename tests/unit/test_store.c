@@ -2,7 +2,8 @@
  * test_store.c: the store API on temporary databases: migrations, every
  * CHATHISTORY direction, private keys, targets, retention, channels and
  * bans, key/value, the agent transcript, sessions, memberships and
- * mentions, and writes and reads that fail without crashing.
+ * mentions, the batch of a loop turn (seen from a second connection),
+ * and writes and reads that fail without crashing.
  */
 #include "compat.h"
 
@@ -20,6 +21,8 @@
 #include <sqlite3.h>
 
 #include "store/store.h"
+/* Only for the busy timeout of the lock test: 5 s would slow it down. */
+#include "store/store-int.h"
 #include "tests/unit/tap.h"
 
 static char dir[64];
@@ -1486,6 +1489,341 @@ test_agent_failures(void)
 	store_close(s);
 }
 
+/* ---- batches: one transaction per loop turn ---- */
+
+/* A second connection, as another process (or a backup) would have. */
+static sqlite3 *
+other_open(const char *path)
+{
+	sqlite3 *db = NULL;
+
+	if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE, NULL) !=
+	    SQLITE_OK) {
+		printf("# other_open: %s\n", db != NULL ?
+		    sqlite3_errmsg(db) : "out of memory");
+		sqlite3_close(db);
+		return NULL;
+	}
+	sqlite3_busy_timeout(db, 1000);
+	return db;
+}
+
+/* The first column of the first row of sql, -1 on error (or no row). */
+static int64_t
+other_int(sqlite3 *db, const char *sql)
+{
+	sqlite3_stmt *st;
+	int64_t v = -1;
+
+	if (db == NULL)
+		return -1;
+	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK) {
+		printf("# other_int: %s\n", sqlite3_errmsg(db));
+		return -1;
+	}
+	if (sqlite3_step(st) == SQLITE_ROW)
+		v = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	return v;
+}
+
+static int
+other_exec(sqlite3 *db, const char *sql)
+{
+	if (db == NULL || sqlite3_exec(db, sql, NULL, NULL, NULL) != SQLITE_OK) {
+		printf("# other_exec: %s\n", db != NULL ? sqlite3_errmsg(db) :
+		    "no connection");
+		return -1;
+	}
+	return 0;
+}
+
+/* add(), giving the row id (-1 on error). */
+static int64_t
+add_id(struct store *s, const char *conv, const char *msgid, int64_t t)
+{
+	struct store_msg m;
+
+	memset(&m, 0, sizeof(m));
+	strlcpy(m.msgid, msgid, sizeof(m.msgid));
+	m.time = t;
+	m.conv = conv;
+	m.target = conv;
+	m.kind = "PRIVMSG";
+	m.prefix = "b!u@h";
+	m.nick = "b";
+	m.text = msgid;
+	if (store_history_add(s, &m) == -1)
+		return -1;
+	return m.id;
+}
+
+static int
+ban(struct store *s, const char *conv, const char *mask)
+{
+	struct store_ban b;
+
+	b.mask = mask;
+	b.setter = "op";
+	b.time = 1;
+	return store_ban_add(s, conv, &b);
+}
+
+/* A mention callback that tries to begin a batch (it must not). */
+struct inside {
+	struct store	*s;
+	int		 rc;
+};
+
+static void
+begin_inside(const struct store_mention *m, void *arg)
+{
+	struct inside *in = arg;
+
+	(void)m;
+	in->rc = store_batch_begin(in->s);
+}
+
+static void
+test_batch(void)
+{
+	struct store *s;
+	struct store_mention mn;
+	struct mseen ms;
+	struct inside in;
+	sqlite3 *db2;
+	int64_t id1, id2, id3, id4;
+
+	s = store_open(path_in("batch.db"), err, sizeof(err));
+	if (s == NULL)
+		exit(1);
+	db2 = other_open(path_in("batch.db"));
+	ok(db2 != NULL, "batch: a second connection opens");
+
+	is_int(store_batch_open(s), 0, "batch: none open at first");
+	is_int(store_batch_commit(s), 0,
+	    "batch: committing none is a no-op");
+	is_int(store_batch_begin(s), 0, "batch: begin");
+	is_int(store_batch_open(s), 1, "batch: it is open");
+	is_int(store_batch_begin(s), 0, "batch: begin again does nothing");
+	id1 = add_id(s, "#b", "b1", 1000);
+	id2 = add_id(s, "#b", "b2", 2000);
+	id3 = add_id(s, "#b", "b3", 3000);
+	ok(id1 > 0 && id2 == id1 + 1 && id3 == id2 + 1,
+	    "batch: three adds, each with its own id");
+	is_int(other_int(db2, "SELECT count(*) FROM messages"), 0,
+	    "batch: another connection sees none before the commit");
+	is_str(q(s, "#b", STORE_LATEST, NULL, NULL, 10), "b1,b2,b3",
+	    "batch: this connection reads its own writes");
+	is_int(store_batch_commit(s), 0, "batch: commit");
+	is_int(store_batch_open(s), 0, "batch: closed after the commit");
+	is_int(other_int(db2, "SELECT count(*) FROM messages"), 3,
+	    "batch: the other connection sees all three after it");
+	is_int(other_int(db2, "SELECT id FROM messages WHERE msgid = 'b2'"),
+	    id2, "batch: the id given by add is the stored row's");
+	id4 = add_id(s, "#b", "b4", 4000);
+	is_int(id4, id3 + 1, "batch: autocommit after it goes on counting");
+	is_int(other_int(db2, "SELECT count(*) FROM messages"), 4,
+	    "batch: and without a batch a write is visible at once");
+
+	/* store_begin changes nest as savepoints and wait for the batch. */
+	is_int(store_batch_begin(s), 0, "nest: begin a batch");
+	is_int(add_id(s, "#n", "n1", 1000) > 0, 1, "nest: add a message");
+	is_int(ban(s, "#n", "a!*@*"), 0,
+	    "nest: a ban (store_begin/commit) inside the batch");
+	memset(&mn, 0, sizeof(mn));
+	mn.account = "alice";
+	mn.target = "#n";
+	mn.from = "b";
+	mn.time = 1;
+	mn.text = "hi";
+	is_int(store_mention_add(s, &mn), 0, "nest: and a mention");
+	memset(&ms, 0, sizeof(ms));
+	is_int(store_mention_take(s, "nobody", mcollect, &ms), 0,
+	    "nest: an empty take (store_begin/rollback) inside the batch");
+	is_int(add_id(s, "#n", "n2", 2000) > 0, 1, "nest: add another");
+	is_int(other_int(db2, "SELECT count(*) FROM bans"), 0,
+	    "nest: a released savepoint is not committed yet");
+	is_int(store_batch_commit(s), 0, "nest: commit the batch");
+	is_int(other_int(db2, "SELECT count(*) FROM messages WHERE conv = '#n'"),
+	    2, "nest: both messages are stored");
+	is_int(other_int(db2, "SELECT count(*) FROM bans WHERE conv = '#n'"), 1,
+	    "nest: the ban is stored");
+	is_int(other_int(db2, "SELECT count(*) FROM channels WHERE conv = '#n'"),
+	    1, "nest: with its channel row");
+	is_int(other_int(db2, "SELECT count(*) FROM mentions"), 1,
+	    "nest: the mention is stored");
+
+	/*
+	 * An inner change that fails: its first statement (the channel row)
+	 * is undone, the batch's rows before and after it are kept.
+	 */
+	ok(other_exec(db2,
+	    "CREATE TRIGGER noban BEFORE INSERT ON bans\n"
+	    "WHEN NEW.mask = 'bad!*@*'\n"
+	    "BEGIN SELECT RAISE(ABORT, 'simulated ban failure'); END") == 0,
+	    "inner: install a failing trigger");
+	is_int(store_batch_begin(s), 0, "inner: begin a batch");
+	is_int(add_id(s, "#i", "i1", 1000) > 0, 1, "inner: add a message");
+	n_errors = 0;
+	is_int(ban(s, "#inew", "bad!*@*"), -1, "inner: a failing ban is -1");
+	is_int(n_errors, 1, "inner: one error logged");
+	is_int(store_batch_open(s), 1, "inner: the batch is still open");
+	is_int(ban(s, "#i", "ok!*@*"), 0, "inner: a later ban works");
+	is_int(add_id(s, "#i", "i2", 2000) > 0, 1, "inner: add another");
+	is_int(store_batch_commit(s), 0, "inner: commit the batch");
+	is_int(other_int(db2, "SELECT count(*) FROM messages WHERE conv = '#i'"),
+	    2, "inner: the messages before and after are stored");
+	is_int(other_int(db2,
+	    "SELECT count(*) FROM channels WHERE conv = '#inew'"), 0,
+	    "inner: the failed change's channel row is undone");
+	is_int(other_int(db2, "SELECT count(*) FROM bans WHERE conv = '#i'"), 1,
+	    "inner: the later change is stored");
+	ok(other_exec(db2, "DROP TRIGGER noban") == 0, "inner: drop the trigger");
+
+	/* Outside a batch store_begin is still a transaction of its own. */
+	is_int(ban(s, "#solo", "s!*@*"), 0, "solo: a ban without a batch");
+	is_int(other_int(db2, "SELECT count(*) FROM bans WHERE conv = '#solo'"),
+	    1, "solo: visible at once");
+
+	/* BEGIN cannot nest: no batch inside a transaction of store_begin. */
+	in.s = s;
+	in.rc = 0;
+	n_errors = 0;
+	memset(&ms, 0, sizeof(ms));
+	is_int(store_mention_take(s, "alice", begin_inside, &in), 1,
+	    "solo: a take outside a batch");
+	is_int(in.rc, -1, "solo: a batch begin inside it is -1");
+	is_int(n_errors, 1, "solo: and logged");
+	is_int(store_batch_open(s), 0, "solo: no batch is open");
+	is_int(other_int(db2, "SELECT count(*) FROM mentions"), 0,
+	    "solo: the take itself was committed");
+
+	store_close(s);
+	sqlite3_close(db2);
+}
+
+/* SQLite rolls the whole batch back: the commit must say so. */
+static void
+test_batch_lost(void)
+{
+	struct store *s;
+	sqlite3 *db2;
+
+	s = store_open(path_in("lost.db"), err, sizeof(err));
+	if (s == NULL)
+		exit(1);
+	db2 = other_open(path_in("lost.db"));
+	ok(other_exec(db2,
+	    "CREATE TRIGGER boom BEFORE INSERT ON messages\n"
+	    "WHEN NEW.msgid = 'boom'\n"
+	    "BEGIN SELECT RAISE(ROLLBACK, 'simulated disk full'); END;\n"
+	    "CREATE TRIGGER boomban BEFORE INSERT ON bans\n"
+	    "WHEN NEW.mask = 'boom'\n"
+	    "BEGIN SELECT RAISE(ROLLBACK, 'simulated disk full'); END") == 0,
+	    "lost: install triggers that roll the transaction back");
+
+	is_int(store_batch_begin(s), 0, "lost: begin a batch");
+	is_int(add_id(s, "#l", "l1", 1000) > 0, 1, "lost: add a message");
+	n_errors = 0;
+	is_int(add_id(s, "#l", "boom", 2000), -1,
+	    "lost: an add that rolls everything back is -1");
+	is_int(store_batch_open(s), 1,
+	    "lost: the batch still awaits its commit");
+	is_int(add_id(s, "#l", "l2", 3000), -1,
+	    "lost: a later add of the turn is refused");
+	is_int(store_batch_begin(s), -1, "lost: so is a begin");
+	ok(n_errors >= 3, "lost: each logged");
+	is_int(store_batch_commit(s), -1, "lost: the commit is -1");
+	is_int(store_batch_open(s), 0, "lost: and closes it");
+	is_int(other_int(db2, "SELECT count(*) FROM messages"), 0,
+	    "lost: nothing of the turn is stored");
+	is_int(store_batch_begin(s), 0, "lost: the next turn begins afresh");
+	is_int(add_id(s, "#l", "l3", 4000) > 0, 1, "lost: and adds");
+	is_int(store_batch_commit(s), 0, "lost: and commits");
+	is_int(other_int(db2, "SELECT count(*) FROM messages"), 1,
+	    "lost: its message is stored");
+
+	/* The same from inside a store_begin savepoint. */
+	is_int(store_batch_begin(s), 0, "lost inner: begin a batch");
+	is_int(add_id(s, "#l", "l4", 5000) > 0, 1, "lost inner: add");
+	is_int(ban(s, "#l", "boom"), -1,
+	    "lost inner: a ban that rolls everything back is -1");
+	is_int(store_batch_commit(s), -1, "lost inner: the commit is -1");
+	is_int(other_int(db2, "SELECT count(*) FROM messages"), 1,
+	    "lost inner: the turn's message is not stored");
+	is_int(other_int(db2, "SELECT count(*) FROM channels"), 0,
+	    "lost inner: nor the ban's channel row");
+	is_int(ban(s, "#l", "fine"), 0,
+	    "lost inner: a ban without a batch works again");
+
+	/* A lost batch at close: nothing to commit, nothing to crash on. */
+	is_int(store_batch_begin(s), 0, "lost close: begin a batch");
+	add_id(s, "#l", "boom", 6000);
+	store_close(s);
+	is_int(other_int(db2, "SELECT count(*) FROM messages"), 1,
+	    "lost close: closing with a lost batch stores nothing more");
+	sqlite3_close(db2);
+}
+
+/* Another process holds the write lock: begin fails, and fails fast. */
+static void
+test_batch_busy(void)
+{
+	struct store *s;
+	sqlite3 *db2;
+	int64_t t0, waited;
+
+	s = store_open(path_in("busy.db"), err, sizeof(err));
+	if (s == NULL)
+		exit(1);
+	sqlite3_busy_timeout(s->db, 100);
+	db2 = other_open(path_in("busy.db"));
+	ok(other_exec(db2, "BEGIN IMMEDIATE") == 0,
+	    "busy: another connection takes the write lock");
+	n_errors = 0;
+	last_log[0] = '\0';
+	t0 = now_ms();
+	is_int(store_batch_begin(s), -1, "busy: batch begin is -1");
+	waited = now_ms() - t0;
+	ok(waited >= 50 && waited < 3000, "busy: after the busy timeout");
+	printf("# waited %lld ms\n", (long long)waited);
+	is_int(store_batch_open(s), 0, "busy: no batch is open");
+	ok(n_errors == 1 && strstr(last_log, "locked") != NULL,
+	    "busy: one error logged, saying locked");
+	printf("# %s\n", last_log);
+	is_int(store_batch_commit(s), 0, "busy: commit has nothing to do");
+	ok(other_exec(db2, "COMMIT") == 0, "busy: the other lets go");
+	is_int(store_batch_begin(s), 0, "busy: now a batch begins");
+	is_int(add_id(s, "#k", "k1", 1000) > 0, 1, "busy: adds");
+	is_int(store_batch_commit(s), 0, "busy: and commits");
+	is_int(other_int(db2, "SELECT count(*) FROM messages"), 1,
+	    "busy: the message is stored");
+
+	/* A batch holds the lock: the other side cannot write meanwhile. */
+	is_int(store_batch_begin(s), 0, "busy: begin a batch again");
+	sqlite3_busy_timeout(db2, 10);
+	ok(sqlite3_exec(db2, "BEGIN IMMEDIATE", NULL, NULL, NULL) ==
+	    SQLITE_BUSY, "busy: the batch holds the write lock");
+	is_int(store_batch_commit(s), 0, "busy: commit it");
+
+	/* Shutdown with a batch open keeps its rows. */
+	is_int(store_batch_begin(s), 0, "close: begin a batch");
+	is_int(add_id(s, "#k", "k2", 2000) > 0, 1, "close: add");
+	is_int(add_id(s, "#k", "k3", 3000) > 0, 1, "close: add another");
+	n_errors = 0;
+	store_close(s);
+	is_int(n_errors, 0, "close: without an error");
+	is_int(other_int(db2, "SELECT count(*) FROM messages"), 3,
+	    "close: the batch was committed");
+	sqlite3_close(db2);
+
+	s = store_open(path_in("busy.db"), err, sizeof(err));
+	is_str(s != NULL ? q(s, "#k", STORE_LATEST, NULL, NULL, 10) : "-",
+	    "k1,k2,k3", "close: and a reopen reads them");
+	store_close(s);
+}
+
 /*
  * A read-only database file. Root ignores file modes, so as root the
  * check runs in a child that drops to nobody first; the child reports
@@ -1579,6 +1917,9 @@ main(void)
 	test_agent_channels();
 	test_mentions();
 	test_agent_failures();
+	test_batch();
+	test_batch_lost();
+	test_batch_busy();
 	test_readonly();
 	if (getenv("KEEP_DB") == NULL)
 		rm_tree();
