@@ -22,6 +22,7 @@
 #include "ircd/log.h"
 #include "ircd/message.h"
 #include "ircd/reply.h"
+#include "ircd/conn.h"
 #include "ircd/xmalloc.h"
 #include "store/store.h"
 
@@ -35,6 +36,8 @@ history_prune_cb(evutil_socket_t fd, short what, void *arg)
 	(void)fd;
 	(void)what;
 	(void)arg;
+	/* Prune in its own chunked transactions, not inside the turn's batch. */
+	history_commit();
 	if (store != NULL)
 		store_history_prune(store, ircd.conf->history_days,
 		    ircd.conf->history_max_rows);
@@ -140,6 +143,10 @@ history_open(void)
 void
 history_commit(void)
 {
+	if (store != NULL && store_batch_open(store) &&
+	    store_batch_commit(store) == -1)
+		log_warnx("history: the messages of one loop turn could not be "
+		    "committed; they are delivered but not in the history");
 }
 
 void
@@ -191,12 +198,18 @@ history_add(struct client *from, const char *conv, struct outmsg *om)
 	sm.account = from->account;
 	sm.text = om->text;
 	sm.tags = om->ctags != NULL && om->ctags[0] != '\0' ? om->ctags : NULL;
-	if (store == NULL || store_history_add(store, &sm) == -1) {
+	/*
+	 * The message joins the turn's batch, committed before any line of the
+	 * turn is written (conn.c): stored before relayed, one commit per turn.
+	 */
+	if (store == NULL || store_batch_begin(store) == -1 ||
+	    store_history_add(store, &sm) == -1) {
 		reply_fail(from, om->cmd, "MESSAGE_ERROR", om->target,
 		    "Your message could not be stored, so it was not sent; try again");
 		return -1;
 	}
 	om->hid = sm.id;
+	conn_flush_soon();
 	return 0;
 }
 
