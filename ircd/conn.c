@@ -92,7 +92,6 @@ struct conn {
 	unsigned		 flood_exempt:1;
 	unsigned		 ip_exempt:1;	/* from flood-exempt in the config */
 	unsigned		 tls:1;
-	char			 ip[INET6_ADDRSTRLEN];
 };
 
 static TAILQ_HEAD(, conn) conns = TAILQ_HEAD_INITIALIZER(conns);
@@ -270,7 +269,7 @@ conn_count_ip(const char *ip)
 	unsigned n = 0;
 
 	TAILQ_FOREACH(c, &ircd.all, entry)
-		if (c->conn != NULL && strcmp(c->conn->ip, ip) == 0)
+		if (c->conn != NULL && strcmp(c->ip, ip) == 0)
 			n++;
 	return n;
 }
@@ -786,10 +785,13 @@ void
 conn_close(struct conn *conn, const char *reason)
 {
 	char buf[IRC_LINELEN];
+	const char *ip = conn->client != NULL ? conn->client->ip : "unknown";
 	int n;
 
 	if (conn->closing)
 		return;
+	/* The line is made now: the client is gone once closing starts. */
+	n = snprintf(buf, sizeof(buf), "ERROR :Closing Link: %s (%s)", ip, reason);
 	conn->closing = 1;
 	conn->client = NULL;
 	conn->close_at = time(NULL) + CONN_LINGER_SEC;
@@ -800,8 +802,6 @@ conn_close(struct conn *conn, const char *reason)
 	if (conn->bev != NULL)
 		bufferevent_disable(conn->bev, EV_READ);
 	conn_arm(conn);
-	n = snprintf(buf, sizeof(buf), "ERROR :Closing Link: %s (%s)", conn->ip,
-	    reason);
 	if (n < 0)
 		n = 0;
 	n = (int)message_utf8_trunc(buf, (size_t)n, IRC_LINELEN - 2);
@@ -851,7 +851,7 @@ conn_lines(struct conn *conn, const char *p, size_t n)
 			wait = conn->delay_until - now;
 		/* Lines that can log in wait while the address is slowed down. */
 		if (!(conn->client->flags & CLIENT_REGISTERED) || conn->client->sasl != NULL) {
-			uint64_t w = account_wait_ms(conn->ip);
+			uint64_t w = account_wait_ms(conn->client->ip);
 
 			if (w > wait)
 				wait = w;
@@ -1162,6 +1162,7 @@ conn_new(evutil_socket_t fd, struct bufferevent *tlsbev,
 {
 	struct conn *conn = xcalloc(1, sizeof(*conn));
 	struct client *c;
+	char ip[INET6_ADDRSTRLEN];
 	int one = 1;
 
 	if (sweep_ev == NULL) {
@@ -1181,24 +1182,24 @@ conn_new(evutil_socket_t fd, struct bufferevent *tlsbev,
 	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
 	if (sa->sa_family == AF_INET)
 		inet_ntop(AF_INET, &((const struct sockaddr_in *)sa)->sin_addr,
-		    conn->ip, sizeof(conn->ip));
+		    ip, sizeof(ip));
 	else if (sa->sa_family == AF_INET6)
 		inet_ntop(AF_INET6, &((const struct sockaddr_in6 *)sa)->sin6_addr,
-		    conn->ip, sizeof(conn->ip));
+		    ip, sizeof(ip));
 	else
-		strlcpy(conn->ip, "unknown", sizeof(conn->ip));
+		strlcpy(ip, "unknown", sizeof(ip));
 	(void)salen;
 	TAILQ_INSERT_TAIL(&conns, conn, entry);
 	ircd.nconns++;
 
 	c = client_new(&conn_client_ops, conn);
 	conn->client = c;
-	strlcpy(c->ip, conn->ip, sizeof(c->ip));
+	strlcpy(c->ip, ip, sizeof(c->ip));
 	/* A host may not start with ':' on the wire ("::1" -> "0::1"). */
 	c->host[0] = '\0';
-	if (conn->ip[0] == ':')
+	if (ip[0] == ':')
 		strlcpy(c->host, "0", sizeof(c->host));
-	strlcat(c->host, conn->ip, sizeof(c->host));
+	strlcat(c->host, ip, sizeof(c->host));
 	if (conn->flood_exempt)
 		c->flags |= CLIENT_FLOOD_EXEMPT;
 	client_update_prefix(c);
