@@ -82,7 +82,7 @@ struct conn {
 	time_t			 ping_sent;	/* 0 when no PING is outstanding */
 	time_t			 close_at;	/* closing: free by then even if unflushed */
 	evutil_socket_t		 fd;
-	unsigned		 armed:2;	/* EV_READ|EV_WRITE the event waits for */
+	unsigned		 armed:8;	/* EV_READ|EV_WRITE the event waits for */
 	unsigned		 closing:1;
 	unsigned		 freeing:1;
 	unsigned		 deferred:1;
