@@ -814,7 +814,7 @@ agent_on_ready(struct acp_agent *acp, void *arg)
 	const char *title = acp_agent_title(acp);
 
 	if (title != NULL && title[0] != '\0')
-		strlcpy(a->client->realname, title, sizeof(a->client->realname));
+		client_set_realname(a->client, title, strlen(title));
 }
 
 static void
@@ -1297,6 +1297,7 @@ agent_new(const struct conf_agent *ca)
 	struct agent *a = xcalloc(1, sizeof(*a));
 	struct acp_agent_config cfg;
 	struct client *c;
+	const char *desc;
 	char *const *ch;
 
 	if (client_find_any(ca->name) != NULL) {
@@ -1311,8 +1312,8 @@ agent_new(const struct conf_agent *ca)
 	a->client = c;
 	strlcpy(c->user, "agent", sizeof(c->user));
 	strlcpy(c->host, ircd.conf->name, sizeof(c->host));
-	strlcpy(c->realname, ca->description != NULL ? ca->description : ca->name,
-	    sizeof(c->realname));
+	desc = ca->description != NULL ? ca->description : ca->name;
+	client_set_realname(c, desc, strlen(desc));
 	client_set_nick(c, ca->name);
 	c->flags |= CLIENT_REGISTERED | CLIENT_HAVE_NICK | CLIENT_HAVE_USER |
 	    CLIENT_AGENT;

@@ -28,8 +28,20 @@
 
 static struct client_list dead = TAILQ_HEAD_INITIALIZER(dead);
 static struct event *reap_ev;
-static uint64_t mark_seq;
+static uint32_t mark_seq;
 static uint64_t client_seq;
+/*
+ * The prefix and realname of a new client: never NULL, so every reader may
+ * print them, and never freed, so a client that never set them costs nothing.
+ */
+static char client_empty[1];
+
+static void
+client_str_free(char *s)
+{
+	if (s != client_empty)
+		free(s);
+}
 
 static void
 client_reap_cb(evutil_socket_t fd, short what, void *arg)
@@ -46,6 +58,7 @@ client_new(const struct client_ops *ops, struct conn *conn)
 	c->conn = conn;
 	c->id = ++client_seq;
 	c->signon = c->idle = time(NULL);
+	c->prefix = c->realname = client_empty;
 	TAILQ_INIT(&c->channels);
 	LIST_INIT(&c->invites);
 	TAILQ_INSERT_TAIL(&ircd.all, c, entry);
@@ -75,8 +88,27 @@ client_find(const char *nick)
 void
 client_update_prefix(struct client *c)
 {
-	snprintf(c->prefix, sizeof(c->prefix), "%s!%s@%s",
-	    c->nick[0] ? c->nick : "*", c->user[0] ? c->user : "*", c->host);
+	const char *nick = c->nick[0] ? c->nick : "*";
+	const char *user = c->user[0] ? c->user : "*";
+	size_t len = strlen(nick) + 1 + strlen(user) + 1 + strlen(c->host) + 1;
+	char *p = xmalloc(len);
+
+	/* Exact size: an idle client's prefix is rarely near the longest. */
+	snprintf(p, len, "%s!%s@%s", nick, user, c->host);
+	client_str_free(c->prefix);
+	c->prefix = p;
+}
+
+void
+client_set_realname(struct client *c, const char *name, size_t len)
+{
+	char *p;
+
+	if (len > REALLEN)
+		len = REALLEN;
+	p = xstrndup(name, len);
+	client_str_free(c->realname);
+	c->realname = p;
 }
 
 void
@@ -187,10 +219,22 @@ client_vsend_common(struct client *c, int self, unsigned cap, const char *fmt,
     va_list ap)
 {
 	char buf[IRC_LINELEN * 2];
+	struct client *t;
 	struct member *m, *o;
 	struct outmsg om;
-	uint64_t mark = ++mark_seq;
+	uint32_t mark;
 	int n;
+
+	/*
+	 * Marks are 32 bits to keep struct client small: when they wrap, old
+	 * marks are cleared so none can be taken for the new one. 0 is never
+	 * a mark, as a new client has it.
+	 */
+	if ((mark = ++mark_seq) == 0) {
+		TAILQ_FOREACH(t, &ircd.all, entry)
+			t->mark = 0;
+		mark = mark_seq = 1;
+	}
 
 	n = vsnprintf(buf, sizeof(buf), fmt, ap);
 	if (n < 0)
@@ -309,7 +353,7 @@ client_invite_add(struct client *c, const char *chan)
 		if (strcmp(inv->chan, key) == 0)
 			return;
 	/* Bounded: the oldest invite goes when a client collects too many. */
-	if (c->ninvites >= 64) {
+	if (c->ninvites >= CLIENT_MAXINVITES) {
 		struct invite *last = NULL;
 
 		LIST_FOREACH(inv, &c->invites, entry)
@@ -396,6 +440,8 @@ client_reap(void)
 
 	while ((c = TAILQ_FIRST(&dead)) != NULL) {
 		TAILQ_REMOVE(&dead, c, entry);
+		client_str_free(c->prefix);
+		client_str_free(c->realname);
 		free(c->away);
 		free(c->account);
 		free(c->oper);

@@ -8,6 +8,8 @@
 
 #include "ircd/ircd.h"
 
+#include <netinet/in.h>
+
 #include <stddef.h>
 #include <stdint.h>
 #include <time.h>
@@ -35,6 +37,10 @@ struct channel;
 #define CLIENT_CLOSING		0x0020	/* quit in progress: send nothing more */
 #define CLIENT_FLOOD_EXEMPT	0x0040
 #define CLIENT_AGENT		0x0080	/* for WHOIS text only; never for routing */
+#define CLIENT_CAP_302		0x0100	/* a CAP LS 302 (or later) was seen */
+
+/* Invitations a client keeps; the oldest goes first. */
+#define CLIENT_MAXINVITES	64
 
 /*
  * A relayed event (PRIVMSG, NOTICE, ...) from one user, rendered once and
@@ -109,13 +115,20 @@ struct invite {
 
 TAILQ_HEAD(member_list, member);
 
+/*
+ * Thousands of these sit idle, so the layout is for size: pointers first,
+ * then the narrow counters, then the inline strings (byte-aligned, so no
+ * padding). The prefix and realname are on the heap at their exact size:
+ * most are far shorter than the longest they may be. host stays inline
+ * because conn.c fills it in place.
+ */
 struct client {
 	TAILQ_ENTRY(client)	 entry;		/* ircd.all */
-	char			 nick[NICKLEN + 1];
-	char			 user[USERLEN + 1];
-	char			 host[HOSTLEN + 1];
-	char			 ip[64];
-	char			 realname[REALLEN + 1];
+	const struct client_ops	*ops;
+	void			*priv;		/* the ops' own state */
+	struct conn		*conn;		/* NULL for clients without a socket */
+	char			*prefix;	/* nick!user@host; never NULL */
+	char			*realname;	/* never NULL; client_set_realname */
 	char			*away;		/* NULL when here */
 	char			*account;	/* NULL when not logged in */
 	char			*oper;		/* operator block name */
@@ -123,22 +136,21 @@ struct client {
 	struct sasl		*sasl;		/* an AUTHENTICATE in progress */
 	char			*pass;		/* PASS, until registration checks it */
 	struct mlbatch		*mlbatch;	/* a draft/multiline batch being sent */
-	unsigned		 umodes;
-	unsigned		 flags;
-	unsigned		 caps;		/* CAP_* of cap.h */
-	int			 cap_version;	/* highest CAP LS version seen */
+	struct member_list	 channels;	/* memberships, via member.by_client */
+	LIST_HEAD(, invite)	 invites;
 	time_t			 signon;
 	time_t			 idle;		/* last PRIVMSG/NOTICE, for WHOIS 317 */
-	struct conn		*conn;		/* NULL for clients without a socket */
-	const struct client_ops	*ops;
-	void			*priv;		/* the ops' own state */
-	struct member_list	 channels;	/* memberships, via member.by_client */
-	unsigned		 nchannels;
-	LIST_HEAD(, invite)	 invites;
-	unsigned		 ninvites;
-	char			 prefix[NICKLEN + USERLEN + HOSTLEN + 3];
-	uint64_t		 mark;		/* send-once marker, see client_send_common */
 	uint64_t		 id;		/* unique for this run, never reused */
+	uint32_t		 mark;		/* send-once marker, see client_send_common */
+	uint32_t		 caps;		/* CAP_* of cap.h */
+	unsigned		 nchannels;
+	uint16_t		 flags;		/* CLIENT_* */
+	uint8_t			 umodes;	/* UMODE_* */
+	uint8_t			 ninvites;	/* at most CLIENT_MAXINVITES */
+	char			 nick[NICKLEN + 1];
+	char			 user[USERLEN + 1];
+	char			 host[HOSTLEN + 1];
+	char			 ip[INET6_ADDRSTRLEN];	/* as inet_ntop writes it */
 };
 
 /* A new unregistered client with ops; adds it to ircd.all. */
@@ -149,7 +161,10 @@ struct client	*client_find(const char *nick);
 struct client	*client_find_any(const char *nick);
 /* Change (or set) the nick index; rebuilds the prefix. */
 void		 client_set_nick(struct client *, const char *nick);
+/* Rebuild the prefix from nick, user and host. */
 void		 client_update_prefix(struct client *);
+/* Set the realname to len bytes of name (at most REALLEN are kept). */
+void		 client_set_realname(struct client *, const char *name, size_t len);
 /*
  * The client leaves: QUIT to common channels (once each peer), parts all,
  * WHOWAS entry, unindexed, ops->release. The struct is freed later.

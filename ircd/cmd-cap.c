@@ -124,7 +124,8 @@ cap_send_list(struct client *c, const char *sub, unsigned bits, int values)
 			    caps[i].value());
 		else
 			snprintf(word, sizeof(word), "%s", caps[i].name);
-		if (c->cap_version >= 302 && strlen(line) + strlen(word) + 1 > 300) {
+		if ((c->flags & CLIENT_CAP_302) &&
+		    strlen(line) + strlen(word) + 1 > 300) {
 			client_send(c, ":%s CAP %s %s * :%s", ircd.conf->name,
 			    client_name(c), sub, line);
 			line[0] = '\0';
@@ -146,7 +147,8 @@ cap_notify_change(unsigned before, unsigned after)
 		if (!(c->caps & CAP_CAP_NOTIFY))
 			continue;
 		if (after & ~before)
-			cap_send_list(c, "NEW", after & ~before, c->cap_version >= 302);
+			cap_send_list(c, "NEW", after & ~before,
+			    (c->flags & CLIENT_CAP_302) != 0);
 		if (before & ~after) {
 			cap_send_list(c, "DEL", before & ~after, 0);
 			c->caps &= ~(before & ~after);
@@ -169,7 +171,7 @@ cap_req(struct client *c, const char *list)
 			goto nak;
 		if (minus) {
 			/* cap-notify is implicit for 302 clients: it cannot go. */
-			if (cp->bit == CAP_CAP_NOTIFY && c->cap_version >= 302)
+			if (cp->bit == CAP_CAP_NOTIFY && (c->flags & CLIENT_CAP_302))
 				goto nak;
 			del |= cp->bit;
 		} else
@@ -197,9 +199,10 @@ cmd_cap(struct client *c, struct message *m)
 			c->flags |= CLIENT_CAP_NEGOTIATING;
 		int v = m->nparams > 1 ? atoi(m->params[1]) : 0;
 
-		if (v > c->cap_version)
-			c->cap_version = v;
-		if (c->cap_version >= 302)
+		/* Only "302 or later" matters, and it stays once seen. */
+		if (v >= 302)
+			c->flags |= CLIENT_CAP_302;
+		if (c->flags & CLIENT_CAP_302)
 			c->caps |= CAP_CAP_NOTIFY;
 		/* Values only when this LS asks for 302; the version stays. */
 		cap_send_list(c, "LS", cap_offered(), v >= 302);

@@ -769,7 +769,7 @@ cmd_setname(struct client *c, struct message *m)
 		    "Realname is empty or too long");
 		return;
 	}
-	strlcpy(c->realname, name, sizeof(c->realname));
+	client_set_realname(c, name, strlen(name));
 	/* Without the cap the change is silent (setname spec). */
 	client_send_common_cap(c, 1, CAP_SETNAME, ":%s SETNAME :%s", c->prefix,
 	    c->realname);

@@ -246,8 +246,7 @@ cmd_user(struct client *c, struct message *m)
 	if (n == 0)
 		strlcpy(c->user, "user", sizeof(c->user));
 	n = message_utf8_trunc(m->params[3], strlen(m->params[3]), REALLEN);
-	memcpy(c->realname, m->params[3], n);
-	c->realname[n] = '\0';
+	client_set_realname(c, m->params[3], n);
 	c->flags |= CLIENT_HAVE_USER;
 	client_update_prefix(c);
 	register_try(c);

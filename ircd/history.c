@@ -244,11 +244,13 @@ history_send_line(struct client *c, const struct store_msg *sm, const char *batc
 {
 	struct outmsg om;
 	struct client from;
+	char prefix[NICKLEN + USERLEN + HOSTLEN + 3];
 	int n;
 
 	/* The stored sender, as a stand-in: only its prefix and account count. */
 	memset(&from, 0, sizeof(from));
-	strlcpy(from.prefix, sm->prefix, sizeof(from.prefix));
+	strlcpy(prefix, sm->prefix, sizeof(prefix));
+	from.prefix = prefix;
 	from.account = (char *)(uintptr_t)sm->account;
 	memset(&om, 0, sizeof(om));
 	om.from = &from;

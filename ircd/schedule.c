@@ -160,6 +160,7 @@ sched_conv(struct sched *s)
 
 /* The server as the sender of stored firing NOTICEs (HS-2). */
 static struct client sched_server;
+static char sched_server_prefix[HOSTLEN + 1];
 
 /* One NOTICE line from the server in the target conversation, stored first. */
 static void
@@ -175,8 +176,11 @@ sched_notice(struct sched *s, const char *text, size_t len)
 		peer = client_find(s->target_name);
 	else if ((ch = channel_find(s->target_name)) == NULL)
 		return;
-	if (sched_server.prefix[0] == '\0') {
-		strlcpy(sched_server.prefix, ircd.conf->name, sizeof(sched_server.prefix));
+	if (sched_server.prefix == NULL) {
+		/* A copy: the config (and its name) is replaced on reload. */
+		strlcpy(sched_server_prefix, ircd.conf->name,
+		    sizeof(sched_server_prefix));
+		sched_server.prefix = sched_server_prefix;
 		strlcpy(sched_server.nick, ircd.conf->name, sizeof(sched_server.nick));
 	}
 	snprintf(body, sizeof(body), "%.*s", (int)message_utf8_trunc(text, len, 400),
