@@ -1311,7 +1311,7 @@ agent_new(const struct conf_agent *ca)
 	c->priv = a;
 	a->client = c;
 	strlcpy(c->user, "agent", sizeof(c->user));
-	strlcpy(c->host, ircd.conf->name, sizeof(c->host));
+	client_set_host(c, ircd.conf->name);
 	desc = ca->description != NULL ? ca->description : ca->name;
 	client_set_realname(c, desc, strlen(desc));
 	client_set_nick(c, ca->name);

@@ -58,7 +58,7 @@ client_new(const struct client_ops *ops, struct conn *conn)
 	c->conn = conn;
 	c->id = ++client_seq;
 	c->signon = c->idle = time(NULL);
-	c->prefix = c->realname = client_empty;
+	c->prefix = c->realname = c->host = client_empty;
 	TAILQ_INIT(&c->channels);
 	LIST_INIT(&c->invites);
 	TAILQ_INSERT_TAIL(&ircd.all, c, entry);
@@ -97,6 +97,15 @@ client_update_prefix(struct client *c)
 	snprintf(p, len, "%s!%s@%s", nick, user, c->host);
 	client_str_free(c->prefix);
 	c->prefix = p;
+}
+
+void
+client_set_host(struct client *c, const char *host)
+{
+	char *p = xstrndup(host, HOSTLEN);
+
+	client_str_free(c->host);
+	c->host = p;
 }
 
 void
@@ -442,6 +451,7 @@ client_reap(void)
 		TAILQ_REMOVE(&dead, c, entry);
 		client_str_free(c->prefix);
 		client_str_free(c->realname);
+		client_str_free(c->host);
 		free(c->away);
 		free(c->account);
 		free(c->oper);

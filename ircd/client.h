@@ -129,6 +129,7 @@ struct client {
 	struct conn		*conn;		/* NULL for clients without a socket */
 	char			*prefix;	/* nick!user@host; never NULL */
 	char			*realname;	/* never NULL; client_set_realname */
+	char			*host;		/* never NULL; client_set_host */
 	char			*away;		/* NULL when here */
 	char			*account;	/* NULL when not logged in */
 	char			*oper;		/* operator block name */
@@ -149,7 +150,6 @@ struct client {
 	uint8_t			 ninvites;	/* at most CLIENT_MAXINVITES */
 	char			 nick[NICKLEN + 1];
 	char			 user[USERLEN + 1];
-	char			 host[HOSTLEN + 1];
 	char			 ip[INET6_ADDRSTRLEN];	/* as inet_ntop writes it */
 };
 
@@ -165,6 +165,8 @@ void		 client_set_nick(struct client *, const char *nick);
 void		 client_update_prefix(struct client *);
 /* Set the realname to len bytes of name (at most REALLEN are kept). */
 void		 client_set_realname(struct client *, const char *name, size_t len);
+/* Set the host shown in prefixes and WHOIS (at most HOSTLEN bytes). */
+void		 client_set_host(struct client *, const char *host);
 /*
  * The client leaves: QUIT to common channels (once each peer), parts all,
  * WHOWAS entry, unindexed, ops->release. The struct is freed later.

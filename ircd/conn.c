@@ -1196,10 +1196,13 @@ conn_new(evutil_socket_t fd, struct bufferevent *tlsbev,
 	conn->client = c;
 	strlcpy(c->ip, ip, sizeof(c->ip));
 	/* A host may not start with ':' on the wire ("::1" -> "0::1"). */
-	c->host[0] = '\0';
-	if (ip[0] == ':')
-		strlcpy(c->host, "0", sizeof(c->host));
-	strlcat(c->host, ip, sizeof(c->host));
+	if (ip[0] == ':') {
+		char host[INET6_ADDRSTRLEN + 1];
+
+		snprintf(host, sizeof(host), "0%s", ip);
+		client_set_host(c, host);
+	} else
+		client_set_host(c, ip);
 	if (conn->flood_exempt)
 		c->flags |= CLIENT_FLOOD_EXEMPT;
 	client_update_prefix(c);
