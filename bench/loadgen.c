@@ -17,6 +17,10 @@
  * welcome burst the server sends: agentircd, InspIRCd and ngIRCd differ),
  * refuses any target outside 127.0.0.0/8 and ::1, and always stops by
  * itself after --timeout seconds.
+ *
+ * With --tls every client makes a full handshake; --tls-resume first
+ * gets one session from a priming connection and has every client offer
+ * it, so that the server may resume instead.
  */
 #include "compat.h"
 
@@ -121,6 +125,7 @@ struct opts {
 	int		 parallel;	/* connections being set up at once */
 	double		 timeout;
 	int		 tls;
+	int		 tls_resume;	/* offer a primed session */
 	long		 server_pid;
 	int		 payload;
 	int		 quiet;
@@ -132,6 +137,8 @@ static struct {
 	struct event		*timeout_ev;
 	struct event		*rate_ev;
 	SSL_CTX			*ssl_ctx;
+	SSL_SESSION		*tls_session;	/* --tls-resume: offered */
+	int			 tls_resumed;	/* handshakes that resumed */
 	struct sockaddr_storage	 sa;
 	socklen_t		 salen;
 	struct client		*c;
@@ -924,20 +931,28 @@ tls_event_cb(struct bufferevent *bev, short what, void *arg)
 {
 	struct client *c = arg;
 	unsigned long e;
+	const char *r;
 	int one = 1;
 
 	if (what & BEV_EVENT_CONNECTED) {
 		setsockopt(bufferevent_getfd(bev), IPPROTO_TCP, TCP_NODELAY,
 		    &one, sizeof(one));
+		/* Offering a session is no promise: the server decides. */
+		if (SSL_session_reused(bufferevent_openssl_get_ssl(bev)))
+			lg.tls_resumed++;
 		on_connected(c);
 		return;
 	}
 	if (what & BEV_EVENT_EOF)
 		client_error(c, "connection closed by server");
 	else if (what & BEV_EVENT_ERROR) {
-		if ((e = bufferevent_get_openssl_error(bev)) != 0)
-			client_error(c, "TLS: %s",
-			    ERR_reason_error_string(e));
+		/*
+		 * libevent also stores SSL_get_error()'s codes here, which
+		 * have no reason string: then the socket's error says more.
+		 */
+		if ((e = bufferevent_get_openssl_error(bev)) != 0 &&
+		    (r = ERR_reason_error_string(e)) != NULL)
+			client_error(c, "TLS: %s", r);
 		else
 			client_error(c, "%s", evutil_socket_error_to_string(
 			    EVUTIL_SOCKET_ERROR()));
@@ -949,6 +964,7 @@ static int
 connect_one(struct client *c)
 {
 	struct bufferevent *bev;
+	SSL_SESSION *sess;
 	SSL *ssl;
 	int fd, one = 1;
 
@@ -961,6 +977,24 @@ connect_one(struct client *c)
 		 */
 		if ((ssl = SSL_new(lg.ssl_ctx)) == NULL)
 			return -1;
+		/*
+		 * Each client gets its own copy: bufferevent_free closes
+		 * without a close_notify, and OpenSSL then marks the session
+		 * the connection holds not resumable. Were that the shared
+		 * one, one client lost early would stop all later resumptions.
+		 */
+		if (lg.tls_session != NULL) {
+			if ((sess = SSL_SESSION_dup(lg.tls_session)) == NULL) {
+				SSL_free(ssl);
+				return -1;
+			}
+			if (SSL_set_session(ssl, sess) != 1) {
+				SSL_SESSION_free(sess);
+				SSL_free(ssl);
+				return -1;
+			}
+			SSL_SESSION_free(sess);
+		}
 		bev = bufferevent_openssl_socket_new(lg.base, -1, ssl,
 		    BUFFEREVENT_SSL_CONNECTING, BEV_OPT_CLOSE_ON_FREE);
 		if (bev == NULL) {
@@ -1112,9 +1146,12 @@ report(void)
 	KV("reg_failed", "%d", lg.regfailed);
 	KV("reg_time_s", "%.6f", reg_s);
 	KV("reg_per_s", "%.1f", reg_s > 0 ? lg.registered / reg_s : 0);
-	if (lg.o.tls)
+	if (lg.o.tls) {
 		KV("tls_handshakes_per_s", "%.1f",
 		    hs_s > 0 ? (lg.registered + lg.regfailed) / hs_s : 0);
+		KV("tls_resume", "%d", lg.o.tls_resume);
+		KV("tls_resumed", "%d", lg.tls_resumed);
+	}
 	KV("joined", "%d", lg.joined);
 	KV("join_time_s", "%.6f", join_s);
 	KV("deliveries", "%" PRIu64, lg.deliveries);
@@ -1151,8 +1188,11 @@ report(void)
 	    reg_s > 0 ? lg.registered / reg_s : 0,
 	    lg.regfailed ? ", some failed" : "");
 	if (lg.o.tls)
-		fprintf(stderr, "TLS: %.0f handshakes/s\n", hs_s > 0 ?
-		    (lg.registered + lg.regfailed) / hs_s : 0);
+		fprintf(stderr, "TLS: %.0f handshakes/s, %d of %d resumed%s\n",
+		    hs_s > 0 ? (lg.registered + lg.regfailed) / hs_s : 0,
+		    lg.tls_resumed, lg.registered + lg.regfailed,
+		    !lg.o.tls_resume ? " (none offered)" :
+		    lg.tls_session == NULL ? " (no session to offer)" : "");
 	if (lg.o.channels > 0)
 		fprintf(stderr, "%d joined %d channel(s) in %.3f s\n",
 		    lg.joined, lg.o.channels, join_s);
@@ -1230,7 +1270,8 @@ usage(void)
 	    "usage: loadgen [-q] [--host addr] [--port n] [--clients n]\n"
 	    "\t[--channels k] [--senders s] [--messages m] [--window w]\n"
 	    "\t[--connect-rate r] [--parallel p] [--timeout secs] [--tls]\n"
-	    "\t[--server-pid pid] [--payload bytes] [--prefix nick]\n");
+	    "\t[--tls-resume] [--server-pid pid] [--payload bytes]\n"
+	    "\t[--prefix nick]\n");
 	exit(64);
 }
 
@@ -1280,6 +1321,7 @@ parse_opts(int argc, char **argv)
 		{ "parallel",		required_argument, NULL, 'P' },
 		{ "timeout",		required_argument, NULL, 't' },
 		{ "tls",		no_argument,	   NULL, 'T' },
+		{ "tls-resume",		no_argument,	   NULL, 'R' },
 		{ "server-pid",		required_argument, NULL, 'S' },
 		{ "payload",		required_argument, NULL, 'l' },
 		{ "prefix",		required_argument, NULL, 'x' },
@@ -1324,6 +1366,7 @@ parse_opts(int argc, char **argv)
 		case 't': o->timeout = dnum(optarg, "timeout", 0.1, 86400);
 		    break;
 		case 'T': o->tls = 1; break;
+		case 'R': o->tls = o->tls_resume = 1; break;
 		case 'S': o->server_pid = num(optarg, "server-pid", 1,
 		    1L << 30); break;
 		case 'l': o->payload = (int)num(optarg, "payload", 0, 400);
@@ -1375,6 +1418,145 @@ raise_nofile(void)
 	return 0;
 }
 
+/*
+ * One line to the priming connection; 0 when the whole line went out.
+ */
+static int
+prime_send(SSL *ssl, const char *fmt, ...)
+{
+	char line[512];
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	if (n < 0 || (size_t)n >= sizeof(line))
+		return -1;
+	return SSL_write(ssl, line, n) == n ? 0 : -1;
+}
+
+/*
+ * --tls-resume: one full handshake before the measured run and outside
+ * every figure, for the session the clients then offer. The priming
+ * client registers and quits. In TLS 1.3 the tickets come after the
+ * handshake, and a server may write nothing until it is spoken to; once
+ * 001 has been read, every ticket sent with the handshake has been read.
+ * Blocking I/O with socket timeouts: one connection needs no event loop.
+ * NULL: no session to offer (why is on stderr); clients then make full
+ * handshakes and tls_resumed says 0.
+ */
+static SSL_SESSION *
+tls_prime(void)
+{
+	char buf[4096], *line, *nl, *cmd, *args;
+	const char *e;
+	struct timeval tv;
+	SSL_SESSION *sess = NULL;
+	SSL *ssl = NULL;
+	uint64_t deadline;
+	size_t len = 0;
+	double t;
+	int fd, n, one = 1, retry = 0, welcomed = 0;
+
+	/* InspIRCd 3 sends 001 on a once-a-second timer: 10 s is ample. */
+	t = lg.o.timeout < 10 ? lg.o.timeout : 10;
+	deadline = now_ns() + (uint64_t)(t * 1e9);
+	tv.tv_sec = (time_t)t;
+	tv.tv_usec = (suseconds_t)((t - (double)tv.tv_sec) * 1e6);
+	if ((fd = socket(lg.sa.ss_family, SOCK_STREAM | SOCK_CLOEXEC,
+	    0)) < 0) {
+		warnx_("tls-resume: socket: %s", strerror(errno));
+		return NULL;
+	}
+	/* Linux applies SO_SNDTIMEO to connect() as well. */
+	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
+	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	if (connect(fd, (struct sockaddr *)&lg.sa, lg.salen) != 0) {
+		warnx_("tls-resume: priming connection: %s", strerror(errno));
+		goto out;
+	}
+	if ((ssl = SSL_new(lg.ssl_ctx)) == NULL || SSL_set_fd(ssl, fd) != 1 ||
+	    SSL_connect(ssl) != 1) {
+		e = ERR_reason_error_string(ERR_get_error());
+		warnx_("tls-resume: priming handshake failed: %s",
+		    e != NULL ? e : strerror(errno));
+		goto out;
+	}
+	/* "<prefix>p" cannot be a client's nick: theirs end in digits. */
+	if (prime_send(ssl, "NICK %sp\r\nUSER %sp 0 * :loadgen\r\n",
+	    lg.o.prefix, lg.o.prefix) != 0) {
+		warnx_("tls-resume: priming connection: write failed");
+		goto out;
+	}
+	while (!welcomed) {
+		if (now_ns() >= deadline ||
+		    (n = SSL_read(ssl, buf + len, (int)(sizeof(buf) - 1 -
+		    len))) <= 0) {
+			warnx_("tls-resume: no 001 on the priming connection");
+			goto out;
+		}
+		len += (size_t)n;
+		buf[len] = '\0';
+		for (line = buf; (nl = strchr(line, '\n')) != NULL;
+		    line = nl + 1) {
+			*nl = '\0';
+			if (nl > line && nl[-1] == '\r')
+				nl[-1] = '\0';
+			cmd = line;
+			if (*cmd == ':' && (cmd = strchr(cmd, ' ')) != NULL)
+				cmd++;
+			if (cmd == NULL)
+				continue;
+			if ((args = strchr(cmd, ' ')) != NULL)
+				*args++ = '\0';
+			else
+				args = cmd + strlen(cmd);
+			if (strcmp(cmd, "PING") == 0)
+				prime_send(ssl, "PONG %s\r\n", args);
+			else if (strcmp(cmd, "433") == 0 && retry < 5)
+				prime_send(ssl, "NICK %sp%d\r\n", lg.o.prefix,
+				    ++retry);
+			else if (strcmp(cmd, "001") == 0)
+				welcomed = 1;
+			else if (strcmp(cmd, "ERROR") == 0) {
+				warnx_("tls-resume: priming connection: "
+				    "server says: %s", args);
+				goto out;
+			}
+		}
+		/* Keep a partial line; one that fills buf is no IRC line. */
+		len -= (size_t)(line - buf);
+		memmove(buf, line, len);
+		if (len == sizeof(buf) - 1)
+			len = 0;
+	}
+	prime_send(ssl, "QUIT\r\n");
+	/*
+	 * A close_notify first: freed without one, the connection's session
+	 * would be marked not resumable, and it is the one we keep.
+	 */
+	SSL_shutdown(ssl);
+	sess = SSL_get1_session(ssl);
+out:
+	SSL_free(ssl);
+	close(fd);
+	/* What failed here is reported; the clients' errors are their own. */
+	ERR_clear_error();
+	if (sess != NULL && !SSL_SESSION_is_resumable(sess)) {
+		warnx_("tls-resume: the server gave no resumable session");
+		SSL_SESSION_free(sess);
+		sess = NULL;
+	}
+	if (sess != NULL && !lg.o.quiet)
+		fprintf(stderr, "loadgen: tls-resume: offering the priming "
+		    "connection's %s session\n",
+		    SSL_SESSION_get_protocol_version(sess) == TLS1_3_VERSION ?
+		    "TLS 1.3" : "TLS 1.2");
+	return sess;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -1395,13 +1577,16 @@ main(int argc, char **argv)
 			return 1;
 		}
 		/*
-		 * Benchmark servers use throw-away self-signed certificates,
-		 * and every connection must cost a full handshake: no
-		 * verification, no session cache.
+		 * Benchmark servers use throw-away self-signed certificates:
+		 * no verification. No session cache either: a connection
+		 * resumes only with --tls-resume, which sets the one session
+		 * every client offers by hand.
 		 */
 		SSL_CTX_set_verify(lg.ssl_ctx, SSL_VERIFY_NONE, NULL);
 		SSL_CTX_set_session_cache_mode(lg.ssl_ctx,
 		    SSL_SESS_CACHE_OFF);
+		if (lg.o.tls_resume)
+			lg.tls_session = tls_prime();
 	}
 	lg.c = calloc((size_t)lg.o.clients, sizeof(*lg.c));
 	lg.snd = calloc((size_t)lg.o.senders + 1, sizeof(*lg.snd));
@@ -1469,6 +1654,7 @@ main(int argc, char **argv)
 		event_free(lg.rate_ev);
 	event_free(lg.timeout_ev);
 	event_base_free(lg.base);
+	SSL_SESSION_free(lg.tls_session);
 	if (lg.ssl_ctx != NULL)
 		SSL_CTX_free(lg.ssl_ctx);
 	free(lg.c);
