@@ -28,6 +28,7 @@
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -54,10 +55,15 @@
 #define CONN_MAXLINE	(IRC_TAGLEN + IRC_LINELEN)
 /* How long a closing connection may take to flush its last lines. */
 #define CONN_LINGER_SEC	3
-/* Past this much output in one turn, write it out between two commands. */
-#define CONN_FLUSH_AT	(1024 * 1024)
-/* Segments per writev(); IOV_MAX is 1024, a turn seldom needs more than a few. */
-#define CONN_IOV	64
+/*
+ * Past this much output in one turn, write it out between two commands.
+ * Big: a storm of JOINs to a 5000-member channel queues 60 KB of segments
+ * per JOIN, and each early flush is a write to every member; fewer,
+ * larger writes are cheaper for the server and for every client.
+ */
+#define CONN_FLUSH_AT	(16 * 1024 * 1024)
+/* Segments per writev(): a busy turn gives a client hundreds. */
+#define CONN_IOV	IOV_MAX
 /* The tags of a relayed line depend on these caps only. */
 #define CONN_TAGCAPS	(CAP_BATCH | CAP_SERVER_TIME | CAP_ACCOUNT_TAG | CAP_MESSAGE_TAGS)
 
@@ -418,7 +424,7 @@ static void
 conn_flush_tls(struct conn *conn, const struct wq *q)
 {
 	static char buf[16384];
-	struct iovec iov[CONN_IOV];
+	static struct iovec iov[CONN_IOV];	/* one loop, one flush at a time */
 	uint32_t cur = q->head;
 	size_t have = 0;
 	int i, n;
@@ -450,7 +456,7 @@ conn_flush_tls(struct conn *conn, const struct wq *q)
 static void
 conn_flush(struct conn *conn)
 {
-	struct iovec iov[CONN_IOV];
+	static struct iovec iov[CONN_IOV];	/* one loop, one flush at a time */
 	uint32_t cur;
 	size_t done = 0, want;
 	ssize_t n;
