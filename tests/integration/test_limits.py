@@ -151,6 +151,37 @@ def test_sendq_exceeded():
 
 # ---------------------------------------------------------------- malformed lines
 
+def test_slow_reader_gets_everything_in_order():
+    """A client that reads late, but within its SendQ, gets every line in order: what the
+    kernel did not take waits in the server and leaves when the socket is writable."""
+    with Server(flood_exempt="127.0.0.1/32", sendq="16m") as s:
+        slow = Client(s, "sloth", rcvbuf=4096)
+        sender = Client(s, "chatty")
+        slow.join("#slow")
+        sender.join("#slow")
+        slow.drain(0.2)
+        n = 24000
+        pad = "z" * 300
+        # ~8 MB to a client that reads nothing meanwhile: more than the kernel's
+        # socket buffers hold (the send buffer grows to 4 MB), less than its SendQ.
+        for i in range(0, n, 100):
+            sender.sock.sendall("".join("PRIVMSG #slow :%d %s\r\n" % (j, pad)
+                                        for j in range(i, i + 100)).encode())
+        usable(sender)
+        got = []
+        deadline = time.time() + 30
+        while len(got) < n and time.time() < deadline:
+            slow._fill(0.5)
+            for l in slow.pending:
+                m = re.search(r" PRIVMSG #slow :(\d+) ", l)
+                if m:
+                    got.append(int(m.group(1)))
+            slow.pending.clear()
+        assert got == list(range(n)), "got %d lines, first wrong at %r" % (
+            len(got), next((i for i, v in enumerate(got) if v != i), None))
+        usable(slow)
+
+
 def test_malformed_lines_ignored():
     s = S()
     c = Client(s, "malformed")
