@@ -236,8 +236,12 @@ server_cpu(void)
 	buf[n] = '\0';
 	if ((p = strrchr(buf, ')')) == NULL)
 		return -1;
-	/* After ")" come state (field 3) ... utime (14), stime (15). */
-	for (i = 3; i <= 13; i++) {
+	/*
+	 * After ")" come state (field 3) ... utime (14), stime (15): step to
+	 * the space before field 14. (Stopping one field early read cmajflt
+	 * and utime, which left out all the kernel time of a fan-out.)
+	 */
+	for (i = 3; i <= 14; i++) {
 		p = strchr(p + 1, ' ');
 		if (p == NULL)
 			return -1;
