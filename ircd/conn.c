@@ -4,7 +4,7 @@
  * drops the client, and silence is answered with PING, then a timeout.
  *
  * Output is gathered for the whole loop turn (wbuf.c) and written at its
- * end, after the turn's history is committed: one writev() per client per
+ * end, after the turn's history is committed: one sendmsg() per client per
  * turn, however many lines it got, and nothing reaches a client before it
  * is stored. A plain socket is a bare descriptor and one event; only when
  * the kernel does not take everything does a client get a buffer of its
@@ -62,7 +62,7 @@
  * larger writes are cheaper for the server and for every client.
  */
 #define CONN_FLUSH_AT	(16 * 1024 * 1024)
-/* Segments per writev(): a busy turn gives a client hundreds. */
+/* Segments per sendmsg(): a busy turn gives a client hundreds. */
 #define CONN_IOV	IOV_MAX
 /* The tags of a relayed line depend on these caps only. */
 #define CONN_TAGCAPS	(CAP_BATCH | CAP_SERVER_TIME | CAP_ACCOUNT_TAG | CAP_MESSAGE_TAGS)

@@ -4,7 +4,7 @@
  * list of (offset, length) segments into it. A line relayed to a thousand
  * members is one copy and a thousand twelve-byte segments, and an idle
  * connection holds no output buffer at all. At the end of the turn each
- * connection's segments go out in one writev(), and the arena is reset.
+ * connection's segments go out in one sendmsg(), and the arena is reset.
  */
 #ifndef IRCD_WBUF_H
 #define IRCD_WBUF_H
