@@ -97,7 +97,6 @@ struct conn {
 	unsigned		 discarding:1;	/* skipping the rest of an overlong line */
 	unsigned		 flood_exempt:1;
 	unsigned		 ip_exempt:1;	/* from flood-exempt in the config */
-	unsigned		 tls:1;
 };
 
 static TAILQ_HEAD(, conn) conns = TAILQ_HEAD_INITIALIZER(conns);
@@ -255,7 +254,7 @@ conn_set_flood_exempt(struct conn *conn, int exempt)
 int
 conn_is_tls(const struct conn *conn)
 {
-	return conn->tls;
+	return conn->bev != NULL;
 }
 
 size_t
@@ -448,7 +447,7 @@ conn_flush_tls(struct conn *conn, const struct wq *q)
 	int i, n;
 
 	while (cur != 0) {
-		n = wq_iov(q, iov, CONN_IOV, &cur);
+		n = wq_iov(iov, CONN_IOV, &cur);
 		for (i = 0; i < n; i++) {
 			const char *p = iov[i].iov_base;
 			size_t len = iov[i].iov_len;
@@ -499,7 +498,7 @@ conn_flush(struct conn *conn)
 	if (conn->olen == 0) {
 		cur = conn->q.head;
 		while (cur != 0) {
-			cnt = wq_iov(&conn->q, iov, CONN_IOV, &cur);
+			cnt = wq_iov(iov, CONN_IOV, &cur);
 			for (want = 0, i = 0; i < cnt; i++)
 				want += iov[i].iov_len;
 			n = conn_send(conn->fd, iov, cnt);
@@ -1199,7 +1198,6 @@ conn_new(evutil_socket_t fd, struct bufferevent *tlsbev,
 	conn->fd = fd;
 	conn->bev = tlsbev;
 	conn->listener = l;
-	conn->tls = tlsbev != NULL;
 	conn->last_read = time(NULL);
 	conn->flood_exempt = conn->ip_exempt = conn_ip_exempt(sa);
 	/* Replies are small and interactive: never wait for Nagle. */

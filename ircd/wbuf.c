@@ -91,12 +91,11 @@ wq_push(struct wq *q, uint32_t off, uint32_t len)
 }
 
 int
-wq_iov(const struct wq *q, struct iovec *iov, int max, uint32_t *cursor)
+wq_iov(struct iovec *iov, int max, uint32_t *cursor)
 {
 	uint32_t i = *cursor;
 	int n = 0;
 
-	(void)q;
 	while (i != 0 && n < max) {
 		const struct wseg *s = &segs[i - 1];
 

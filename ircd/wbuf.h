@@ -29,10 +29,10 @@ const char	*wbuf_at(uint32_t off);
 /* Queue len bytes at off for q; joins a segment that ends where it starts. */
 void		 wq_push(struct wq *, uint32_t off, uint32_t len);
 /*
- * Fill up to max iovecs with q's segments from *cursor on (start with
- * q->head); returns how many were filled. *cursor is 0 once all are.
+ * Fill up to max iovecs with a queue's segments from *cursor on (start
+ * with its head); returns how many were filled. *cursor is 0 once all are.
  */
-int		 wq_iov(const struct wq *, struct iovec *, int max, uint32_t *cursor);
+int		 wq_iov(struct iovec *, int max, uint32_t *cursor);
 /* Copy q's bytes from byte skip on into dst (q->bytes - skip bytes). */
 void		 wq_copy(const struct wq *, size_t skip, char *dst);
 /* Bytes and segments used this turn: the caller flushes early past a bound. */

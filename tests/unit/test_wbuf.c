@@ -23,7 +23,7 @@ drain(const struct wq *q, int max)
 	int i, cnt;
 
 	while (cur != 0) {
-		cnt = wq_iov(q, iov, max, &cur);
+		cnt = wq_iov(iov, max, &cur);
 		for (i = 0; i < cnt; i++) {
 			memcpy(out + n, iov[i].iov_base, iov[i].iov_len);
 			n += iov[i].iov_len;
@@ -41,7 +41,7 @@ nsegs(const struct wq *q)
 	int n = 0;
 
 	while (cur != 0)
-		n += wq_iov(q, iov, 8, &cur);
+		n += wq_iov(iov, 8, &cur);
 	return n;
 }
 
