@@ -35,19 +35,11 @@ import time
 import uuid
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from ircharness import (PersistentServer, REPO, SLOW, Client, Server, Shared, TestFailure,  # noqa: E402
+from ircharness import (PersistentServer, SLOW, Client, Server, Shared, TestFailure,  # noqa: E402
                         parse, run_tests)
+from agentharness import (NODE, SDK, is_from, joined, require_agent, send, until_done)  # noqa: E402
 
-SRCDIR = os.environ.get("SRCDIR") or REPO
-AGENTS_DIR = os.path.join(SRCDIR, "tests", "agents")
-ECHO = os.path.join(AGENTS_DIR, "echo-agent.mjs")
-SDK = os.path.join(AGENTS_DIR, "node_modules", "@agentclientprotocol", "sdk")
-NODE = shutil.which("node")
-
-if NODE is None or not os.path.isdir(SDK) or not os.path.isfile(ECHO):
-    print("1..0 # SKIP node or tests/agents/node_modules missing "
-          "(npm ci --prefix tests/agents)")
-    sys.exit(0)
+ECHO = require_agent("echo-agent.mjs")
 
 TMP = tempfile.mkdtemp(prefix="agentircd-commands-")
 # Every agent command line carries this token: the test counts (and at the end cleans
@@ -201,55 +193,6 @@ def mclient(srv, nick, caps=CAPS):
     c.register(nick)
     c.echo = "echo-message" in (caps or "").split()
     return c
-
-
-def joined(c, *chans):
-    for ch in chans:
-        lines = c.join(ch)
-        if parse(lines[-1]).command != "366":
-            raise TestFailure("%s cannot join %s: %s" % (c.nick, ch, lines[-1]))
-    return c
-
-
-def send(c, target, text, cmd="PRIVMSG"):
-    """Send text; with echo-message wait for its echo (other lines stay pending)."""
-    c.send("%s %s :%s" % (cmd, target, text))
-    if not getattr(c, "echo", False):
-        return None
-    rx = re.compile(r"^@(\S+) :%s!\S+ %s %s :%s$" % (
-        re.escape(c.nick), cmd, re.escape(target), re.escape(text)), re.I)
-    deadline = time.time() + 10 * SLOW
-    kept = []
-    while True:
-        line = c._next(deadline)
-        if line is None:
-            c.pending.extendleft(reversed(kept))
-            c._fail("echo of %s %s :%s" % (cmd, target, text), 10)
-        if rx.search(line):
-            c.pending.extendleft(reversed(kept))
-            return parse(line).tags.get("msgid")
-        kept.append(line)
-
-
-def is_from(m, agent):
-    return (m.source or "").lower().startswith(agent.lower() + "!")
-
-
-def until_done(c, agent, target, timeout=15):
-    """Every line c receives until agent's TAGMSG target +typing=done (included)."""
-    out = []
-    deadline = time.time() + timeout * SLOW
-    while True:
-        line = c._next(deadline)
-        if line is None:
-            c._fail("TAGMSG %s +typing=done from %s (after %d lines)"
-                    % (target, agent, len(out)), timeout)
-        out.append(line)
-        m = parse(line)
-        if m.command == "TAGMSG" and is_from(m, agent) and m.params \
-                and m.params[0].lower() == target.lower() \
-                and m.tags.get("+typing") == "done":
-            return out
 
 
 def agent_lines(lines, agent, target, cmd="PRIVMSG"):

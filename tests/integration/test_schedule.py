@@ -51,19 +51,11 @@ import urllib.request
 import uuid
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from ircharness import (PersistentServer, daemon_path, REPO, SLOW, Client, Server, Shared,  # noqa: E402
+from ircharness import (PersistentServer, daemon_path, SLOW, Client, Server, Shared,  # noqa: E402
                         TestFailure, parse, pump, run_tests)
+from agentharness import (NODE, is_from, joined, require_agent)  # noqa: E402
 
-SRCDIR = os.environ.get("SRCDIR") or REPO
-AGENTS_DIR = os.path.join(SRCDIR, "tests", "agents")
-MCPAGENT = os.path.join(AGENTS_DIR, "mcp-agent.mjs")
-SDK = os.path.join(AGENTS_DIR, "node_modules", "@agentclientprotocol", "sdk")
-NODE = shutil.which("node")
-
-if NODE is None or not os.path.isdir(SDK) or not os.path.isfile(MCPAGENT):
-    print("1..0 # SKIP node or tests/agents/node_modules missing "
-          "(npm ci --prefix tests/agents)")
-    sys.exit(0)
+MCPAGENT = require_agent("mcp-agent.mjs")
 
 TMP = tempfile.mkdtemp(prefix="agentircd-schedule-")
 # Every agent command line carries this token: the test finds (and at the end cleans
@@ -153,18 +145,6 @@ def mclient(srv, nick, caps=CAPS):
         c.send("CAP END")
     c.register(nick)
     return c
-
-
-def joined(c, *chans):
-    for ch in chans:
-        lines = c.join(ch)
-        if parse(lines[-1]).command != "366":
-            raise TestFailure("%s cannot join %s: %s" % (c.nick, ch, lines[-1]))
-    return c
-
-
-def is_from(m, agent):
-    return (m.source or "").lower().startswith(agent.lower() + "!")
 
 
 def agent_lines(lines, agent, target, cmd="PRIVMSG"):
