@@ -6,6 +6,7 @@ libstore_a_SOURCES = \
 	store/store.h \
 	store/store-int.h \
 	store/store.c \
+	store/checkpoint.c \
 	store/migrate.c \
 	store/history.c \
 	store/channels.c \

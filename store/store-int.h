@@ -81,6 +81,8 @@ struct store {
 	sqlite3_stmt	*stmt[SQL_MAX];
 	enum store_batch batch;
 	int		 nest;		/* store_begin savepoints in the batch */
+	int		 wal;		/* journal_mode is WAL */
+	struct store_ckpt *ckpt;	/* the checkpoint thread, or NULL */
 };
 
 /* store.c */
@@ -94,6 +96,11 @@ int		 store_commit(struct store *);
 void		 store_rollback(struct store *);
 void		 store_bind_text(sqlite3_stmt *, int, const char *);
 const char	*store_column_text(sqlite3_stmt *, int);
+
+/* checkpoint.c */
+void		 store_ckpt_start(struct store *);
+void		 store_ckpt_stop(struct store *);
+unsigned long	 store_checkpoints(struct store *);	/* for tests */
 
 /* migrate.c */
 int		 store_migrate(struct store *, char *err, size_t errlen);

@@ -14,6 +14,11 @@
 
 /* Long enough to ride out a backup or sqlite3 shell holding a lock. */
 #define STORE_BUSY_MS	5000
+/*
+ * A burst of writes can take the WAL to 64 MiB (checkpoint.c); when it
+ * starts over, SQLite cuts the file back to this size.
+ */
+#define STORE_WAL_KEEP	"16777216"
 
 static void	(*log_fn)(int, const char *);
 
@@ -314,7 +319,9 @@ store_journal_wal(struct store *s, char *err, size_t errlen)
 	}
 	/* A file system without shared memory keeps the old journal. */
 	mode = store_column_text(st, 0);
-	if (mode == NULL || strcmp(mode, "wal") != 0)
+	if (mode != NULL && strcmp(mode, "wal") == 0)
+		s->wal = 1;
+	else
 		store_log(0, "%s: journal_mode is %s, not wal", s->path,
 		    mode != NULL ? mode : "unknown");
 	sqlite3_finalize(st);
@@ -351,10 +358,15 @@ store_open(const char *path, char *err, size_t errlen)
 	 */
 	if (store_journal_wal(s, err, errlen) == -1 ||
 	    store_pragma(s, "PRAGMA synchronous = NORMAL", err, errlen) == -1 ||
-	    store_pragma(s, "PRAGMA foreign_keys = ON", err, errlen) == -1)
+	    store_pragma(s, "PRAGMA foreign_keys = ON", err, errlen) == -1 ||
+	    store_pragma(s, "PRAGMA journal_size_limit = " STORE_WAL_KEEP,
+	    err, errlen) == -1)
 		goto fail;
 	if (store_migrate(s, err, errlen) == -1)
 		goto fail;
+	/* Checkpoints (and their fsyncs) leave the loop: checkpoint.c. */
+	if (s->wal)
+		store_ckpt_start(s);
 	return s;
 fail:
 	store_close(s);
@@ -375,6 +387,7 @@ store_close(struct store *s)
 		    s->path);
 	for (i = 0; i < SQL_MAX; i++)
 		sqlite3_finalize(s->stmt[i]);
+	store_ckpt_stop(s);
 	if (s->db != NULL && sqlite3_close(s->db) != SQLITE_OK)
 		store_log(1, "%s: close: %s", s->path, sqlite3_errmsg(s->db));
 	free(s->path);

@@ -1881,6 +1881,76 @@ test_readonly(void)
 	ok(bits < 64 && (bits & 8), "it still reads");
 }
 
+static off_t
+file_size(const char *path)
+{
+	struct stat sb;
+
+	return stat(path, &sb) == 0 ? sb.st_size : 0;
+}
+
+/*
+ * The WAL is checkpointed off the caller's thread (store/checkpoint.c),
+ * and still it stays bounded: without checkpoints 6000 messages, one
+ * commit each, leave about 150 MiB of WAL and nothing in the database
+ * file. The thread alone never catches up with commits this fast, so
+ * this also checks that the loop waits for it at 16,000 pages (64 MiB).
+ */
+static void
+test_checkpoint(void)
+{
+	struct store *s;
+	char id[32];
+	off_t db0, wal, walmax = 0;
+	int i, added = 0, waited;
+
+	if ((s = store_open(path_in("ck.db"), err, sizeof(err))) == NULL) {
+		ok(0, "open ck.db");
+		printf("# %s\n", err);
+		return;
+	}
+	db0 = file_size(path_in("ck.db"));
+	for (i = 0; i < 6000; i++) {
+		snprintf(id, sizeof(id), "ck%d", i);
+		added += add(s, "#ck", "#ck", "x", id, 1000 + i) == 0;
+		if ((wal = file_size(path_in("ck.db-wal"))) > walmax)
+			walmax = wal;
+	}
+	is_int(added, 6000, "6000 messages, one commit each");
+	for (waited = 0; waited < 1000 && store_checkpoints(s) == 0; waited++)
+		usleep(10000);
+	ok(store_checkpoints(s) > 0, "the checkpoint thread ran");
+	for (waited = 0; waited < 1000 &&
+	    file_size(path_in("ck.db")) <= db0; waited++)
+		usleep(10000);
+	printf("# database file %lld -> %lld bytes, WAL at most %lld\n",
+	    (long long)db0, (long long)file_size(path_in("ck.db")),
+	    (long long)walmax);
+	ok(file_size(path_in("ck.db")) > db0,
+	    "the pages reached the database file");
+	ok(walmax < 80 * 1024 * 1024, "the WAL stayed under 80 MiB");
+	/* Once a checkpoint has copied it all, the next commit restarts it. */
+	for (waited = 0; waited < 200 &&
+	    file_size(path_in("ck.db-wal")) > 16 * 1024 * 1024; waited++) {
+		usleep(10000);
+		snprintf(id, sizeof(id), "ck-more%d", waited);
+		add(s, "#ck2", "#ck2", "x", id, 1000);
+	}
+	ok(file_size(path_in("ck.db-wal")) <= 16 * 1024 * 1024,
+	    "after the burst the WAL file is cut back to 16 MiB");
+	store_close(s);
+	ok(file_size(path_in("ck.db-wal")) == 0,
+	    "closing checkpoints the rest and removes the WAL");
+	if ((s = store_open(path_in("ck.db"), err, sizeof(err))) == NULL) {
+		ok(0, "reopen ck.db");
+		printf("# %s\n", err);
+		return;
+	}
+	is_str(q(s, "#ck", STORE_LATEST, NULL, NULL, 1), "ck5999",
+	    "every message is there after a reopen");
+	store_close(s);
+}
+
 static void
 rm_tree(void)
 {
@@ -1921,6 +1991,7 @@ main(void)
 	test_batch_lost();
 	test_batch_busy();
 	test_readonly();
+	test_checkpoint();
 	if (getenv("KEEP_DB") == NULL)
 		rm_tree();
 	else
