@@ -32,6 +32,7 @@
 #include "compat.h"
 
 #include <pthread.h>
+#include <signal.h>
 #include <stdlib.h>
 
 #include "store/store-int.h"
@@ -123,6 +124,8 @@ void
 store_ckpt_start(struct store *s)
 {
 	struct store_ckpt *ck;
+	sigset_t all, old;
+	int rc;
 
 	/* The hook replaces SQLite's autocheckpoint, thread or not. */
 	sqlite3_wal_hook(s->db, store_ckpt_hook, s);
@@ -144,7 +147,12 @@ store_ckpt_start(struct store *s)
 		goto fail_lock;
 	if (pthread_cond_init(&ck->done, NULL) != 0)
 		goto fail_cond;
-	if (pthread_create(&ck->thread, NULL, store_ckpt_main, ck) != 0)
+	/* Signals are the loop's business: the thread blocks them all. */
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	rc = pthread_create(&ck->thread, NULL, store_ckpt_main, ck);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (rc != 0)
 		goto fail_done;
 	s->ckpt = ck;
 	return;
