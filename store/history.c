@@ -51,16 +51,16 @@ store_history_add(struct store *s, struct store_msg *m)
 	    "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)");
 	if (st == NULL)
 		return -1;
-	store_bind_text(st, 1, m->msgid);
+	store_bind_static(st, 1, m->msgid);
 	sqlite3_bind_int64(st, 2, m->time);
-	store_bind_text(st, 3, m->conv);
-	store_bind_text(st, 4, m->target);
-	store_bind_text(st, 5, m->kind);
-	store_bind_text(st, 6, m->prefix);
-	store_bind_text(st, 7, m->nick);
-	store_bind_text(st, 8, m->account);
-	store_bind_text(st, 9, m->text);
-	store_bind_text(st, 10, m->tags);
+	store_bind_static(st, 3, m->conv);
+	store_bind_static(st, 4, m->target);
+	store_bind_static(st, 5, m->kind);
+	store_bind_static(st, 6, m->prefix);
+	store_bind_static(st, 7, m->nick);
+	store_bind_static(st, 8, m->account);
+	store_bind_static(st, 9, m->text);
+	store_bind_static(st, 10, m->tags);
 	if (store_step_done(s, st, "store message") == -1)
 		return -1;
 	m->id = sqlite3_last_insert_rowid(s->db);

@@ -95,6 +95,7 @@ int		 store_begin(struct store *);
 int		 store_commit(struct store *);
 void		 store_rollback(struct store *);
 void		 store_bind_text(sqlite3_stmt *, int, const char *);
+void		 store_bind_static(sqlite3_stmt *, int, const char *);
 const char	*store_column_text(sqlite3_stmt *, int);
 
 /* checkpoint.c */

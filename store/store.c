@@ -280,6 +280,20 @@ store_bind_text(sqlite3_stmt *st, int i, const char *v)
 		sqlite3_bind_text(st, i, v, -1, SQLITE_TRANSIENT);
 }
 
+/*
+ * The same without the copy, for a statement stepped to its end before
+ * the caller's strings change (an INSERT): no allocation per message.
+ * Queries keep the copy, since their callbacks may free what was bound.
+ */
+void
+store_bind_static(sqlite3_stmt *st, int i, const char *v)
+{
+	if (v == NULL)
+		sqlite3_bind_null(st, i);
+	else
+		sqlite3_bind_text(st, i, v, -1, SQLITE_STATIC);
+}
+
 const char *
 store_column_text(sqlite3_stmt *st, int i)
 {
