@@ -430,24 +430,9 @@ out:
 	return ret;
 }
 
-/* Is principal one of the two sides of conv ("p1 p2")? */
-static int
-private_has(const char *conv, const char *principal)
-{
-	size_t lc = strlen(conv), lp = strlen(principal);
-
-	if (lc <= lp)
-		return 0;
-	if (strncmp(conv, principal, lp) == 0 && conv[lp] == ' ')
-		return 1;
-	return conv[lc - lp - 1] == ' ' &&
-	    strcmp(conv + lc - lp, principal) == 0;
-}
-
 /*
- * Walks the distinct conversations one index seek at a time and looks
- * only into the principal's own: scanning every message for a nick would
- * block the loop for a second on a million messages.
+ * Looks into the principal's own private conversations only (the
+ * private_convs table of schema v4), newest message first in each.
  *
  * SQLite's NOCASE folds ASCII only, so "[\]~" and "{|}^" stay distinct
  * where rfc1459 casemapping would match them; a nick with those letters
@@ -457,39 +442,21 @@ int
 store_private_find(struct store *s, const char *principal,
     const char *nick_folded, char *buf, size_t len)
 {
-	sqlite3_stmt *next, *st;
+	sqlite3_stmt *mine, *st;
 	struct key best = { INT64_MIN, INT64_MIN }, k;
-	char *conv = NULL, *p;
-	const char *v;
+	const char *conv;
 	int rc, found = 0, ret = -1;
 
-	for (;;) {
-		next = store_stmt(s, SQL_HISTORY_NEXT_CONV,
-		    "SELECT conv\n"
-		    "FROM messages\n"
-		    "WHERE conv > ?1\n"
-		    "ORDER BY conv\n"
-		    "LIMIT 1");
-		if (next == NULL)
-			goto out;
-		store_bind_text(next, 1, conv != NULL ? conv : "");
-		rc = sqlite3_step(next);
-		if (rc == SQLITE_DONE) {
-			sqlite3_reset(next);
-			break;
-		}
-		if (rc != SQLITE_ROW || (v = store_column_text(next, 0)) ==
-		    NULL || (p = strdup(v)) == NULL) {
-			store_fail(s, "find private conversation");
-			sqlite3_reset(next);
-			goto out;
-		}
-		sqlite3_reset(next);
-		free(conv);
-		conv = p;
-		if (!private_has(conv, principal))
+	mine = store_stmt(s, SQL_PRIVATE_CONVS_OF,
+	    "SELECT conv FROM private_convs WHERE a = ?1\n"
+	    "UNION\n"
+	    "SELECT conv FROM private_convs WHERE b = ?1");
+	if (mine == NULL)
+		return -1;
+	store_bind_text(mine, 1, principal);
+	while ((rc = sqlite3_step(mine)) == SQLITE_ROW) {
+		if ((conv = store_column_text(mine, 0)) == NULL)
 			continue;
-
 		st = store_stmt(s, SQL_HISTORY_PRIVATE_FIND,
 		    "SELECT time, id\n"
 		    "FROM messages\n"
@@ -518,9 +485,13 @@ store_private_find(struct store *s, const char *principal,
 		}
 		sqlite3_reset(st);
 	}
+	if (rc != SQLITE_DONE) {
+		store_fail(s, "find private conversation");
+		goto out;
+	}
 	ret = found ? 0 : -1;
 out:
-	free(conv);
+	sqlite3_reset(mine);
 	return ret;
 }
 
@@ -597,8 +568,19 @@ store_history_prune(struct store *s, int days, int64_t max_rows)
 		    ")", 0, count - max_rows, &deleted) == -1)
 			return -1;
 	}
-	if (deleted > 0)
+	if (deleted > 0) {
 		store_log(0, "%s: pruned %lld messages from history", s->path,
 		    (long long)deleted);
+		/* Private conversations left without messages (v4). */
+		st = store_stmt(s, SQL_PRIVATE_CONVS_PRUNE,
+		    "DELETE FROM private_convs\n"
+		    "WHERE NOT EXISTS (\n"
+		    "	SELECT 1 FROM messages\n"
+		    "	WHERE messages.conv = private_convs.conv\n"
+		    ")");
+		if (st == NULL ||
+		    store_step_done(s, st, "prune private conversations") == -1)
+			return -1;
+	}
 	return 0;
 }

@@ -180,13 +180,31 @@ raw_exec(const char *path, const char *sql)
 	return rc == SQLITE_OK ? 0 : -1;
 }
 
+/* The single integer a query on the file gives, or -1. */
+static long long
+raw_int(const char *path, const char *sql)
+{
+	sqlite3 *db;
+	sqlite3_stmt *st;
+	long long v = -1;
+
+	if (sqlite3_open(path, &db) == SQLITE_OK &&
+	    sqlite3_prepare_v2(db, sql, -1, &st, NULL) == SQLITE_OK) {
+		if (sqlite3_step(st) == SQLITE_ROW)
+			v = sqlite3_column_int64(st, 0);
+		sqlite3_finalize(st);
+	}
+	sqlite3_close(db);
+	return v;
+}
+
 static void
 test_open(void)
 {
 	struct store *s;
 	FILE *f;
 
-	is_int(store_version_latest(), 3, "this build knows schema version 3");
+	is_int(store_version_latest(), 4, "this build knows schema version 4");
 	s = store_open(path_in("a.db"), err, sizeof(err));
 	ok(s != NULL, "open creates a new database");
 	if (s == NULL) {
@@ -478,7 +496,40 @@ test_private(void)
 	    strcmp(key, a7) == 0, "a connection principal");
 	is_str(q(s, ab, STORE_LATEST, NULL, NULL, 10), "p1,p2",
 	    "private history by key");
+	ok(store_private_find(s, "g:claude", "alice", key, sizeof(key)) ==
+	    0 && strcmp(key, ac) == 0, "by the side that sorts second");
+	store_private_key(key, sizeof(key), "g:claude", "g:claude");
+	add(s, key, "claude", "claude", "p6", 5000);
+	ok(store_private_find(s, "g:claude", "claude", key, sizeof(key)) ==
+	    0 && strcmp(key, "g:claude g:claude") == 0,
+	    "a conversation with oneself");
 	store_close(s);
+	is_int(raw_int(path_in("p.db"), "SELECT count(*) FROM private_convs"),
+	    4, "one private_convs row per private conversation, no channel");
+
+	/*
+	 * Schema v4 on a file of v3: private_convs is filled from the
+	 * messages already stored.
+	 */
+	ok(raw_exec(path_in("p.db"), "DROP TRIGGER messages_private;"
+	    "DROP TABLE private_convs; PRAGMA user_version = 3") == 0,
+	    "make the file a version 3 file");
+	s = store_open(path_in("p.db"), err, sizeof(err));
+	ok(s != NULL, "it migrates to version 4");
+	if (s == NULL)
+		return;
+	ok(store_private_find(s, "a:alice", "bob", key, sizeof(key)) == 0 &&
+	    strcmp(key, a7) == 0, "conversations stored before v4 are found");
+	ok(store_private_find(s, "a:bob", "alice", key, sizeof(key)) == 0 &&
+	    strcmp(key, ab) == 0, "from either side");
+
+	/* Pruning drops the rows of conversations left empty. */
+	is_int(store_history_prune(s, 0, 2), 0, "prune to the last 2 messages");
+	is_int(store_private_find(s, "a:bob", "alice", key, sizeof(key)), -1,
+	    "a pruned conversation is not found");
+	store_close(s);
+	is_int(raw_int(path_in("p.db"), "SELECT count(*) FROM private_convs"),
+	    2, "and its private_convs row is gone");
 }
 
 struct tseen {
@@ -1008,7 +1059,8 @@ test_migrate(void)
 		printf("# %s\n", err);
 		exit(1);
 	}
-	is_int(store_version(s), 3, "it is migrated to the latest version");
+	is_int(store_version(s), store_version_latest(),
+	    "it is migrated to the latest version");
 	is_str(q(s, "#old", STORE_LATEST, NULL, NULL, 10), "v1a,v1b,v1c",
 	    "its history is intact");
 	is_str(load(s), "[#old|#Old|old topic|0|0|nt|-|0] #old+b:*!*@old:op:7",
@@ -1031,7 +1083,8 @@ test_migrate(void)
 	store_close(s);
 
 	s = store_open(path_in("v1.db"), err, sizeof(err));
-	is_int(s != NULL ? store_version(s) : -1, 3, "reopen: still the latest");
+	is_int(s != NULL ? store_version(s) : -1, store_version_latest(),
+	    "reopen: still the latest");
 	ok(s != NULL && store_session_get(s, "claude", "#old", sid,
 	    sizeof(sid), &seen) == 0 && strcmp(sid, "s1") == 0 && seen == 4,
 	    "reopen: the session is there");
@@ -1063,7 +1116,8 @@ test_migrate(void)
 	ok(raw_exec(path_in("v1bad.db"), "DROP TABLE mentions") == 0,
 	    "remove the obstacle");
 	s = store_open(path_in("v1bad.db"), err, sizeof(err));
-	is_int(s != NULL ? store_version(s) : -1, 3, "then it migrates");
+	is_int(s != NULL ? store_version(s) : -1, store_version_latest(),
+	    "then it migrates");
 	is_str(s != NULL ? q(s, "#old", STORE_LATEST, NULL, NULL, 10) : "",
 	    "v1a,v1b,v1c", "with its history");
 	store_close(s);
