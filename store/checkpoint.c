@@ -50,7 +50,7 @@ struct store_ckpt {
 	sqlite3		*db;		/* the thread's own connection */
 	int		 due;		/* the loop asked for a checkpoint */
 	int		 stop;		/* store_close: finish and exit */
-	int		 rc;		/* last failure, 0 once reported */
+	int		 rc;		/* a failure the loop has not reported */
 	unsigned long	 begun;		/* checkpoints started */
 	unsigned long	 runs;		/* checkpoints done (tests) */
 };
@@ -73,14 +73,22 @@ store_ckpt_main(void *arg)
 		rc = sqlite3_wal_checkpoint_v2(ck->db, NULL,
 		    SQLITE_CHECKPOINT_PASSIVE, NULL, NULL);
 		pthread_mutex_lock(&ck->lock);
-		/* BUSY: another checkpointer (the sqlite3 shell) is at it. */
-		if (rc != SQLITE_OK && rc != SQLITE_BUSY)
+		if (ck->rc == SQLITE_OK)	/* keep the first unreported */
 			ck->rc = rc;
 		ck->runs++;
 		pthread_cond_broadcast(&ck->done);
 	}
 	pthread_mutex_unlock(&ck->lock);
 	return NULL;
+}
+
+/* BUSY: another checkpointer (the sqlite3 shell) is at it; no error. */
+static void
+store_ckpt_report(struct store *s, int rc)
+{
+	if (rc != SQLITE_OK && rc != SQLITE_BUSY)
+		store_log(1, "%s: checkpoint: %s (sqlite code %d)", s->path,
+		    sqlite3_errstr(rc), rc);
 }
 
 /* In the loop, after each commit (sqlite3_wal_hook). */
@@ -90,7 +98,7 @@ store_ckpt_hook(void *arg, sqlite3 *db, const char *name, int pages)
 	struct store *s = arg;
 	struct store_ckpt *ck = s->ckpt;
 	unsigned long want;
-	int rc = 0;
+	int rc;
 
 	if (pages < STORE_CKPT_PAGES)
 		return SQLITE_OK;
@@ -104,18 +112,12 @@ store_ckpt_hook(void *arg, sqlite3 *db, const char *name, int pages)
 				pthread_cond_wait(&ck->done, &ck->lock);
 		}
 		rc = ck->rc;
-		ck->rc = 0;
+		ck->rc = SQLITE_OK;
 		pthread_mutex_unlock(&ck->lock);
-		if (rc != 0)
-			store_log(1, "%s: checkpoint: %s (sqlite code %d)",
-			    s->path, sqlite3_errstr(rc), rc);
-		return SQLITE_OK;
-	}
-	rc = sqlite3_wal_checkpoint_v2(db, name, SQLITE_CHECKPOINT_PASSIVE,
-	    NULL, NULL);
-	if (rc != SQLITE_OK && rc != SQLITE_BUSY)
-		store_log(1, "%s: checkpoint: %s (sqlite code %d)", s->path,
-		    sqlite3_errstr(rc), rc);
+	} else
+		rc = sqlite3_wal_checkpoint_v2(db, name,
+		    SQLITE_CHECKPOINT_PASSIVE, NULL, NULL);
+	store_ckpt_report(s, rc);
 	/* A failed checkpoint does not make the commit fail. */
 	return SQLITE_OK;
 }

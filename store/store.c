@@ -270,14 +270,20 @@ store_batch_open(const struct store *s)
 	return s->batch != STORE_BATCH_NONE;
 }
 
-/* NULL binds SQL NULL; the text is copied (SQLITE_TRANSIENT). */
-void
-store_bind_text(sqlite3_stmt *st, int i, const char *v)
+static void
+store_bind(sqlite3_stmt *st, int i, const char *v, void (*how)(void *))
 {
 	if (v == NULL)
 		sqlite3_bind_null(st, i);
 	else
-		sqlite3_bind_text(st, i, v, -1, SQLITE_TRANSIENT);
+		sqlite3_bind_text(st, i, v, -1, how);
+}
+
+/* NULL binds SQL NULL; the text is copied (SQLITE_TRANSIENT). */
+void
+store_bind_text(sqlite3_stmt *st, int i, const char *v)
+{
+	store_bind(st, i, v, SQLITE_TRANSIENT);
 }
 
 /*
@@ -288,10 +294,7 @@ store_bind_text(sqlite3_stmt *st, int i, const char *v)
 void
 store_bind_static(sqlite3_stmt *st, int i, const char *v)
 {
-	if (v == NULL)
-		sqlite3_bind_null(st, i);
-	else
-		sqlite3_bind_text(st, i, v, -1, SQLITE_STATIC);
+	store_bind(st, i, v, SQLITE_STATIC);
 }
 
 const char *
