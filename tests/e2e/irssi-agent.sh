@@ -48,7 +48,7 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 1' HUP INT TERM
 
-# TAP output and polling: ok, not_ok, check, wait_for, diag, ircd_alive, port_open.
+# TAP output, polling, free_port, ircd_start, bob_start: see lib.sh.
 . "$(dirname "$0")/lib.sh"
 screen() { tmux -L "$TSOCK" capture-pane -p -J -t e2e 2>/dev/null; }
 screen_has() { screen | grep -Eq -- "$1"; }
@@ -88,12 +88,9 @@ bail() {
 	exit 1
 }
 
-echo "1..10"
+echo "1..11"
 
-PORT=$(python3 -c 'import socket
-s = socket.socket()
-s.bind(("127.0.0.1", 0))
-print(s.getsockname()[1])')
+PORT=$(free_port)
 # The agent keeps its sessions in $TMP, never in the home directory.
 cat >"$TMP/agentircd.conf" <<CONF
 # agentircd end-to-end test with the demo agent
@@ -115,16 +112,7 @@ channels = #general
 description = agentircd demo agent (a script, not an AI)
 CONF
 
-if "$AGENTIRCD" -n -f "$TMP/agentircd.conf" >"$TMP/check.out" 2>&1; then
-	ok "agentircd -n accepts the config with the demo agent"
-else
-	not_ok "agentircd -n accepts the config with the demo agent"
-	sed 's/^/# /' "$TMP/check.out"
-fi
-
-"$AGENTIRCD" -f "$TMP/agentircd.conf" </dev/null >"$TMP/ircd.log" 2>&1 &
-IRCD_PID=$!
-wait_for "$LIMIT" port_open || bail "agentircd does not listen on 127.0.0.1:$PORT"
+ircd_start "the config with the demo agent"
 
 # alice: the real irssi, in a 200x50 tmux window, with its own home.
 cat >"$TMP/tmux.conf" <<'TMUXCONF'

@@ -40,7 +40,7 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 1' HUP INT TERM
 
-# TAP output and polling: ok, not_ok, check, wait_for, diag, ircd_alive, port_open.
+# TAP output, polling, free_port, ircd_start, bob_start: see lib.sh.
 . "$(dirname "$0")/lib.sh"
 screen() { tmux -L "$TSOCK" capture-pane -p -t e2e 2>/dev/null; }
 screen_has() { screen | grep -Eq -- "$1"; }
@@ -91,10 +91,7 @@ case $HASH in
 *) not_ok "agentircd --hash-password prints a crypt hash"; diag "$TMP/hash.err" ;;
 esac
 
-PORT=$(python3 -c 'import socket
-s = socket.socket()
-s.bind(("127.0.0.1", 0))
-print(s.getsockname()[1])')
+PORT=$(free_port)
 cat >"$TMP/agentircd.conf" <<CONF
 # agentircd end-to-end test: TLS and SASL
 [server]
@@ -111,136 +108,12 @@ tls-key = $TMP/tls/agentircd.key
 password = $HASH
 CONF
 
-if "$AGENTIRCD" -n -f "$TMP/agentircd.conf" >"$TMP/check.out" 2>&1; then
-	ok "agentircd -n accepts the TLS listener and the account"
-else
-	not_ok "agentircd -n accepts the TLS listener and the account"
-	diag "$TMP/check.out"
-fi
+ircd_start "the TLS listener and the account"
 
-"$AGENTIRCD" -f "$TMP/agentircd.conf" </dev/null >"$TMP/ircd.log" 2>&1 &
-IRCD_PID=$!
-wait_for "$LIMIT" port_open || bail "agentircd does not listen on 127.0.0.1:$PORT"
-ok "agentircd listens on 127.0.0.1:$PORT"
-
-# bob: a raw TLS client that trusts only the --mkcert certificate. It
-# registers, joins #e2e, and marks each step with a file bob.STEP in $TMP, so
-# this script can wait for it. When alice joins it asks WHOIS alice.
-cat >"$TMP/bob.py" <<'PY'
-import os, socket, ssl, sys, time
-
-port, tmp, limit, cafile, peer = (int(sys.argv[1]), sys.argv[2],
-                                  float(sys.argv[3]), sys.argv[4], sys.argv[5])
-deadline = time.monotonic() + limit
-log = open(os.path.join(tmp, "bob.log"), "w")
-
-
-def mark(step, text=""):
-    path = os.path.join(tmp, "bob." + step)
-    with open(path + ".part", "w") as f:
-        f.write(text)
-    os.rename(path + ".part", path)  # atomic: never seen half-written
-
-
-def send(line):
-    log.write(">> " + line + "\n")
-    log.flush()
-    sock.sendall(line.encode() + b"\r\n")
-
-
-def nick_of(prefix):
-    return prefix.split("!", 1)[0].lower()
-
-
-def parse(line):
-    prefix = ""
-    if line.startswith("@"):  # message tags: not needed here
-        line = line.split(" ", 1)[1] if " " in line else ""
-    if line.startswith(":"):
-        prefix, _, line = line[1:].partition(" ")
-    trailing = None
-    if " :" in line:
-        line, trailing = line.split(" :", 1)
-    params = line.split()
-    cmd = params.pop(0).upper() if params else ""
-    if trailing is not None:
-        params.append(trailing)
-    return prefix, cmd, params
-
-
-# The self-signed certificate names no host: trust it by itself, as a pin.
-ctx = ssl.create_default_context(cafile=cafile)
-ctx.check_hostname = False
-for attempt in range(50):
-    try:
-        raw = socket.create_connection(("127.0.0.1", port), timeout=2)
-        sock = ctx.wrap_socket(raw)
-        break
-    except OSError as e:
-        log.write("-- connect: %s\n" % e)
-        time.sleep(0.1)
-else:
-    sys.exit("bob: cannot connect")
-log.write("-- TLS: %s %s\n" % (sock.version(), sock.cipher()[0]))
-sock.settimeout(0.2)
-send("NICK bob")
-send("USER bob 0 * :Bob the raw client")
-state = "register"
-buf = b""
-next_ison = 0.0
-while time.monotonic() < deadline:
-    if state == "ison" and time.monotonic() >= next_ison:
-        send("ISON alice")
-        next_ison = time.monotonic() + 0.2
-    try:
-        data = sock.recv(4096)
-    except (socket.timeout, ssl.SSLWantReadError):
-        continue
-    if not data:
-        log.write("-- connection closed\n")
-        break
-    buf += data
-    while b"\n" in buf:
-        raw, buf = buf.split(b"\n", 1)
-        line = raw.rstrip(b"\r").decode("utf-8", "replace")
-        log.write("<< " + line + "\n")
-        log.flush()
-        prefix, cmd, params = parse(line)
-        if cmd == "PING":
-            send("PONG :" + (params[-1] if params else ""))
-        elif cmd == "001":
-            send("JOIN #e2e")
-        elif cmd == "366" and len(params) > 1 and params[1].lower() == "#e2e":
-            mark("joined")
-            state = "ison"
-        elif cmd == "303" and state == "ison":
-            if "alice" in (params[-1] if params else "").lower().split():
-                mark("sees-alice")
-                state = "wait-join"
-        elif cmd == "JOIN" and nick_of(prefix) == "alice":
-            mark("alice-joined", line)
-            send("WHOIS alice")
-            send("PRIVMSG #e2e :hello from bob")
-            mark("sent")
-        elif cmd == "330" and len(params) > 1 and params[1].lower() == "alice":
-            mark("whois-330", line)
-        elif cmd == "671" and len(params) > 1 and params[1].lower() == "alice":
-            mark("whois-671", line)
-        elif cmd == "318":
-            mark("whois-end", line)
-        elif cmd == "PRIVMSG" and params and params[-1] == "hi bob from " + peer:
-            mark("got", line)
-        elif cmd == "QUIT" and nick_of(prefix) == "alice":
-            mark("alice-quit", line)
-            send("QUIT :bye")
-            state = "done"
-    if state == "done":
-        break
-log.write("-- bob ends in state " + state + "\n")
-PY
-python3 "$TMP/bob.py" "$PORT" "$TMP" $((LIMIT * 4)) "$TMP/tls/agentircd.crt" irssi \
-    </dev/null 2>>"$TMP/bob.log" &
-BOB_PID=$!
+# bob (bob.py): a raw TLS client that trusts only the --mkcert certificate.
+# It registers, joins #e2e, and marks each step with a file bob.STEP in $TMP,
+# so this script can wait for it. When alice joins it asks WHOIS alice.
+bob_start irssi "$TMP/tls/agentircd.crt"
 wait_for "$LIMIT" have joined || bail "bob did not register over TLS and join #e2e"
 ok "a raw TLS client registers and joins #e2e"
 

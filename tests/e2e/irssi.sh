@@ -37,7 +37,7 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 1' HUP INT TERM
 
-# TAP output and polling: ok, not_ok, check, wait_for, diag, ircd_alive, port_open.
+# TAP output, polling, free_port, ircd_start, bob_start: see lib.sh.
 . "$(dirname "$0")/lib.sh"
 screen() { tmux -L "$TSOCK" capture-pane -p -t e2e 2>/dev/null; }
 screen_has() { screen | grep -Eq -- "$1"; }
@@ -58,10 +58,7 @@ bail() {
 
 echo "1..11"
 
-PORT=$(python3 -c 'import socket
-s = socket.socket()
-s.bind(("127.0.0.1", 0))
-print(s.getsockname()[1])')
+PORT=$(free_port)
 cat >"$TMP/agentircd.conf" <<CONF
 # agentircd end-to-end test
 [server]
@@ -72,122 +69,11 @@ network = TestNet
 address = 127.0.0.1:$PORT
 CONF
 
-if "$AGENTIRCD" -n -f "$TMP/agentircd.conf" >"$TMP/check.out" 2>&1; then
-	ok "agentircd -n accepts the test config"
-else
-	not_ok "agentircd -n accepts the test config"
-	diag "$TMP/check.out"
-fi
+ircd_start "the test config"
 
-"$AGENTIRCD" -f "$TMP/agentircd.conf" </dev/null >"$TMP/ircd.log" 2>&1 &
-IRCD_PID=$!
-wait_for "$LIMIT" port_open || bail "agentircd does not listen on 127.0.0.1:$PORT"
-ok "agentircd listens on 127.0.0.1:$PORT"
-
-# bob: a raw-socket client. It registers, joins #e2e, and marks each step
-# with a file bob.STEP in $TMP, so this script can wait for it.
-cat >"$TMP/bob.py" <<'PY'
-import os, socket, sys, time
-
-port, tmp, limit = int(sys.argv[1]), sys.argv[2], float(sys.argv[3])
-deadline = time.monotonic() + limit
-log = open(os.path.join(tmp, "bob.log"), "w")
-
-
-def mark(step, text=""):
-    path = os.path.join(tmp, "bob." + step)
-    with open(path + ".part", "w") as f:
-        f.write(text)
-    os.rename(path + ".part", path)  # atomic: never seen half-written
-
-
-def send(line):
-    log.write(">> " + line + "\n")
-    log.flush()
-    sock.sendall(line.encode() + b"\r\n")
-
-
-def nick_of(prefix):
-    return prefix.split("!", 1)[0].lower()
-
-
-def parse(line):
-    prefix = ""
-    if line.startswith("@"):  # message tags: not needed here
-        line = line.split(" ", 1)[1] if " " in line else ""
-    if line.startswith(":"):
-        prefix, _, line = line[1:].partition(" ")
-    trailing = None
-    if " :" in line:
-        line, trailing = line.split(" :", 1)
-    params = line.split()
-    cmd = params.pop(0).upper() if params else ""
-    if trailing is not None:
-        params.append(trailing)
-    return prefix, cmd, params
-
-
-for attempt in range(50):
-    try:
-        sock = socket.create_connection(("127.0.0.1", port), timeout=2)
-        break
-    except OSError:
-        time.sleep(0.1)
-else:
-    sys.exit("bob: cannot connect")
-sock.settimeout(0.2)
-send("NICK bob")
-send("USER bob 0 * :Bob the raw client")
-state = "register"
-buf = b""
-next_ison = 0.0
-while time.monotonic() < deadline:
-    if state == "ison" and time.monotonic() >= next_ison:
-        send("ISON alice")
-        next_ison = time.monotonic() + 0.2
-    try:
-        data = sock.recv(4096)
-    except socket.timeout:
-        continue
-    if not data:
-        log.write("-- connection closed\n")
-        break
-    buf += data
-    while b"\n" in buf:
-        raw, buf = buf.split(b"\n", 1)
-        line = raw.rstrip(b"\r").decode("utf-8", "replace")
-        log.write("<< " + line + "\n")
-        log.flush()
-        prefix, cmd, params = parse(line)
-        if cmd == "PING":
-            send("PONG :" + (params[-1] if params else ""))
-        elif cmd == "001":
-            send("JOIN #e2e")
-        elif cmd == "366" and len(params) > 1 and params[1].lower() == "#e2e":
-            mark("joined")
-            state = "ison"
-        elif cmd == "303" and state == "ison":
-            if "alice" in (params[-1] if params else "").lower().split():
-                mark("sees-alice")
-                state = "wait-join"
-        elif cmd == "JOIN" and nick_of(prefix) == "alice":
-            mark("alice-joined", line)
-            send("PRIVMSG #e2e :hello from bob")
-            mark("sent")
-        elif cmd == "PRIVMSG" and params and params[-1] == "hi bob from irssi":
-            mark("got", line)
-        elif cmd == "QUIT" and nick_of(prefix) == "alice":
-            mark("alice-quit", line)
-            send("QUIT :bye")
-            state = "done"
-        elif cmd == "ERROR":
-            state = "done" if state == "done" else state
-    if state == "done":
-        break
-log.write("-- bob ends in state " + state + "\n")
-PY
-python3 "$TMP/bob.py" "$PORT" "$TMP" $((LIMIT * 4)) </dev/null 2>>"$TMP/bob.log" &
-BOB_PID=$!
+# bob (bob.py): a raw-socket client. It registers, joins #e2e, and marks each
+# step with a file bob.STEP in $TMP, so this script can wait for it.
+bob_start irssi
 wait_for "$LIMIT" have joined || bail "bob did not register and join #e2e"
 ok "a raw-socket client registers and joins #e2e"
 

@@ -1,8 +1,10 @@
-# lib.sh: what the end-to-end scripts share: TAP output and polling.
-# Sourced, not run. The script sets TMP, PORT and IRCD_PID before using
-# port_open and ircd_alive.
+# lib.sh: what the end-to-end scripts share: TAP output, polling, starting
+# the daemon and bob. Sourced, not run. The script sets AGENTIRCD, LIMIT and
+# TMP, defines bail, and writes $TMP/agentircd.conf listening on $PORT
+# (free_port) before ircd_start; ircd_start sets IRCD_PID, bob_start BOB_PID.
 # shellcheck shell=sh disable=SC2317 # functions called through check and wait_for
 
+E2E_DIR=$(dirname "$0")
 n=0
 failed=0
 ok() { n=$((n + 1)); echo "ok $n - $1"; }
@@ -27,4 +29,34 @@ port_open() {
 	python3 -c 'import socket, sys
 socket.create_connection(("127.0.0.1", int(sys.argv[1])), timeout=1).close()' \
 	    "$PORT" 2>/dev/null
+}
+# free_port: print a TCP port of 127.0.0.1 that nobody listens on now.
+free_port() {
+	python3 -c 'import socket
+s = socket.socket()
+s.bind(("127.0.0.1", 0))
+print(s.getsockname()[1])'
+}
+# ircd_start WHAT: check $TMP/agentircd.conf with -n (one test: the daemon
+# accepts WHAT), start the daemon on it and wait for its port (one test).
+ircd_start() {
+	if "$AGENTIRCD" -n -f "$TMP/agentircd.conf" >"$TMP/check.out" 2>&1; then
+		ok "agentircd -n accepts $1"
+	else
+		not_ok "agentircd -n accepts $1"
+		diag "$TMP/check.out"
+	fi
+	"$AGENTIRCD" -f "$TMP/agentircd.conf" </dev/null >"$TMP/ircd.log" 2>&1 &
+	IRCD_PID=$!
+	wait_for "$LIMIT" port_open ||
+	    bail "agentircd does not listen on 127.0.0.1:$PORT"
+	ok "agentircd listens on 127.0.0.1:$PORT"
+}
+# bob_start PEER [CAFILE]: start bob.py, the raw client, in the background;
+# its steps appear as $TMP/bob.STEP files, its talk in $TMP/bob.log.
+bob_start() {
+	python3 "$E2E_DIR/bob.py" "$PORT" "$TMP" $((LIMIT * 4)) "$@" \
+	    </dev/null 2>>"$TMP/bob.log" &
+	# shellcheck disable=SC2034 # the script's cleanup kills it
+	BOB_PID=$!
 }
