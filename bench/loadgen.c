@@ -1175,6 +1175,13 @@ report(void)
 		KV("server_cpu_ns_per_delivery", "%.1f",
 		    cpu_send >= 0 && lg.deliveries > 0 ?
 		    cpu_send * 1e9 / (double)lg.deliveries : -1);
+		/*
+		 * Whether the server was the bottleneck: near 100 (or over,
+		 * with threads) it never waited; well below, it waited for
+		 * the senders' windows and deliveries_per_s measures those.
+		 */
+		KV("server_busy_pct", "%.0f", cpu_send >= 0 && send_s > 0 ?
+		    cpu_send * 100 / send_s : -1);
 		KV("server_rss_start_kib", "%ld", lg.rss_start);
 		KV("server_rss_registered_kib", "%ld", lg.rss_reg);
 		KV("server_rss_joined_kib", "%ld", lg.rss_join);

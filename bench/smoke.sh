@@ -58,4 +58,9 @@ rc=$?
 [ $rc -eq 0 ] || not_ok "loadgen exited $rc"
 d=$(sed -n 's/^deliveries=//p' "$tmp/loadgen.out")
 [ -n "$d" ] && [ "$d" -gt 0 ] || not_ok "no deliveries"
+# With --server-pid it reads the server's CPU from /proc: run-compare
+# needs these figures.
+for k in server_cpu_ns_per_delivery server_busy_pct server_rss_per_client_b; do
+	grep -Eq "^$k=[0-9]" "$tmp/loadgen.out" || not_ok "no $k"
+done
 echo "ok 1 - loadgen smoke run: $d deliveries"
