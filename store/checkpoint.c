@@ -55,6 +55,13 @@ struct store_ckpt {
 	unsigned long	 runs;		/* checkpoints done (tests) */
 };
 
+/* BUSY: another checkpointer (the sqlite3 shell) is at it; no error. */
+static int
+store_ckpt_failed(int rc)
+{
+	return rc != SQLITE_OK && rc != SQLITE_BUSY;
+}
+
 static void *
 store_ckpt_main(void *arg)
 {
@@ -73,7 +80,8 @@ store_ckpt_main(void *arg)
 		rc = sqlite3_wal_checkpoint_v2(ck->db, NULL,
 		    SQLITE_CHECKPOINT_PASSIVE, NULL, NULL);
 		pthread_mutex_lock(&ck->lock);
-		if (ck->rc == SQLITE_OK)	/* keep the first unreported */
+		/* Keep the first failure until the loop reports it. */
+		if (ck->rc == SQLITE_OK && store_ckpt_failed(rc))
 			ck->rc = rc;
 		ck->runs++;
 		pthread_cond_broadcast(&ck->done);
@@ -82,11 +90,10 @@ store_ckpt_main(void *arg)
 	return NULL;
 }
 
-/* BUSY: another checkpointer (the sqlite3 shell) is at it; no error. */
 static void
 store_ckpt_report(struct store *s, int rc)
 {
-	if (rc != SQLITE_OK && rc != SQLITE_BUSY)
+	if (store_ckpt_failed(rc))
 		store_log(1, "%s: checkpoint: %s (sqlite code %d)", s->path,
 		    sqlite3_errstr(rc), rc);
 }
