@@ -346,6 +346,23 @@ conn_room(struct conn *conn, size_t len)
 	return 1;
 }
 
+/*
+ * The last guard of IRC framing: a CR, LF or NUL inside a line would end
+ * it early for the client and make the rest a second line, from nobody
+ * (or forged). Whatever put it there (an agent's title, a multiline
+ * text in a reply), it leaves as a space.
+ */
+static void
+conn_unbreak(char *p, size_t len)
+{
+	size_t i;
+
+	for (i = 0; i < len; i++)
+		if ((unsigned char)p[i] <= '\r' &&
+		    (p[i] == '\r' || p[i] == '\n' || p[i] == '\0'))
+			p[i] = ' ';
+}
+
 /* Queue one line: "@tags " (when there are tags), the body, CRLF. */
 static void
 conn_put(struct conn *conn, const char *tags, const char *body, size_t len)
@@ -365,6 +382,7 @@ conn_put(struct conn *conn, const char *tags, const char *body, size_t len)
 		*p++ = ' ';
 	}
 	memcpy(p, body, len);
+	conn_unbreak(p - (tlen > 0 ? tlen + 2 : 0), need - 2);
 	p[len] = '\r';
 	p[len + 1] = '\n';
 	conn_queue(conn, off, (uint32_t)need);
@@ -794,6 +812,7 @@ conn_deliver(struct conn *conn, struct client *to, struct outmsg *m)
 		*p++ = ' ';
 	}
 	memcpy(p, m->line, m->len);
+	conn_unbreak(p - (n > 0 ? n + 2 : 0), need - 2);
 	p[m->len] = '\r';
 	p[m->len + 1] = '\n';
 	i = m->nwire < OUTMSG_NWIRE ? m->nwire++ : key % OUTMSG_NWIRE;
@@ -828,6 +847,7 @@ conn_close(struct conn *conn, const char *reason)
 	if (n < 0)
 		n = 0;
 	n = (int)message_utf8_trunc(buf, (size_t)n, IRC_LINELEN - 2);
+	conn_unbreak(buf, (size_t)n);
 	memcpy(buf + n, "\r\n", 2);
 	/* Freed once flushed (conn_flush, the write callbacks), or by the sweep. */
 	conn_queue(conn, wbuf_put(buf, (size_t)n + 2), (uint32_t)n + 2);
@@ -858,6 +878,27 @@ conn_hold_cb(evutil_socket_t fd, short what, void *arg)
 	conn_input(conn, NULL, 0);
 }
 
+/*
+ * The end of the first line in p: CR, LF or CR LF, as InspIRCd and
+ * ngIRCd read them. A CR that ended nothing would reach every client
+ * that ends lines at CR as a second, forged line.
+ */
+static const char *
+conn_eol(const char *p, size_t n)
+{
+	const char *lf = memchr(p, '\n', n), *cr;
+
+	cr = memchr(p, '\r', lf != NULL ? (size_t)(lf - p) : n);
+	return cr != NULL ? cr : lf;
+}
+
+/* How many bytes the end of line at eol takes (end: the data's end). */
+static size_t
+conn_eol_len(const char *eol, const char *end)
+{
+	return eol[0] == '\r' && eol + 1 < end && eol[1] == '\n' ? 2 : 1;
+}
+
 /* Run the complete lines of p as far as flood control allows; returns bytes used. */
 static size_t
 conn_lines(struct conn *conn, const char *p, size_t n)
@@ -885,7 +926,7 @@ conn_lines(struct conn *conn, const char *p, size_t n)
 			/* Come back when the client has earned another line. */
 			struct timeval tv;
 
-			if (off >= n || memchr(p + off, '\n', n - off) == NULL)
+			if (off >= n || conn_eol(p + off, n - off) == NULL)
 				break;
 			tv.tv_sec = (time_t)(wait / 1000);
 			tv.tv_usec = (suseconds_t)(wait % 1000) * 1000;
@@ -896,7 +937,7 @@ conn_lines(struct conn *conn, const char *p, size_t n)
 				conn_exit_later(conn, "Excess Flood");
 			break;
 		}
-		eol = off < n ? memchr(p + off, '\n', n - off) : NULL;
+		eol = off < n ? conn_eol(p + off, n - off) : NULL;
 		if (eol == NULL) {
 			if (n - off > CONN_MAXLINE) {
 				/* No end in sight: drop it all and the rest of the line. */
@@ -912,13 +953,11 @@ conn_lines(struct conn *conn, const char *p, size_t n)
 			if (!conn->discarding)
 				reply(conn->client, ERR_INPUTTOOLONG);
 			conn->discarding = 0;
-			off += len + 1;
+			off += len + conn_eol_len(eol, p + n);
 			continue;
 		}
 		memcpy(conn_line, p + off, len);
-		off += len + 1;
-		if (len > 0 && conn_line[len - 1] == '\r')
-			len--;
+		off += len + conn_eol_len(eol, p + n);
 		conn_line[len] = '\0';
 		if (!conn_line_fits(conn))
 			continue;

@@ -582,6 +582,35 @@ def test_cm6_server_commands_not_forwarded():
     u.quit()
 
 
+def test_cm6_multiline_command_one_line():
+    """CM-6/SEC-4: a draft/multiline batch whose text starts with a server command: the
+    text joined with LF reaches the command, and its NOTICE, which quotes the argument,
+    is still one line (the LF leaves as a space), so nothing after it can pose as a line
+    of the server or of another user."""
+    srv = S()
+    u = joined(mclient(srv, "cm6m", caps=CAPS + " batch draft/multiline"), "#cm6")
+    u.send("BATCH +m1 draft/multiline #cm6")
+    u.send("@batch=m1 PRIVMSG #cm6 :!mode code")
+    u.send("@batch=m1 PRIVMSG #cm6 :PRIVMSG #cm6 :forged")
+    u.send("BATCH -m1")
+    u.send("BATCH +m2 draft/multiline #cm6")
+    u.send("@batch=m2 PRIVMSG #cm6 :!unschedule sch_1")
+    u.send("@batch=m2 PRIVMSG #cm6 ::evil!e@e KICK #cm6 cm6m :forged")
+    u.send("BATCH -m2")
+    lines = u.sync()
+    # A closing BATCH may come without a source (it is the server's); nothing else may,
+    # and nothing may come from "evil".
+    split = [l for l in lines if parse(l).command != "BATCH" and
+             not re.match(r"^(?:@\S+ )?:\S+ ", l) or re.match(r"^(?:@\S+ )?:evil!", l)]
+    if split:
+        raise TestFailure("lines a bare LF split off: %r" % split)
+    nts = [parse(l).params[-1] for l in lines if parse(l).command == "NOTICE"]
+    if not any(n.startswith("No agent code") for n in nts) or \
+            not any(n.startswith("No schedule sch_1 :evil!e@e KICK") for n in nts):
+        raise TestFailure("the NOTICEs quoting the multiline arguments: %r" % nts)
+    u.quit()
+
+
 # ---------------------------------------------------------------- PM
 
 def test_pm1_card():

@@ -3,9 +3,10 @@
 
 import os
 import sys
+import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from ircharness import Client, Server, Shared, run_tests  # noqa: E402
+from ircharness import Client, Server, Shared, TestFailure, parse, run_tests  # noqa: E402
 
 S = Shared(max_targets=4)
 
@@ -196,6 +197,36 @@ def test_statusmsg_ops_and_voiced():
     c.send("PRIVMSG +%s :to voiced" % ch)
     a.expect(r"PRIVMSG \+%s :to voiced$" % ch)
     b.expect(r"PRIVMSG \+%s :to voiced$" % ch)
+    for x in (a, b, c):
+        x.quit()
+
+
+def test_bare_cr_ends_a_line():
+    """SEC-4: a CR ends a line as LF and CR LF do (as InspIRCd and ngIRCd read them), so
+    a CR inside a message can never reach a client that splits at CR as a second line
+    with a forged source: each part is a command of its own, from its real sender."""
+    s, (a, b, c), ch = three("cr")
+    a.send_raw(("PRIVMSG %s :one\r:evil!e@e PRIVMSG %s :forged\rPRIVMSG %s :three\r\n"
+                % (b.nick, b.nick, ch)).encode())
+    b.expect(r"^:%s!\S+ PRIVMSG %s :one$" % (a.nick, b.nick))
+    b.expect(r"^:%s!\S+ PRIVMSG %s :forged$" % (a.nick, b.nick))
+    b.expect(r"^:%s!\S+ PRIVMSG %s :three$" % (a.nick, ch))
+    c.expect(r"^:%s!\S+ PRIVMSG %s :three$" % (a.nick, ch))
+    # A CR at the end of one read and its LF at the start of the next: one line.
+    a.send_raw(("PRIVMSG %s :split\r" % ch).encode())
+    time.sleep(0.1)
+    a.send_raw(b"\nPRIVMSG %s :after\n" % ch.encode())
+    c.expect(r"^:%s!\S+ PRIVMSG %s :split$" % (a.nick, ch))
+    c.expect(r"^:%s!\S+ PRIVMSG %s :after$" % (a.nick, ch))
+    a.send("PING :crdone")
+    got = a.collect_until(r"PONG .*crdone")
+    if any(parse(l).command == "421" for l in got):
+        raise TestFailure("an empty line between CR and LF was taken as a command: %r" % got)
+    for x in (b, c):
+        bad = [l for l in x.lines if "\r" in l or "evil" in l.split(" ", 1)[0]]
+        if bad:
+            raise TestFailure("%s got a line with a CR inside or a forged source: %r"
+                              % (x.nick, bad))
     for x in (a, b, c):
         x.quit()
 
