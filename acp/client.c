@@ -1844,6 +1844,7 @@ session_do_open(struct acp_session *s)
 static void
 session_open_failed(struct acp_session *s, const char *why)
 {
+	struct acp_agent *a = s->a;
 	struct acp_turn_end te;
 
 	s->st = S_CLOSED;
@@ -1862,6 +1863,9 @@ session_open_failed(struct acp_session *s, const char *why)
 		te.cancelled = s->cancel_sent;
 		CALL_S(s, on_turn_end, s, &te, s->arg);
 	}
+	/* The agent may be idle now: its slot can serve a waiting agent. */
+	if (a->pool != NULL && !a->dead)
+		pool_check(a->pool);
 }
 
 int

@@ -144,6 +144,16 @@ cmd_kill(struct client *c, struct message *m)
 		reply(c, ERR_NOSUCHNICK, m->params[0]);
 		return;
 	}
+	/*
+	 * An agent is the server's own user, held by its agent and turns:
+	 * like a server (483), it cannot be killed. Its turn can be stopped.
+	 */
+	if (victim->flags & CLIENT_AGENT) {
+		client_send(c, ":%s %03d %s :You can't kill %s: it is an agent "
+		    "of this server (!stop cancels what it is doing)",
+		    ircd.conf->name, ERR_CANTKILLSERVER, c->nick, victim->nick);
+		return;
+	}
 	if (m->nparams > 1 && m->params[1][0] != '\0') {
 		len = message_utf8_trunc(m->params[1], strlen(m->params[1]),
 		    KICKLEN);

@@ -51,6 +51,7 @@ MCAPS = "message-tags echo-message"
 # daemon: every prompt starts with "<nick>" or "[". This agent answers with exactly the
 # chunks the test wrote to SCRIPT_DIR/<name>.json when the answered line says
 # "say <name>", crashes mid-turn on "crash", and otherwise says "heard: <last line>".
+# With SCRIPT_FAIL_NEW set, session/new fails (after 300 ms).
 SCRIPT_AGENT = r"""
 import * as acp from %(sdk)s;
 import { Readable, Writable } from "node:stream";
@@ -71,7 +72,13 @@ const app = acp
     agentInfo: { name: "script-agent", title: "Script Agent", version: "0.0.1" },
     authMethods: [],
   }))
-  .onRequest(acp.methods.agent.session.new, async () => ({ sessionId: "script_" + (++n) + "_" + process.pid }))
+  .onRequest(acp.methods.agent.session.new, async () => {
+    if (process.env.SCRIPT_FAIL_NEW) {
+      await sleep(300);
+      throw acp.RequestError.internalError({ reason: "no sessions today" });
+    }
+    return { sessionId: "script_" + (++n) + "_" + process.pid };
+  })
   .onRequest(acp.methods.agent.session.prompt, async ({ params }) => {
     const sid = params.sessionId;
     const text = params.prompt.filter((b) => b.type === "text").map((b) => b.text).join(" ");
@@ -186,7 +193,10 @@ def shared():
                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=30)
         if r.returncode != 0:
             raise TestFailure("--hash-password: %r" % r.stderr)
-        S.kw["config_extra"] += "[account zed]\npassword = %s\n" % r.stdout.decode().strip()
+        h = r.stdout.decode().strip()
+        # The same hash serves the operator of the KILL test.
+        S.kw["config_extra"] += ("[account zed]\npassword = %s\n\n"
+                                 "[operator root]\npassword = %s\nmask = *@*\n" % (h, h))
     return S()
 
 
@@ -405,6 +415,48 @@ def test_ag1_agent_is_a_bot_user():
     assert any("0.1.0" in i for i in info), \
         "AG-3: WHOIS alice lacks the agent info (name, version): %r" % info
     u.quit()
+
+
+def test_ag1_kill_refused():
+    """AG-1/SEC-4: an agent is the server's own user: an operator's KILL of it is refused
+    with 483 and the agent stays (NAMES, WHOIS, HELP AGENTS, and it still answers)."""
+    srv = shared()
+    o = mclient(srv, "killer")
+    joined(o, "#ag1")
+    o.send("OPER root Zed-Pass-42")
+    o.expect(r" 381 killer ")
+    o.send("KILL alice :go away")
+    o.expect(r"^(?:@\S+ )?:irc\.test 483 killer :You can't kill alice: it is an agent")
+    o.send("HELP AGENTS")
+    o.expect(r"alice")
+    if "alice" not in names_of(o, "#ag1"):
+        raise TestFailure("alice left #ag1 after a refused KILL")
+    o.send("WHOIS alice")
+    o.expect(r" 311 killer alice ")
+    o.expect(r" 318 killer alice ")
+    ask(o, "#ag1", "@alice still here?", "alice")
+    o.quit()
+
+
+def test_ss5_slot_freed_by_a_failed_session():
+    """SS-5: with one process slot, a turn of an agent whose session/new fails ends (its
+    error NOTICE), and the agent then idle in the slot gives it up to the turn waiting for
+    it: the second agent answers."""
+    srv = Server(flood_exempt="127.0.0.0/8", history_replay=0, max_loaded_agents=1,
+                 max_parallel_turns=2,
+                 config_extra=(agent_section("o", "failer", "#pool1", script_agent=True,
+                                             env=["SCRIPT_FAIL_NEW=1"])
+                               + agent_section("o", "fine", "#pool1")))
+    try:
+        u = mclient(srv, "pooler")
+        joined(u, "#pool1")
+        # One write: fine's turn starts while failer is still starting, so it waits.
+        u.send_raw(b"PRIVMSG #pool1 :@failer hi\r\nPRIVMSG #pool1 :@fine hi\r\n")
+        u.expect(r"NOTICE #pool1 :.*no sessions today|NOTICE #pool1 :.*failer", 15)
+        u.expect(r"^(?:@\S+ )?:fine!\S+ PRIVMSG #pool1 :", 20)
+        u.quit()
+    finally:
+        srv.stop()
 
 
 def test_ag1_realname_from_agent_info():
