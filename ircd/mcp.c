@@ -48,10 +48,14 @@ struct mcp_token {
 	struct conv		*conv;
 };
 
+/*
+ * A socket connection holds its token, not its conversation: the
+ * conversation may go (the agent kicked, the channel gone) while the
+ * agent keeps the socket, so each call looks the token up again.
+ */
 struct mcp_conn {
 	struct bufferevent	*bev;
-	struct conv		*conv;	/* NULL until the token line */
-	int			 authed;
+	char			 token[33];	/* "" until the token line */
 };
 
 static TAILQ_HEAD(, mcp_token) tokens = TAILQ_HEAD_INITIALIZER(tokens);
@@ -81,8 +85,10 @@ static const struct mcp_tool mcp_tools[] = {
 	  "\"name\":{\"type\":\"string\",\"description\":\"A short name people will see\"},"
 	  "\"prompt\":{\"type\":\"string\",\"description\":\"The message you will receive\"},"
 	  "\"at\":{\"type\":\"string\",\"description\":\"When, as an ISO 8601 UTC time "
-	  "(2026-12-02T15:30:00Z); default: now plus every_minutes\"},"
-	  "\"in_seconds\":{\"type\":\"number\",\"description\":\"Or: this many seconds from now\"},"
+	  "(2026-12-02T15:30:00Z), at most a year ahead; default: now plus "
+	  "every_minutes\"},"
+	  "\"in_seconds\":{\"type\":\"number\",\"description\":\"Or: this many seconds "
+	  "from now (at most 31536000, a year)\"},"
 	  "\"every_minutes\":{\"type\":\"number\",\"description\":\"Repeat every N minutes; "
 	  "omit for once\"},"
 	  "\"target\":{\"type\":\"string\",\"description\":\"Another conversation on this "
@@ -340,23 +346,28 @@ mcp_read_cb(struct bufferevent *bev, void *arg)
 	size_t len;
 
 	while ((line = evbuffer_readln(in, &len, EVBUFFER_EOL_LF)) != NULL) {
-		if (!mc->authed) {
-			/* The first line is the token: it names agent and conversation. */
-			mc->conv = mcp_token_conv(line);
+		struct conv *cv = mcp_token_conv(mc->token[0] != '\0' ?
+		    mc->token : line);
+
+		if (cv == NULL) {
+			log_warnx("mcp: %s; closing", mc->token[0] != '\0' ?
+			    "the connection's conversation is gone" :
+			    "a connection with an unknown token");
 			free(line);
-			if (mc->conv == NULL) {
-				log_warnx("mcp: a connection with an unknown token");
-				mcp_conn_free(mc);
-				return;
-			}
-			mc->authed = 1;
+			mcp_conn_free(mc);
+			return;
+		}
+		if (mc->token[0] == '\0') {
+			/* The first line is the token: it names agent and conversation. */
+			strlcpy(mc->token, line, sizeof(mc->token));
+			free(line);
 			continue;
 		}
 		{
 			cJSON *msg = cJSON_ParseWithLength(line, len), *resp;
 
 			resp = msg == NULL ? mcp_err(NULL, -32700, "Parse error") :
-			    mcp_handle(mc->conv, msg);
+			    mcp_handle(cv, msg);
 			if (resp != NULL)
 				mcp_send(mc, resp);
 			cJSON_Delete(msg);

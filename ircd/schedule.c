@@ -37,6 +37,7 @@
 #define SCHED_MAX_CREATED	20	/* SC-6: made for other conversations */
 #define SCHED_BUDGET		30	/* SC-5: prompts elsewhere before a person */
 #define SCHED_RECHECK_SEC	60	/* SC-5: held firings looked at again */
+#define SCHED_AHEAD_MAX_MS	(365LL * 24 * 3600 * 1000)	/* first firing */
 
 struct sched {
 	TAILQ_ENTRY(sched)	 entry;
@@ -258,12 +259,17 @@ sched_fire_cb(evutil_socket_t fd, short what, void *arg)
 		sched_delete(s);	/* SC-7: a one-shot has fired */
 		return;
 	}
-	/* Keep the timetable: the next slot after now, not now plus a period. */
+	/*
+	 * Keep the timetable: the next slot after now, not now plus a period,
+	 * and at least one step (a timer may wake a hair before its time).
+	 * Computed, not stepped to: a timetable far behind (an "at" long past)
+	 * would otherwise take the loop away for as many steps.
+	 */
 	step = s->every * sched_minute_ms();
-	/* At least one step: a timer may wake a hair before its time. */
-	do
-		s->next += step;
-	while (s->next <= now);
+	s->next += step;
+	if (s->next <= now)
+		s->next = now + (step - (int64_t)(((uint64_t)now -
+		    (uint64_t)s->next) % (uint64_t)step));
 	store_schedule_update(history_store(), s->id, s->next, s->state);
 	sched_arm(s);
 }
@@ -448,8 +454,8 @@ schedule_tool_create(struct conv *cv, const cJSON *args, char *out, size_t len)
 		return 1;
 	}
 	if (every_j != NULL) {
-		if (!cJSON_IsNumber(every_j) || every_j->valuedouble < 1 ||
-		    every_j->valuedouble > 525600) {
+		if (!cJSON_IsNumber(every_j) || !(every_j->valuedouble >= 1 &&
+		    every_j->valuedouble <= 525600)) {
 			snprintf(out, len, "every_minutes must be a number from 1 to 525600");
 			return 1;
 		}
@@ -461,9 +467,20 @@ schedule_tool_create(struct conv *cv, const cJSON *args, char *out, size_t len)
 			    "2026-12-02T15:30:00Z");
 			return 1;
 		}
-	} else if (in_j != NULL && cJSON_IsNumber(in_j) && in_j->valuedouble >= 0)
+		if (next > now + SCHED_AHEAD_MAX_MS) {
+			snprintf(out, len, "at must be within a year from now");
+			return 1;
+		}
+	} else if (in_j != NULL) {
+		/* Checked as a double: a cast out of range is undefined. */
+		if (!cJSON_IsNumber(in_j) || !(in_j->valuedouble >= 0 &&
+		    in_j->valuedouble * 1000 <= SCHED_AHEAD_MAX_MS)) {
+			snprintf(out, len, "in_seconds must be a number from 0 "
+			    "to %lld (a year)", SCHED_AHEAD_MAX_MS / 1000);
+			return 1;
+		}
 		next = now + (int64_t)(in_j->valuedouble * 1000);
-	else if (every > 0)
+	} else if (every > 0)
 		next = now + every * sched_minute_ms();
 	else {
 		snprintf(out, len, "give at, in_seconds or every_minutes");

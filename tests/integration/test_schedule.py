@@ -126,7 +126,7 @@ atexit.register(_cleanup)
 # budget and the limits; secy: SEC-3.
 S = Shared(flood_exempt="127.0.0.0/8", history_replay=0, max_loaded_agents=16,
            max_parallel_turns=8, schedule_minute=1, config_extra=(
-               agent_section("sched", "#sc1 #sc1b #sc1c #sc1d #sc1e #sc3 #sc4h #sc6 #scbad")
+               agent_section("sched", "#sc1 #sc1b #sc1c #sc1d #sc1e #sc1f #sc3 #sc4h #sc6 #scbad")
                + agent_section("crossy", "#sc5e #sc6b #sc6c #sc6d", permissions="allow-all")
                + agent_section("secy", "#secA #secB #sec4")
                + agent_section("httpy", "#sech", env=["MCP_AGENT_HTTP=1"])))
@@ -599,20 +599,56 @@ def test_sc1_bad_arguments():
         {"name": "x", "prompt": "p", "in_seconds": 5, "target": "#nowhere-sc"},
         {"name": "x", "prompt": "p", "in_seconds": 5, "target": "nobodyhere"},
     ]
+    # Out of range: once an int64 overflow (UBSan) and an endless catch-up loop.
+    # (A second call: one IRC line holds the whole JSON.)
+    far = [
+        {"name": "x", "prompt": "p", "in_seconds": 9223371500000000},
+        {"name": "x", "prompt": "p", "in_seconds": 1e300, "every_minutes": 1},
+        {"name": "x", "prompt": "p", "in_seconds": -1},
+        {"name": "x", "prompt": "p", "in_seconds": "5"},
+        {"name": "x", "prompt": "p", "every_minutes": 1e300},
+        {"name": "x", "prompt": "p", "at": "9999-01-01T00:00:00Z"},
+    ]
     out = mcp(u, "#scbad", "sched", "schedule", bad)
+    out += mcp(u, "#scbad", "sched", "schedule", far)
     errs = [l for l in out if l.startswith("tool error: ")]
     oks = [l for l in out if l.startswith("tool: ")]
-    if oks or len(errs) < len(bad):
+    if oks or len(errs) < len(bad) + len(far):
         raise TestFailure("bad schedule arguments: want %d tool errors, got:\n  %s"
-                          % (len(bad), "\n  ".join(out)))
+                          % (len(bad) + len(far), "\n  ".join(out)))
     if any(re.match(r"tool error: -32", l) for l in errs):
         raise TestFailure("bad arguments as JSON-RPC errors, want isError results: %r" % errs)
+    if not any("in_seconds must be a number from 0 to 31536000" in l for l in errs):
+        raise TestFailure("no readable range error for in_seconds: %r" % errs)
     out = mcp(u, "#scbad", "sched", "unschedule", {"id": "sch_424242"})
     if not out or not out[0].startswith("tool error: "):
         raise TestFailure("unschedule of an unknown id: %r" % out)
     got = user_cmd(u, "#scbad", "!schedules")
     if any("sch_" in l for l in got):
         raise TestFailure("bad calls scheduled something: %r" % got)
+    u.quit()
+
+
+def test_sc1_timetable_far_behind():
+    """SC-1/SC-2: a repeating schedule whose first time is long past (1970) fires once at
+    once and then keeps its timetable (every 1 s here), without catching up slot by
+    slot: the server answers at once all along."""
+    srv = S()
+    u = joined(mclient(srv, "u1f"), "#sc1f")
+    sid = scheduled_id(mcp(u, "#sc1f", "sched", "schedule",
+                           {"name": "old1", "prompt": "old1", "at": "1970-01-01T00:00:00Z",
+                            "every_minutes": 1}))
+    try:
+        expect_firing(u, "#sc1f", "old1", timeout=4)
+        t0 = time.time()
+        u.sync(timeout=2)
+        if time.time() - t0 > 1 * SLOW:
+            raise TestFailure("PING took %.1fs after the first firing" % (time.time() - t0))
+        expect_firing(u, "#sc1f", "old1", timeout=4)
+    finally:
+        out = mcp(u, "#sc1f", "sched", "unschedule", {"id": "sch_%d" % sid})
+        if not out or not out[0].startswith("tool: "):
+            raise TestFailure("unschedule sch_%d: %r" % (sid, out))
     u.quit()
 
 
@@ -1198,6 +1234,29 @@ def test_sec3_mcp_servers_entry():
     if ta in log or tb in log:
         raise TestFailure("SEC-2: the daemon's log carries an MCP token")
     u.quit()
+
+
+def test_sec3_connection_outlives_conversation():
+    """SEC-3/SEC-4: a bridge connected with a conversation's token while the agent is in
+    the channel; the agent is KICKed and the conversation ends; the next call on that same
+    connection is refused (the daemon closes it: it no longer knows the token), and the
+    daemon answers as before."""
+    srv = S()
+    op = op_channel(srv, "o3g", "#secgone", "secy")
+    a = session_of(op, "#secgone", "secy")
+    br = Bridge(a["mcpServers"][0])
+    try:
+        r = br.initialize()
+        if r is None or "result" not in r:
+            raise TestFailure("initialize with the conversation's token: %r" % r)
+        kick(op, "#secgone", "secy")
+        r = br.request("tools/call", {"name": "list_schedules", "arguments": {}})
+        if r is not None:
+            raise TestFailure("a call on the connection of a conversation that ended: %r" % r)
+        op.sync()
+    finally:
+        br.close()
+    op.quit()
 
 
 def test_sec3_token_acts_only_as_its_session():
