@@ -28,6 +28,8 @@
 #define ACP_PROTOCOL_VERSION	1
 #define MAX_TOOLS		64	/* remembered per session */
 #define MAX_EARLY_UPDATES	1024	/* before session/new answers */
+#define MAX_EARLY_BYTES		(16u << 20)	/* the same, in bytes */
+#define MAX_PERMS_PENDING	16	/* unanswered requests per session */
 
 enum agent_state {
 	AG_STOPPED,	/* no process */
@@ -62,6 +64,7 @@ struct cfgset {
 struct early {
 	TAILQ_ENTRY(early)	 entry;
 	cJSON			*params;
+	size_t			 bytes;	/* json_bytes() of params */
 };
 TAILQ_HEAD(earlies, early);
 
@@ -127,6 +130,7 @@ struct acp_agent {
 	int			 news;		/* session/new in flight */
 	struct earlies		 early;
 	int			 nearly;
+	size_t			 early_bytes;
 	struct sessions		 sessions;
 	int			 depth;		/* in a user callback */
 	int			 dead;
@@ -612,6 +616,14 @@ req_permission(struct acp_agent *a, const cJSON *params, const cJSON *id)
 		    a->name);
 		return jsonrpc_respond(a->rpc, id, outcome_cancelled());
 	}
+	/* Each waits for a person: more than a few is a flood, not a question. */
+	TAILQ_FOREACH(pe, &s->perms, entry)
+		if (++n >= MAX_PERMS_PENDING) {
+			acp_warn("%s: over %d permission requests waiting; "
+			    "answered \"cancelled\"", a->name, MAX_PERMS_PENDING);
+			return jsonrpc_respond(a->rpc, id, outcome_cancelled());
+		}
+	n = 0;
 	tc = cJSON_GetObjectItemCaseSensitive(params, "toolCall");
 	tid = jstr(tc, "toolCallId");
 	t = tool_find(s, tid != NULL ? tid : "", 1);
@@ -896,6 +908,22 @@ early_clear(struct acp_agent *a)
 		free(e);
 	}
 	a->nearly = 0;
+	a->early_bytes = 0;
+}
+
+/* About what a parsed value takes: its strings, and a little per item. */
+static size_t
+json_bytes(const cJSON *j)
+{
+	size_t n = 0;
+
+	for (; j != NULL; j = j->next) {
+		n += 16 + (j->string != NULL ? strlen(j->string) : 0);
+		if (cJSON_IsString(j) && j->valuestring != NULL)
+			n += strlen(j->valuestring);
+		n += json_bytes(j->child);
+	}
+	return n;
 }
 
 static void
@@ -904,21 +932,28 @@ route_update(struct acp_agent *a, const cJSON *params)
 	struct acp_session *s;
 	struct early *e;
 	const char *sid = jstr(params, "sessionId");
+	size_t bytes = 0;
 
 	if ((s = session_by_id(a, sid)) != NULL) {
 		update_session(s,
 		    cJSON_GetObjectItemCaseSensitive(params, "update"));
 		return;
 	}
-	/* Maybe for a session/new not answered yet: keep it till then. */
+	/*
+	 * Maybe for a session/new not answered yet: keep it till then, up to
+	 * a count and a size (an agent could send any number of them).
+	 */
 	if (a->news > 0 && sid != NULL && a->nearly < MAX_EARLY_UPDATES &&
+	    a->early_bytes + (bytes = json_bytes(params)) <= MAX_EARLY_BYTES &&
 	    (e = calloc(1, sizeof(*e))) != NULL) {
 		if ((e->params = cJSON_Duplicate(params, 1)) == NULL) {
 			free(e);
 			return;
 		}
+		e->bytes = bytes;
 		TAILQ_INSERT_TAIL(&a->early, e, entry);
 		a->nearly++;
+		a->early_bytes += bytes;
 		return;
 	}
 	acp_debug("%s: update for unknown session %s ignored", a->name,
@@ -1808,6 +1843,7 @@ open_reply(struct jsonrpc *j, const cJSON *res, const struct jsonrpc_error *err,
 				continue;
 			TAILQ_REMOVE(&a->early, e, entry);
 			a->nearly--;
+			a->early_bytes -= e->bytes;
 			route_update(a, e->params);
 			cJSON_Delete(e->params);
 			free(e);

@@ -33,6 +33,8 @@ extern char **environ;
 #define STDERR_WINDOW_S		10
 #define STDERR_WINDOW_LINES	40
 
+#define PROC_STDIN_MAX	(64u << 20)	/* bytes the agent has not read */
+
 struct acp_proc {
 	TAILQ_ENTRY(acp_proc)	 entry;
 	char			 name[64];
@@ -46,6 +48,7 @@ struct acp_proc {
 	int			 reaped;
 	int			 status;
 	int			 detached;	/* freed by the owner */
+	int			 overrun;	/* killed: its stdin backlog */
 	time_t			 err_window;
 	int			 err_lines;
 	int			 err_dropped;
@@ -601,11 +604,26 @@ fail:
 	return NULL;
 }
 
+/*
+ * An agent that stops reading its stdin but keeps sending requests (each
+ * answered) would grow this buffer for ever: past the cap it is killed,
+ * and its death is handled as a crash.
+ */
 int
 proc_write(struct acp_proc *p, const char *buf, size_t len)
 {
 	if (p->in == NULL)
 		return -1;
+	if (evbuffer_get_length(bufferevent_get_output(p->in)) + len >
+	    PROC_STDIN_MAX) {
+		if (!p->reaped && !p->overrun) {
+			acp_warn("%s: does not read its input (%u MiB waiting); "
+			    "killing it", p->name, PROC_STDIN_MAX >> 20);
+			p->overrun = 1;
+			proc_kill(p);
+		}
+		return -1;
+	}
 	return bufferevent_write(p->in, buf, len);
 }
 

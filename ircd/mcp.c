@@ -40,6 +40,7 @@
 #include "ircd/xmalloc.h"
 
 #define MCP_MAXLINE	(1024 * 1024)
+#define MCP_MAXOUT	(4 * 1024 * 1024)	/* answers the client has not read */
 #define MCP_VERSION	"2025-06-18"
 
 struct mcp_token {
@@ -349,6 +350,15 @@ mcp_read_cb(struct bufferevent *bev, void *arg)
 		struct conv *cv = mcp_token_conv(mc->token[0] != '\0' ?
 		    mc->token : line);
 
+		/* A client that sends and never reads its answers: let it go. */
+		if (evbuffer_get_length(bufferevent_get_output(bev)) >
+		    MCP_MAXOUT) {
+			log_warnx("mcp: the client does not read its answers; "
+			    "closing");
+			free(line);
+			mcp_conn_free(mc);
+			return;
+		}
 		if (cv == NULL) {
 			log_warnx("mcp: %s; closing", mc->token[0] != '\0' ?
 			    "the connection's conversation is gone" :

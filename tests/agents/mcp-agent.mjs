@@ -23,6 +23,10 @@
 //   sleep <ms>                wait, then "slept <ms>" (a busy agent)
 //   perm <what>               session/request_permission (a card), then
 //                             "permission granted (<id>)" / "... denied ..."
+//   perms <n>                 n permission requests at once; says
+//                             "cancelled at once: <k>" for those answered
+//                             "cancelled" within a second, then waits for
+//                             the rest (!deny, !stop)
 //   anything else             "got: <last line>"
 // A tools/call result is answered one line per line of its text, each
 // "tool: <line>", or "tool error: <line>" when isError; a JSON-RPC error
@@ -348,6 +352,28 @@ async function permTurn(sid, what, signal) {
   return "end_turn";
 }
 
+async function permsTurn(sid, n, signal) {
+  let early = 0, settled = false;
+  const asks = Array.from({ length: n }, (_, i) => {
+    const toolCallId = `many_${i}_` + randomUUID().slice(0, 4);
+    return client.request(acp.methods.client.session.requestPermission, {
+      sessionId: sid,
+      toolCall: { toolCallId, title: `Pretend action ${i}`, kind: "execute", status: "pending" },
+      options: [
+        { optionId: "allow-once", name: "Allow once", kind: "allow_once" },
+        { optionId: "reject-once", name: "Reject", kind: "reject_once" },
+      ],
+    }, { cancellationSignal: signal }).then((r) => {
+      if (!settled && r.outcome.outcome === "cancelled") early++;
+    }, () => {});
+  });
+  await sleep(1000);
+  settled = true;
+  await say(sid, `cancelled at once: ${early}\n`);
+  await Promise.all(asks);
+  return signal.aborted ? "cancelled" : "end_turn";
+}
+
 async function turn(sid, s, text, signal) {
   const last = text.split("\n").filter((l) => l.trim() !== "").pop() || "";
   const body = last.replace(/^<[^>\s]+> /, "")
@@ -375,6 +401,7 @@ async function turn(sid, s, text, signal) {
     await say(sid, `slept ${ms}`);
     return "end_turn";
   }
+  if ((m = /^perms\s+(\d+)/.exec(body))) return permsTurn(sid, Number(m[1]), signal);
   if ((m = /^perm\s+(.*)$/s.exec(body))) return permTurn(sid, m[1].trim(), signal);
   await say(sid, "got: " + last);
   return "end_turn";

@@ -29,7 +29,7 @@ gets JSON-RPC errors.
 
 Prompt commands of the agent: see tests/agents/mcp-agent.mjs ("mcp ...", "whoami" for the
 session id whose mcpServers it dumped to MCP_AGENT_DUMP, "sleep <ms>", "perm <what>",
-"echo-prompt").
+"perms <n>", "echo-prompt").
 """
 
 import atexit
@@ -649,6 +649,24 @@ def test_sc1_timetable_far_behind():
         out = mcp(u, "#sc1f", "sched", "unschedule", {"id": "sch_%d" % sid})
         if not out or not out[0].startswith("tool: "):
             raise TestFailure("unschedule sch_%d: %r" % (sid, out))
+    u.quit()
+
+
+def test_sec4_permission_flood_capped():
+    """SEC-4/PM-1: an agent that asks 20 permissions at once: 16 cards wait, one per
+    request, and the 17th and later are answered "cancelled" at once (each waits for a
+    person; more is a flood, not a question). !stop ends the turn."""
+    srv = S()
+    u = joined(mclient(srv, "u1p"), "#sc1f")
+    u.send("PRIVMSG #sc1f :sched: perms 20")
+    lines = u.collect_until(r":sched!\S+ PRIVMSG #sc1f :cancelled at once: \d+", 20)
+    early = re.search(r"cancelled at once: (\d+)", lines[-1]).group(1)
+    cards = [l for l in lines if re.search(r":sched!\S+ NOTICE #sc1f :card \d+:", l)]
+    if early != "4" or len(cards) != 16:
+        raise TestFailure("20 requests at once: %s cancelled at once and %d cards, want 4 "
+                          "and 16" % (early, len(cards)))
+    u.send("PRIVMSG #sc1f :!stop")
+    u.expect(r"typing=done\S* :sched!\S+ TAGMSG #sc1f", 10)
     u.quit()
 
 
