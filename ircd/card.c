@@ -120,7 +120,15 @@ card_open(struct conv *cv, struct turn *t, const struct acp_permission *p)
 		strlcpy(c->account, t->requester_account, sizeof(c->account));
 	} else
 		c->automated = 1;
+	/*
+	 * One option of each kind is all an answer needs: the first one,
+	 * wherever it comes in the list. An id too long to send back whole
+	 * is left out (the agent would get an id it never offered).
+	 */
 	for (i = 0; i < p->noptions && c->nopts < CARD_MAXOPTS; i++) {
+		if (strlen(p->options[i].id) >= sizeof(c->opt_id[0]) ||
+		    card_option(c, p->options[i].kind) != NULL)
+			continue;
 		strlcpy(c->opt_id[c->nopts], p->options[i].id, sizeof(c->opt_id[0]));
 		c->opt_kind[c->nopts++] = p->options[i].kind;
 	}

@@ -23,6 +23,9 @@
 //   sleep <ms>                wait, then "slept <ms>" (a busy agent)
 //   perm <what>               session/request_permission (a card), then
 //                             "permission granted (<id>)" / "... denied ..."
+//   perm-odd <what>           the same with ten options: eight reject_once,
+//                             an allow_once with a 100-byte id, then
+//                             "allow-ok" (allow_once)
 //   perms <n>                 n permission requests at once; says
 //                             "cancelled at once: <k>" for those answered
 //                             "cancelled" within a second, then waits for
@@ -321,7 +324,18 @@ let client;
 const update = (sessionId, u) => client.notify(acp.methods.client.session.update, { sessionId, update: u });
 const say = (sid, text) => update(sid, { sessionUpdate: "agent_message_chunk", content: { type: "text", text } });
 
-async function permTurn(sid, what, signal) {
+const PERM_OPTIONS = [
+  { optionId: "allow-once", name: "Allow once", kind: "allow_once" },
+  { optionId: "reject-once", name: "Reject", kind: "reject_once" },
+];
+// Eight rejections, an allow whose id is 100 bytes, then the allow to pick.
+const ODD_OPTIONS = [
+  ...Array.from({ length: 8 }, (_, i) => ({ optionId: `no-${i}`, name: `No ${i}`, kind: "reject_once" })),
+  { optionId: "y".repeat(100), name: "Allow (long id)", kind: "allow_once" },
+  { optionId: "allow-ok", name: "Allow", kind: "allow_once" },
+];
+
+async function permTurn(sid, what, signal, options = PERM_OPTIONS) {
   const toolCallId = "call_" + randomUUID().slice(0, 8);
   await update(sid, {
     sessionUpdate: "tool_call", toolCallId, title: `Pretend action: ${what}`,
@@ -332,10 +346,7 @@ async function permTurn(sid, what, signal) {
     res = await client.request(acp.methods.client.session.requestPermission, {
       sessionId: sid,
       toolCall: { toolCallId, title: `Pretend action: ${what}`, kind: "execute", status: "pending" },
-      options: [
-        { optionId: "allow-once", name: "Allow once", kind: "allow_once" },
-        { optionId: "reject-once", name: "Reject", kind: "reject_once" },
-      ],
+      options,
     }, { cancellationSignal: signal });
   } catch (e) {
     if (signal.aborted) res = { outcome: { outcome: "cancelled" } };
@@ -402,6 +413,7 @@ async function turn(sid, s, text, signal) {
     return "end_turn";
   }
   if ((m = /^perms\s+(\d+)/.exec(body))) return permsTurn(sid, Number(m[1]), signal);
+  if ((m = /^perm-odd\s+(.*)$/s.exec(body))) return permTurn(sid, m[1].trim(), signal, ODD_OPTIONS);
   if ((m = /^perm\s+(.*)$/s.exec(body))) return permTurn(sid, m[1].trim(), signal);
   await say(sid, "got: " + last);
   return "end_turn";

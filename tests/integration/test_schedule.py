@@ -29,7 +29,7 @@ gets JSON-RPC errors.
 
 Prompt commands of the agent: see tests/agents/mcp-agent.mjs ("mcp ...", "whoami" for the
 session id whose mcpServers it dumped to MCP_AGENT_DUMP, "sleep <ms>", "perm <what>",
-"perms <n>", "echo-prompt").
+"perm-odd <what>", "perms <n>", "echo-prompt").
 """
 
 import atexit
@@ -667,6 +667,21 @@ def test_sec4_permission_flood_capped():
                           "and 16" % (early, len(cards)))
     u.send("PRIVMSG #sc1f :!stop")
     u.expect(r"typing=done\S* :sched!\S+ TAGMSG #sc1f", 10)
+    u.quit()
+
+
+def test_sec4_card_odd_options():
+    """PM-1/SEC-4: a permission request with ten options, eight rejections first, then an
+    allow whose id is too long to send back whole, then "allow-ok": the card offers
+    !allow, and !allow answers "allow-ok", an id the agent did offer."""
+    srv = S()
+    u = joined(mclient(srv, "u1q"), "#sc1f")
+    u.send("PRIVMSG #sc1f :sched: perm-odd touch it")
+    m = u.expect_msg(r":sched!\S+ NOTICE #sc1f :card (\d+):", 15)
+    if "!allow" not in m.params[-1]:
+        raise TestFailure("the card offers no !allow: %r" % m.params[-1])
+    u.send("PRIVMSG #sc1f :!allow")
+    u.expect(r":sched!\S+ PRIVMSG #sc1f :permission granted \(allow-ok\)$", 10)
     u.quit()
 
 
