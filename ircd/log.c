@@ -26,13 +26,21 @@ log_vwrite(const char *level, const char *fmt, va_list ap, const char *suffix)
 {
 	struct timeval tv;
 	struct tm tm;
-	char ts[32];
+	char ts[32], msg[4096], *p;
 
 	gettimeofday(&tv, NULL);
 	gmtime_r(&tv.tv_sec, &tm);
 	strftime(ts, sizeof(ts), "%Y-%m-%dT%H:%M:%S", &tm);
-	fprintf(stderr, "%s.%03dZ %s ", ts, (int)(tv.tv_usec / 1000), level);
-	vfprintf(stderr, fmt, ap);
+	/*
+	 * One event, one line: what agents and clients say (an agent's name,
+	 * a nick, a reason) may hold a CR or LF, and would forge a line.
+	 */
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	for (p = msg; *p != '\0'; p++)
+		if ((unsigned char)*p < 0x20 && *p != '\t')
+			*p = ' ';
+	fprintf(stderr, "%s.%03dZ %s %s", ts, (int)(tv.tv_usec / 1000), level,
+	    msg);
 	if (suffix != NULL)
 		fprintf(stderr, ": %s", suffix);
 	fputc('\n', stderr);
