@@ -453,6 +453,12 @@ schedule_tool_create(struct conv *cv, const cJSON *args, char *out, size_t len)
 		snprintf(out, len, "name is at most 64 bytes, prompt at most 4000");
 		return 1;
 	}
+	/* People see the name inside one NOTICE line. */
+	for (const char *p = name; *p != '\0'; p++)
+		if ((unsigned char)*p < 0x20) {
+			snprintf(out, len, "name must be one line of text");
+			return 1;
+		}
 	if (every_j != NULL) {
 		if (!cJSON_IsNumber(every_j) || !(every_j->valuedouble >= 1 &&
 		    every_j->valuedouble <= 525600)) {

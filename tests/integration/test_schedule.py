@@ -608,6 +608,7 @@ def test_sc1_bad_arguments():
         {"name": "x", "prompt": "p", "in_seconds": "5"},
         {"name": "x", "prompt": "p", "every_minutes": 1e300},
         {"name": "x", "prompt": "p", "at": "9999-01-01T00:00:00Z"},
+        {"name": "a\r\nb", "prompt": "p", "in_seconds": 5},
     ]
     out = mcp(u, "#scbad", "sched", "schedule", bad)
     out += mcp(u, "#scbad", "sched", "schedule", far)
