@@ -12,12 +12,21 @@
 #include <string.h>
 
 #include "ircd/agent.h"
+#include "ircd/casemap.h"
 #include "ircd/client.h"
 #include "ircd/conf.h"
 #include "ircd/card.h"
 #include "ircd/reply.h"
 #include "ircd/turn.h"
 #include "ircd/xmalloc.h"
+
+/*
+ * Prompts one person may have waiting. The queue is the server's, so one
+ * fast client would otherwise keep everyone else waiting; a message not
+ * queued is still in the conversation, and reaches the agent as part of
+ * its transcript when it is next asked (SS-2).
+ */
+#define TURN_MAX_WAITING	16
 
 static TAILQ_HEAD(, turn) waiting = TAILQ_HEAD_INITIALIZER(waiting);
 static TAILQ_HEAD(, turn) running = TAILQ_HEAD_INITIALIZER(running);
@@ -98,9 +107,22 @@ void
 turn_enqueue(struct conv *conv, struct client *from, const char *speaker,
     const char *text, const char *msgid, int64_t hid)
 {
-	struct turn *t = xcalloc(1, sizeof(*t));
 	struct agent *a = conv->agent;
+	struct turn *t;
+	int n = 0;
 
+	if (from != NULL) {
+		TAILQ_FOREACH(t, &waiting, entry)
+			if (casemap_cmp(t->requester, from->nick) == 0)
+				n++;
+		if (n >= TURN_MAX_WAITING) {
+			reply_notice(from, "You have %d prompts waiting; this one "
+			    "for %s was not queued (it stays in the conversation)",
+			    n, a->client->nick);
+			return;
+		}
+	}
+	t = xcalloc(1, sizeof(*t));
 	t->conv = conv;
 	t->text = xstrdup(text);
 	strlcpy(t->speaker, speaker, sizeof(t->speaker));

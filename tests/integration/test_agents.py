@@ -459,6 +459,33 @@ def test_ss5_slot_freed_by_a_failed_session():
         srv.stop()
 
 
+def test_tn2_waiting_prompts_per_person():
+    """TN-2/SEC-4: one person has at most 16 prompts waiting: of 20 mentions sent at
+    once the first runs, 16 wait, the last 3 each get a NOTICE that they were not queued;
+    the 17 queued are all answered."""
+    srv = shared()
+    u = mclient(srv, "quota")
+    joined(u, "#tq")
+    u.send("INVITE alice #tq")
+    u.expect(r":alice!\S+ JOIN #tq")
+    u.send_raw(b"".join(b"PRIVMSG #tq :@alice q%d\r\n" % i for i in range(20)))
+    deadline = time.time() + 60 * SLOW
+    refused = done = 0
+    while done < 17 and time.time() < deadline:
+        line = u._next(deadline)
+        if line is None:
+            break
+        m = parse(line)
+        if m.command == "NOTICE" and "was not queued" in m.params[-1]:
+            refused += 1
+        if m.command == "TAGMSG" and is_from(m, "alice") and m.tags.get("+typing") == "done":
+            done += 1
+    if refused != 3 or done != 17:
+        raise TestFailure("20 prompts at once: %d refused, %d answered; want 3 and 17"
+                          % (refused, done))
+    u.quit()
+
+
 def test_ag1_realname_from_agent_info():
     """AG-1: the realname is the configured description until the agent is known, then its
     agentInfo.title ("Echo Agent")."""
