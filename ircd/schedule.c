@@ -127,12 +127,12 @@ static void
 sched_arm(struct sched *s)
 {
 	struct timeval tv;
-	int64_t wait = s->next - sched_now();
+	int64_t now = sched_now(), wait;
 
 	if (s->ev == NULL)
 		s->ev = evtimer_new(ircd.base, sched_fire_cb, s);
-	if (wait < 0)
-		wait = 0;
+	/* Compared first: a subtraction could overflow. */
+	wait = s->next > now ? s->next - now : 0;
 	tv.tv_sec = (time_t)(wait / 1000);
 	tv.tv_usec = (suseconds_t)(wait % 1000) * 1000;
 	evtimer_add(s->ev, &tv);
@@ -313,8 +313,15 @@ sched_load(const struct store_schedule *ss, void *arg)
 	strlcpy(s->agent, ss->agent, sizeof(s->agent));
 	s->name = xstrdup(ss->name);
 	s->prompt = xstrdup(ss->prompt);
-	s->next = ss->next;
-	s->every = ss->every;
+	/*
+	 * Stored by an older daemon, a time may lie far out of range (it
+	 * once took any in_seconds): past 1970 fires at once, beyond a year
+	 * comes in a year.
+	 */
+	s->next = ss->next < 0 ? 0 : ss->next;
+	if (s->next > sched_now() + SCHED_AHEAD_MAX_MS)
+		s->next = sched_now() + SCHED_AHEAD_MAX_MS;
+	s->every = ss->every < 0 ? 0 : ss->every > 525600 ? 525600 : ss->every;
 	strlcpy(s->target, ss->target, sizeof(s->target));
 	strlcpy(s->target_name, ss->target_name, sizeof(s->target_name));
 	s->target_private = ss->target_private;

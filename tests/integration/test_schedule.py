@@ -38,6 +38,7 @@ import datetime
 import json
 import os
 import re
+import sqlite3
 import select
 import shutil
 import signal
@@ -754,6 +755,48 @@ def test_sc2_restart_missed_fires_once():
 
 
 # ---------------------------------------------------------------- SC-3
+
+def test_sc2_out_of_range_row_loads():
+    """SC-2/SEC-4: schedules stored out of range (as an older daemon could store them:
+    a time near the int64 limits, every below 0) load without an overflow or an endless
+    catch-up: the daemon starts, answers, a past time fires once at once, a far one
+    waits."""
+    p = PServer("sc2r", flood_exempt="127.0.0.0/8", history_replay=0, schedule_minute=1,
+                config_extra=agent_section("keeper", "#sc2r"))
+    try:
+        u = joined(mclient(p, "u2r"), "#sc2r")
+        lo = scheduled_id(mcp(u, "#sc2r", "keeper", "schedule",
+                              {"name": "low2", "prompt": "tick low2", "in_seconds": 3600,
+                               "every_minutes": 1}))
+        hi = scheduled_id(mcp(u, "#sc2r", "keeper", "schedule",
+                              {"name": "high2", "prompt": "tick high2", "in_seconds": 3600}))
+        u.quit()
+        p.stop()
+        db = sqlite3.connect(p.db)
+        db.execute("UPDATE schedules SET next = ?, every = -5 WHERE id = ?",
+                   (-(1 << 63) + 1000, lo))
+        db.execute("UPDATE schedules SET next = ? WHERE id = ?", ((1 << 63) - 1000, hi))
+        db.commit()
+        db.close()
+        p.start()
+        u = joined(mclient(p, "u2s", caps=HCAPS), "#sc2r")
+        u.sync(timeout=3)
+        time.sleep(1.5)
+        # It fired at the start, before anyone joined: the history has it, once.
+        hist = chathistory(u, "#sc2r")
+        rx = re.compile(HEADER_RX % "(low2|high2)")
+        fired = [m.params[-1] for m in hist if m.command == "NOTICE" and m.params
+                 and rx.match(m.params[-1])]
+        if len(fired) != 1 or '"low2"' not in fired[0]:
+            raise TestFailure("firings after the restart: %r, want low2 once" % fired)
+        got = user_cmd(u, "#sc2r", "!schedules")
+        if not any("high2" in l for l in got) or any("low2" in l for l in got):
+            raise TestFailure("after the catch-up: want high2 waiting and low2 (every "
+                              "clamped to 0: a one-shot) gone: %r" % got)
+        u.quit()
+    finally:
+        p.stop()
+
 
 def test_sc3_skip_while_queued():
     """SC-3: every 2 s in #sc3 while the agent's session there is busy (a 5.5 s turn):
