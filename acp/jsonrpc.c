@@ -396,6 +396,12 @@ dispatch_response(struct jsonrpc *j, const cJSON *msg, const cJSON *id)
 			    "error without a message";
 			err.data = cJSON_GetObjectItemCaseSensitive(e, "data");
 			r->fn(j, NULL, &err, r->arg);
+		} else if (res == NULL) {
+			/* Neither: the callback still gets one of the two. */
+			err.code = JSONRPC_INTERNAL_ERROR;
+			err.message = "an answer with neither result nor error";
+			err.data = NULL;
+			r->fn(j, NULL, &err, r->arg);
 		} else {
 			/* "result": null is an answer too (session/load). */
 			r->fn(j, res, NULL, r->arg);
