@@ -99,8 +99,11 @@ multiline_deliver(struct client *to, struct outmsg *lines, size_t n,
 		l.stags = concat != NULL && concat[i] ? "draft/multiline-concat" : NULL;
 		to->ops->deliver(to, &l);
 	}
-	w = snprintf(line, sizeof(line), "BATCH -%s", ref);
-	client_sendn(to, line, (size_t)w);
+	/* Closed by the sender as it was opened (the spec's example). */
+	w = snprintf(line, sizeof(line), ":%s BATCH -%s", lines[0].from->prefix,
+	    ref);
+	if (w > 0 && (size_t)w < sizeof(line))
+		client_sendn(to, line, (size_t)w);
 }
 
 /* Relay the finished batch b of c: stored once, then to everyone. */
