@@ -1,22 +1,19 @@
 # tests/fuzz/local.mk: fuzz targets of the pure parsers, included by the
 # top-level Makefile.am. make check builds each target with replay.c and
-# replays its seeds (tests/fuzz/seeds/<target>/); scripts/fuzz builds the
-# same targets with clang's libFuzzer and searches for new inputs.
+# replays its seeds (tests/fuzz/seeds/<target>/, the target named by the
+# program); scripts/fuzz builds the same targets with clang's libFuzzer
+# and searches for new inputs.
 
 FUZZ_TARGETS = tests/fuzz/fuzz_message tests/fuzz/fuzz_route \
 	tests/fuzz/fuzz_conf tests/fuzz/fuzz_jsonrpc
 check_PROGRAMS += $(FUZZ_TARGETS)
 TESTS += $(FUZZ_TARGETS)
 tests_fuzz_fuzz_message_SOURCES = tests/fuzz/fuzz_message.c tests/fuzz/replay.c
-tests_fuzz_fuzz_message_CPPFLAGS = $(AM_CPPFLAGS) -DFUZZ_TARGET='"message"'
 tests_fuzz_fuzz_message_LDADD = $(UNIT_LDADD)
 tests_fuzz_fuzz_route_SOURCES = tests/fuzz/fuzz_route.c tests/fuzz/replay.c
-tests_fuzz_fuzz_route_CPPFLAGS = $(AM_CPPFLAGS) -DFUZZ_TARGET='"route"'
 tests_fuzz_fuzz_route_LDADD = $(UNIT_LDADD)
 tests_fuzz_fuzz_conf_SOURCES = tests/fuzz/fuzz_conf.c tests/fuzz/replay.c
-tests_fuzz_fuzz_conf_CPPFLAGS = $(AM_CPPFLAGS) -DFUZZ_TARGET='"conf"'
 tests_fuzz_fuzz_conf_LDADD = $(UNIT_LDADD)
 tests_fuzz_fuzz_jsonrpc_SOURCES = tests/fuzz/fuzz_jsonrpc.c tests/fuzz/replay.c
-tests_fuzz_fuzz_jsonrpc_CPPFLAGS = $(AM_CPPFLAGS) -DFUZZ_TARGET='"jsonrpc"'
-tests_fuzz_fuzz_jsonrpc_LDADD = $(ACP_LDADD)
+tests_fuzz_fuzz_jsonrpc_LDADD = $(UNIT_LDADD)
 EXTRA_DIST += tests/fuzz/seeds scripts/fuzz

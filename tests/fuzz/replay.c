@@ -3,7 +3,8 @@
  * that make check replays the seeds (under the sanitizers in CI) and a
  * crash libFuzzer found can be rerun by hand:
  *	tests/fuzz/fuzz_message [file-or-directory ...]
- * Without arguments it takes $SRCDIR/tests/fuzz/seeds/<target>. Prints
+ * Without arguments it takes $SRCDIR/tests/fuzz/seeds/<target>, the
+ * target named by the program ("fuzz_message": "message"). Prints
  * TAP, one test per file; a target that breaks its invariants aborts.
  * Built with -DFUZZ_LIBFUZZER (scripts/fuzz) it is empty, and libFuzzer
  * brings the main().
@@ -112,7 +113,7 @@ replay(const char *path)
 int
 main(int argc, char **argv)
 {
-	const char *srcdir = getenv("SRCDIR");
+	const char *srcdir = getenv("SRCDIR"), *target;
 	char dflt[4096];
 	size_t i;
 	int bad = 0;
@@ -121,8 +122,12 @@ main(int argc, char **argv)
 		for (i = 1; i < (size_t)argc; i++)
 			collect(argv[i]);
 	} else {
+		target = strrchr(argv[0], '/') != NULL ?
+		    strrchr(argv[0], '/') + 1 : argv[0];
+		if (strncmp(target, "fuzz_", 5) == 0)
+			target += 5;
 		snprintf(dflt, sizeof(dflt), "%s/tests/fuzz/seeds/%s",
-		    srcdir ? srcdir : ".", FUZZ_TARGET);
+		    srcdir ? srcdir : ".", target);
 		collect(dflt);
 	}
 	qsort(files, nfiles, sizeof(files[0]), cmp);
