@@ -607,6 +607,7 @@ req_permission(struct acp_agent *a, const cJSON *params, const cJSON *id)
 	const cJSON *tc, *ol, *o;
 	const char *tid;
 	size_t n = 0;
+	int waiting = 0;
 
 	s = session_by_id(a, jstr(params, "sessionId"));
 	/* Unanswered, the turn would hang: refuse what we cannot ask. */
@@ -618,12 +619,11 @@ req_permission(struct acp_agent *a, const cJSON *params, const cJSON *id)
 	}
 	/* Each waits for a person: more than a few is a flood, not a question. */
 	TAILQ_FOREACH(pe, &s->perms, entry)
-		if (++n >= MAX_PERMS_PENDING) {
+		if (++waiting >= MAX_PERMS_PENDING) {
 			acp_warn("%s: over %d permission requests waiting; "
 			    "answered \"cancelled\"", a->name, MAX_PERMS_PENDING);
 			return jsonrpc_respond(a->rpc, id, outcome_cancelled());
 		}
-	n = 0;
 	tc = cJSON_GetObjectItemCaseSensitive(params, "toolCall");
 	tid = jstr(tc, "toolCallId");
 	t = tool_find(s, tid != NULL ? tid : "", 1);

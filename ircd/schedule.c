@@ -307,6 +307,7 @@ static void
 sched_load(const struct store_schedule *ss, void *arg)
 {
 	struct sched *s = xcalloc(1, sizeof(*s));
+	int64_t now = sched_now();
 
 	(void)arg;
 	s->id = ss->id;
@@ -319,8 +320,8 @@ sched_load(const struct store_schedule *ss, void *arg)
 	 * comes in a year.
 	 */
 	s->next = ss->next < 0 ? 0 : ss->next;
-	if (s->next > sched_now() + SCHED_AHEAD_MAX_MS)
-		s->next = sched_now() + SCHED_AHEAD_MAX_MS;
+	if (s->next > now + SCHED_AHEAD_MAX_MS)
+		s->next = now + SCHED_AHEAD_MAX_MS;
 	s->every = ss->every < 0 ? 0 : ss->every > 525600 ? 525600 : ss->every;
 	strlcpy(s->target, ss->target, sizeof(s->target));
 	strlcpy(s->target_name, ss->target_name, sizeof(s->target_name));
