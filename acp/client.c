@@ -1440,12 +1440,9 @@ session_destroy(struct acp_session *s)
 	size_t i;
 
 	TAILQ_REMOVE(&a->sessions, s, entry);
-	if (a->rpc != NULL) {
-		if (s->prompt_rid >= 0)
-			jsonrpc_forget(a->rpc, s->prompt_rid);
-		if (s->open_rid >= 0)
-			jsonrpc_forget(a->rpc, s->open_rid);
-	}
+	/* No answer may reach it now: prompt, open, set_mode, options. */
+	if (a->rpc != NULL)
+		jsonrpc_forget_arg(a->rpc, s);
 	while ((pe = TAILQ_FIRST(&s->perms)) != NULL)
 		perm_settle(s, pe, NULL, 0);
 	tools_clear(s);
@@ -1494,12 +1491,8 @@ acp_session_free(struct acp_session *s)
 	/* Answer the agent, forget our requests, then free (maybe later). */
 	while (!TAILQ_EMPTY(&s->perms))
 		perm_settle(s, TAILQ_FIRST(&s->perms), NULL, 0);
-	if (a->rpc != NULL) {
-		if (s->prompt_rid >= 0)
-			jsonrpc_forget(a->rpc, s->prompt_rid);
-		if (s->open_rid >= 0)
-			jsonrpc_forget(a->rpc, s->open_rid);
-	}
+	if (a->rpc != NULL)
+		jsonrpc_forget_arg(a->rpc, s);
 	if (s->open_rid >= 0 && s->how == ACP_OPEN_NEW && a->news > 0)
 		a->news--;
 	s->prompt_rid = s->open_rid = -1;

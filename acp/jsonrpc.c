@@ -273,16 +273,13 @@ jsonrpc_respond_error(struct jsonrpc *j, const cJSON *id, int code,
 }
 
 void
-jsonrpc_forget(struct jsonrpc *j, int64_t id)
+jsonrpc_forget_arg(struct jsonrpc *j, const void *arg)
 {
 	struct jsonrpc_req *r;
 
-	TAILQ_FOREACH(r, &j->reqs, entry) {
-		if (r->id == id) {
+	TAILQ_FOREACH(r, &j->reqs, entry)
+		if (r->arg == arg)
 			r->fn = NULL;
-			return;
-		}
-	}
 }
 
 void

@@ -82,8 +82,11 @@ int		 jsonrpc_respond(struct jsonrpc *, const cJSON *id,
 		    cJSON *result);
 int		 jsonrpc_respond_error(struct jsonrpc *, const cJSON *id,
 		    int code, const char *message);
-/* Forget our request: its callback will never run, a late answer is dropped. */
-void		 jsonrpc_forget(struct jsonrpc *, int64_t id);
+/*
+ * Forget our requests made with callback argument arg (its owner goes
+ * away): their callbacks never run, late answers are dropped.
+ */
+void		 jsonrpc_forget_arg(struct jsonrpc *, const void *arg);
 /* Stop dispatching and fail every outstanding request with code/msg. */
 void		 jsonrpc_close(struct jsonrpc *, int code, const char *msg);
 

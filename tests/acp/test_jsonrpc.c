@@ -268,14 +268,19 @@ test_timeout_close(void)
 	feed_str(j, "{\"jsonrpc\":\"2.0\",\"id\":0,\"result\":{}}\n");
 	is_int(nreply, 1, "timeout: the late answer is dropped");
 
-	jsonrpc_call(j, "a", NULL, 0, on_reply, NULL);
-	jsonrpc_call(j, "b", NULL, 0, on_reply, NULL);
-	jsonrpc_forget(j, 2);
+	{
+		static int owner;	/* two requests made for it */
+
+		jsonrpc_call(j, "a", NULL, 0, on_reply, NULL);
+		jsonrpc_call(j, "b", NULL, 0, on_reply, &owner);
+		jsonrpc_call(j, "c", NULL, 0, on_reply, &owner);
+		jsonrpc_forget_arg(j, &owner);
+	}
 	jsonrpc_close(j, JSONRPC_CLOSED, "gone");
 	is_int(nreply, 2, "close: outstanding requests fail, forgotten ones "
 	    "silently");
 	is_int(reply_code, JSONRPC_CLOSED, "close: with the close code");
-	is_int(jsonrpc_call(j, "c", NULL, 0, on_reply, NULL), -1,
+	is_int(jsonrpc_call(j, "d", NULL, 0, on_reply, NULL), -1,
 	    "close: no new requests");
 	jsonrpc_free(j);
 

@@ -7,6 +7,7 @@
 //                     flood | auth | no-load | stubborn
 //   ECHO_AGENT_DELAY_MS   delay between words (slow agent)
 //   ECHO_AGENT_STATE  directory for session history (session/load replay)
+//   ECHO_AGENT_SET_DELAY_MS  delay before answering session/set_mode
 // Prompt commands: /perm <what>, /plan, /crash, /hang, /garbage <n>,
 //   /huge <bytes>, /hugegarbage <bytes>, /mode, anything else is echoed.
 import * as acp from "@agentclientprotocol/sdk";
@@ -18,6 +19,7 @@ import path from "node:path";
 const MODE = process.env.ECHO_AGENT_MODE || "normal";
 const DELAY = Number(process.env.ECHO_AGENT_DELAY_MS || 0);
 const STATE = process.env.ECHO_AGENT_STATE || "";
+const SET_DELAY = Number(process.env.ECHO_AGENT_SET_DELAY_MS || 0);
 const log = (...a) => console.error("[echo-agent]", ...a);
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 // Raw stdout, bypassing the SDK: for the garbage the tests need.
@@ -245,6 +247,7 @@ const app = acp
     return { sessions: out };
   })
   .onRequest(acp.methods.agent.session.setMode, async ({ params }) => {
+    if (SET_DELAY) await sleep(SET_DELAY);
     const s = sessions.get(params.sessionId);
     if (!s) throw acp.RequestError.sessionNotFound(params.sessionId);
     if (!MODES.availableModes.some((m) => m.id === params.modeId)) throw acp.RequestError.invalidParams({ modeId: params.modeId });

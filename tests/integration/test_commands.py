@@ -168,6 +168,7 @@ S = Shared(flood_exempt="127.0.0.0/8", history_replay=0, max_loaded_agents=16,
                + agent_section("carol", "#cm4", state=True)
                + agent_section("dave", "#cm4")
                + agent_section("moody", "#pm5", state=True)
+               + agent_section("slowmo", "#pm5k", env=["ECHO_AGENT_SET_DELAY_MS=700"])
                + agent_section("pall", "#pm4a", permissions="allow-all")
                + agent_section("pdeny", "#pm4d", permissions="deny-all")
                + agent_section("preads", "#pm4r", permissions="allow-reads")
@@ -918,6 +919,27 @@ def test_pm5_modes():
                           "says %r" % out)
     send(u, "#pm5", "!mode")
     expect_notice(u, r"moody modes: ask code\*$")
+    u.quit()
+
+
+def test_pm5_kick_while_switching():
+    """PM-5, SEC-4: the agent is KICKed (its session closed) while its answer to
+    !mode slowmo code is still to come; the late answer changes nothing and the
+    server goes on."""
+    srv = S()
+    u = joined(mclient(srv, "pm5k"), "#pm5k")
+    ask(u, "#pm5k", "hello slowmo", "slowmo")
+    send(u, "#pm5k", "!mode slowmo code")
+    u.send("KICK #pm5k slowmo :later")
+    u.expect(r" KICK #pm5k slowmo ")
+    time.sleep(1.5 * SLOW)      # the agent answers set_mode after 0.7 s
+    srv.check()
+    u.sync()
+    u.send("INVITE slowmo #pm5k")
+    u.expect(r" JOIN #pm5k")
+    out, _ = ask(u, "#pm5k", "/mode", "slowmo", timeout=20)
+    if out != ["mode ask"]:
+        raise TestFailure("a new session after the KICK: %r" % out)
     u.quit()
 
 
