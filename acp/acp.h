@@ -225,6 +225,11 @@ const char	*acp_agent_info(struct acp_agent *);
 /* agentInfo.title (else its name) once initialized, or NULL before. */
 const char	*acp_agent_title(struct acp_agent *);
 int		 acp_agent_can_load(struct acp_agent *);
+/*
+ * Closing a session loses nothing: the agent closes sessions
+ * (session/close) and takes them back (session/load or resume).
+ */
+int		 acp_agent_can_reopen(struct acp_agent *);
 
 /*
  * A session of agent a. id is a stored ACP session id to resume, or
@@ -246,6 +251,8 @@ int		 acp_agent_mcp_http(struct acp_agent *);
 /* Open (start the agent if needed; load/resume or new); on_open tells. */
 int		 acp_session_open(struct acp_session *);
 int		 acp_session_is_open(struct acp_session *);
+/* Neither open nor opening nor asked to open: the agent holds nothing. */
+int		 acp_session_is_closed(struct acp_session *);
 const char	*acp_session_id(struct acp_session *);	/* or NULL */
 struct acp_agent *acp_session_agent(struct acp_session *);
 void		*acp_session_arg(struct acp_session *);

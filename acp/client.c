@@ -411,6 +411,12 @@ acp_agent_can_load(struct acp_agent *a)
 }
 
 int
+acp_agent_can_reopen(struct acp_agent *a)
+{
+	return a->can_close && (a->can_load || a->can_resume);
+}
+
+int
 agent_idle(struct acp_agent *a)
 {
 	struct acp_session *s;
@@ -1511,6 +1517,12 @@ int
 acp_session_is_open(struct acp_session *s)
 {
 	return s->st == S_OPEN;
+}
+
+int
+acp_session_is_closed(struct acp_session *s)
+{
+	return s->st == S_CLOSED && !s->want_open && !s->in_turn;
 }
 
 const char *

@@ -48,6 +48,10 @@ static TAILQ_HEAD(, agent) all_agents = TAILQ_HEAD_INITIALIZER(all_agents);
 static struct acp_pool *pool;
 static const struct client_ops agent_ops;
 static const struct acp_callbacks agent_callbacks;
+static struct event *trim_ev;
+static uint64_t conv_clock;
+
+static void agent_trim_soon(void);
 
 static void
 agent_acp_log(enum acp_log_level lvl, const char *msg, void *arg)
@@ -113,6 +117,7 @@ conv_get(struct agent *a, const char *key, const char *target, int private)
 
 	if (cv != NULL) {
 		strlcpy(cv->target, target, sizeof(cv->target));
+		cv->used = ++conv_clock;
 		return cv;
 	}
 	cv = xcalloc(1, sizeof(*cv));
@@ -120,6 +125,7 @@ conv_get(struct agent *a, const char *key, const char *target, int private)
 	strlcpy(cv->key, key, sizeof(cv->key));
 	strlcpy(cv->target, target, sizeof(cv->target));
 	cv->private = private;
+	cv->used = ++conv_clock;
 	/* SS-4: a stored session id is resumed (session/load) when it can be. */
 	if (store_session_get(history_store(), a->client->nick, key, sid,
 	    sizeof(sid), &seen) != 0)
@@ -136,6 +142,7 @@ conv_get(struct agent *a, const char *key, const char *target, int private)
 		cJSON_free(mcp);
 		cJSON_free(mcp_http);
 	}
+	agent_trim_soon();
 	return cv;
 }
 
@@ -154,6 +161,71 @@ conv_free(struct conv *cv)
 	TAILQ_REMOVE(&cv->agent->convs, cv, entry);
 	acp_session_free(cv->session);
 	free(cv);
+}
+
+/*
+ * May cv be forgotten without anyone noticing? Nothing runs, waits or
+ * asks in it, it has no !policy of its own (kept only here), and the
+ * agent holds no session for it, or holds one it can close and take back.
+ */
+static int
+conv_idle(struct conv *cv)
+{
+	if (cv->turn != NULL || cv->opening || cv->closing ||
+	    cv->policy[0] != '\0' || turn_conv_waiting(cv) || card_conv_open(cv))
+		return 0;
+	if (acp_session_is_closed(cv->session))
+		return 1;
+	return acp_session_is_open(cv->session) &&
+	    !acp_session_in_turn(cv->session) &&
+	    acp_agent_can_reopen(cv->agent->acp);
+}
+
+/*
+ * SEC-4: every conversation an agent is spoken to in (each person who
+ * writes to it privately, too) has a session, which costs the agent
+ * (some run a process per session) and the server. Past
+ * max-open-sessions, the least recently used idle conversations are
+ * forgotten and their sessions closed (session/close). The session id
+ * stays stored, so the next message there takes it back (SS-4).
+ * This runs from the loop, never under a caller holding a conversation.
+ */
+static void
+agent_trim_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct agent *a;
+	struct conv *cv, *lru;
+	size_t n;
+
+	(void)fd;
+	(void)what;
+	(void)arg;
+	TAILQ_FOREACH(a, &all_agents, entry) {
+		n = 0;
+		TAILQ_FOREACH(cv, &a->convs, entry)
+			n++;
+		while (n > (size_t)ircd.conf->max_open_sessions) {
+			lru = NULL;
+			TAILQ_FOREACH(cv, &a->convs, entry)
+				if ((lru == NULL || cv->used < lru->used) &&
+				    conv_idle(cv))
+					lru = cv;
+			if (lru == NULL)
+				break;
+			log_debug("%s: closing the idle session of %s",
+			    a->client->nick, lru->key);
+			conv_free(lru);
+			n--;
+		}
+	}
+}
+
+static void
+agent_trim_soon(void)
+{
+	if (trim_ev == NULL)
+		trim_ev = event_new(ircd.base, -1, 0, agent_trim_cb, NULL);
+	event_active(trim_ev, 0, 0);
 }
 
 void
@@ -499,6 +571,7 @@ agent_turn_start(struct turn *t)
 {
 	struct conv *cv = t->conv;
 
+	cv->used = ++conv_clock;
 	if (acp_session_is_open(cv->session)) {
 		agent_turn_send(t);
 		return;
@@ -804,6 +877,8 @@ agent_on_turn_end(struct acp_session *s, const struct acp_turn_end *e, void *arg
 	/* A conversation closed (KICK) while it answered goes now. */
 	if (cv->closing)
 		conv_free(cv);
+	/* One that could not be closed while it answered may go now. */
+	agent_trim_soon();
 }
 
 /* AG-1: the realname becomes the agent's own title once it is known. */
@@ -1379,6 +1454,10 @@ agent_shutdown(void)
 		/* Its user stays until the clients go; it has no agent behind it now. */
 		a->client->priv = NULL;
 		free(a);
+	}
+	if (trim_ev != NULL) {
+		event_free(trim_ev);
+		trim_ev = NULL;
 	}
 	if (pool != NULL) {
 		acp_pool_free(pool);

@@ -323,6 +323,17 @@ card_drop_turn(struct turn *t)
 			card_free(c);
 }
 
+int
+card_conv_open(const struct conv *cv)
+{
+	const struct card *c;
+
+	TAILQ_FOREACH(c, &cards, entry)
+		if (c->conv == cv)
+			return 1;
+	return 0;
+}
+
 void
 card_drop_conv(struct conv *cv)
 {

@@ -40,5 +40,7 @@ void	card_answer(struct client *from, const char *key, struct channel *ch,
 	    const char *verb, const char *arg);
 void	card_drop_turn(struct turn *);
 void	card_drop_conv(struct conv *);
+/* Does a card of conv wait for an answer? */
+int	card_conv_open(const struct conv *);
 
 #endif

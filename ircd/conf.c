@@ -122,6 +122,7 @@ static const struct conf_key conf_keys[] = {
 	{ SEC_SERVER, "history-max-rows", T_INT, S(history_max_rows), 0, 1000000000, 0 },
 	{ SEC_SERVER, "max-loaded-agents", T_INT, S(max_loaded_agents), 1, 1000, 0 },
 	{ SEC_SERVER, "max-parallel-turns", T_INT, S(max_parallel_turns), 1, 1000, 0 },
+	{ SEC_SERVER, "max-open-sessions", T_INT, S(max_open_sessions), 1, 100000, 0 },
 	{ SEC_SERVER, "turn-timeout",	T_INT,	S(turn_timeout), 1, 86400, 0 },
 	{ SEC_SERVER, "transcript-lines", T_INT, S(transcript_lines), 0, 1000, 0 },
 	{ SEC_SERVER, "transcript-chars", T_INT, S(transcript_chars), 20, 100000, 0 },
@@ -1192,6 +1193,7 @@ conf_new(const char *filename, const char *dir)
 	c->history_replay = 50;
 	c->max_loaded_agents = 2;
 	c->max_parallel_turns = 1;
+	c->max_open_sessions = 8;
 	c->turn_timeout = 1800;
 	c->transcript_lines = 20;
 	c->transcript_chars = 300;

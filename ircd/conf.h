@@ -85,6 +85,7 @@ struct conf {
 	int	 history_max_rows;	/* prune beyond this many; 0 keeps all */
 	int	 max_loaded_agents;	/* SS-5, default 2 */
 	int	 max_parallel_turns;	/* TN-1, default 1 */
+	int	 max_open_sessions;	/* conversations an agent keeps open, default 8 */
 	int	 turn_timeout;		/* TN-8 watchdog, seconds, default 1800 */
 	int	 transcript_lines;	/* SS-2, default 20 */
 	int	 transcript_chars;	/* SS-2, default 300 */

@@ -219,6 +219,17 @@ turn_drop_conv(struct conv *conv)
 	}
 }
 
+int
+turn_conv_waiting(const struct conv *conv)
+{
+	const struct turn *t;
+
+	TAILQ_FOREACH(t, &waiting, entry)
+		if (t->conv == conv)
+			return 1;
+	return 0;
+}
+
 size_t
 turn_queued_for(const struct agent *a)
 {

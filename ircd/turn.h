@@ -51,6 +51,8 @@ void	turn_done(struct turn *);
 int	turn_stop(const char *key);
 /* conv goes away (KICK): drop its waiting turns. */
 void	turn_drop_conv(struct conv *);
+/* Does a turn wait in conv? */
+int	turn_conv_waiting(const struct conv *);
 /* Is a turn of schedule id still waiting (SC-3)? */
 int	turn_waiting_sched(int64_t id);
 /* Queue a turn fired by schedule id (no person: it approves nothing). */

@@ -7,6 +7,8 @@
 //                     flood | auth | no-load | stubborn
 //   ECHO_AGENT_DELAY_MS   delay between words (slow agent)
 //   ECHO_AGENT_STATE  directory for session history (session/load replay)
+//   ECHO_AGENT_CLOSE  1: offer session/close (the session leaves the process)
+//   ECHO_AGENT_COUNT  1: answers say how many sessions the process holds
 //   ECHO_AGENT_SET_DELAY_MS  delay before answering session/set_mode
 // Prompt commands: /perm <what>, /plan, /crash, /hang, /garbage <n>,
 //   /huge <bytes>, /hugegarbage <bytes>, /mode, anything else is echoed.
@@ -19,6 +21,8 @@ import path from "node:path";
 const MODE = process.env.ECHO_AGENT_MODE || "normal";
 const DELAY = Number(process.env.ECHO_AGENT_DELAY_MS || 0);
 const STATE = process.env.ECHO_AGENT_STATE || "";
+const CLOSE = process.env.ECHO_AGENT_CLOSE === "1";
+const COUNT = process.env.ECHO_AGENT_COUNT === "1";
 const SET_DELAY = Number(process.env.ECHO_AGENT_SET_DELAY_MS || 0);
 const log = (...a) => console.error("[echo-agent]", ...a);
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
@@ -171,7 +175,8 @@ async function turn(sid, s, text, signal) {
     return "end_turn";
   }
   await update(sid, { sessionUpdate: "agent_thought_chunk", content: { type: "text", text: "echoing" } });
-  const words = ("echo: " + text).split(/(?<= )/);
+  const head = COUNT ? `echo (${sessions.size} sessions): ` : "echo: ";
+  const words = (head + text).split(/(?<= )/);
   for (const w of words) {
     if (signal.aborted) return "cancelled";
     await say(sid, w);
@@ -198,7 +203,7 @@ const app = acp
         loadSession: MODE !== "no-load",
         promptCapabilities: { image: false, audio: false, embeddedContext: true },
         mcpCapabilities: { http: false, sse: false },
-        sessionCapabilities: { list: {} },
+        sessionCapabilities: CLOSE ? { list: {}, close: {} } : { list: {} },
       },
       agentInfo: { name: "echo-agent", title: "Echo Agent", version: "0.1.0" },
       authMethods: MODE === "auth"
@@ -273,6 +278,14 @@ const app = acp
       save(sid);
     }
     return { stopReason: ac.signal.aborted ? "cancelled" : stopReason };
+  })
+  .onRequest(acp.methods.agent.session.close, async ({ params }) => {
+    const s = sessions.get(params.sessionId);
+    if (!s) throw acp.RequestError.sessionNotFound(params.sessionId);
+    s.abort?.abort();
+    sessions.delete(params.sessionId);
+    log("closed", params.sessionId);
+    return {};
   })
   .onNotification(acp.methods.agent.session.cancel, async ({ params }) => {
     sessions.get(params.sessionId)?.abort?.abort();

@@ -1234,5 +1234,59 @@ def test_ss5_eviction():
         srv.stop()
 
 
+# ---------------------------------------------------------------- SEC-4, sessions
+
+def test_sec4_idle_sessions_closed():
+    """SEC-4 and SS-4: with max-open-sessions = 2, an agent that offers session/close
+    and session/load holds at most two sessions: a third conversation closes the least
+    recently used idle one, and the next message there loads it again in the same
+    process, with nothing repeated and no notice. An agent that cannot close keeps
+    its sessions."""
+    state = os.path.join(TMP, "close-state")
+    os.makedirs(state, exist_ok=True)
+    srv = Server(flood_exempt="127.0.0.0/8", history_replay=0, max_open_sessions=2,
+                 config_extra=(
+                     agent_section("o", "closer", "#o1 #o2 #o3",
+                                   env=["ECHO_AGENT_STATE=" + state, "ECHO_AGENT_CLOSE=1",
+                                        "ECHO_AGENT_COUNT=1"])
+                     + agent_section("o", "holder", "#h1 #h2 #h3",
+                                     env=["ECHO_AGENT_COUNT=1"])))
+    try:
+        u = mclient(srv, "ou")
+        joined(u, "#o1", "#o2", "#o3", "#h1", "#h2", "#h3")
+        seen = []
+
+        def turn(chan, agent, text, n):
+            _, msgs, lines = ask(u, chan, "@%s %s" % (agent, text), agent, timeout=20)
+            seen.extend(lines)
+            want = ["echo (%d sessions): <ou> %s %s" % (n, agent, text)]
+            if texts(msgs) != want:
+                raise TestFailure("%s in %s: got %r, want %r"
+                                  % (agent, chan, texts(msgs), want))
+
+        turn("#o1", "closer", "one", 1)
+        turn("#o2", "closer", "two", 2)
+        pid = agent_pids("o", "closer")
+        turn("#o3", "closer", "three", 2)
+        turn("#o3", "closer", "three again", 2)
+        # #o1's session was closed: it is loaded again (not a new session, whose
+        # first prompt would carry the past), and #o2's is closed in its place.
+        turn("#o1", "closer", "one again", 2)
+        if agent_pids("o", "closer") != pid:
+            raise TestFailure("closer's process changed: %r, then %r"
+                              % (pid, agent_pids("o", "closer")))
+        turn("#o2", "closer", "two again", 2)
+        turn("#h1", "holder", "one", 1)
+        turn("#h2", "holder", "two", 2)
+        turn("#h3", "holder", "three", 3)
+        turn("#h1", "holder", "one again", 3)
+        n = notices(seen + u.sync())
+        if n:
+            raise TestFailure("no notice expected, got %r" % [m.raw for m in n])
+        u.quit()
+    finally:
+        srv.stop()
+
+
 if __name__ == "__main__":
     run_tests(globals())

@@ -297,6 +297,7 @@ test_defaults(void)
 	ok(c->flood_exempt == NULL, "no flood exemptions");
 	is_str(c->default_modes, "+nt", "default modes");
 	is_int(c->whowas, 100, "default whowas");
+	is_int(c->max_open_sessions, 8, "default max-open-sessions");
 	is_int(c->nlistens, 1, "one default listener");
 	if (c->nlistens == 1) {
 		is_str(c->listens[0].address, "127.0.0.1:6667",
@@ -462,6 +463,8 @@ test_errors(void)
 	    "e.conf:2: bad max-targets \"101\"", "integer above range");
 	parse_fails("[server]\nwhowas = -1\n", "e.conf:2: bad whowas \"-1\"",
 	    "negative integer");
+	parse_fails("[server]\nmax-open-sessions = 0\n",
+	    "e.conf:2: bad max-open-sessions \"0\"", "no open sessions at all");
 	parse_fails("[server]\nmax-clients = 99999999999999999999999\n",
 	    "e.conf:2: bad max-clients", "huge integer");
 	parse_fails("[server]\nsendq = 12x\n", "e.conf:2: bad sendq \"12x\"",
