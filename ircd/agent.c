@@ -1070,11 +1070,37 @@ agent_ask(struct agent *a, struct client *from, const char *key,
 	turn_enqueue(cv, from, from->nick, text, om->msgid, om->hid);
 }
 
-static void
-agent_join_mentioned(struct channel *ch, const char *text)
+/*
+ * An agent joins ch at asker's word (a mention, INVITE, a command). It
+ * keeps to max-channels like anyone: an agent stays in a channel until
+ * KICKed, and keeps the channel alive, so without a limit one person could
+ * create channels without end (SEC-4). Refused: asker is told, and -1.
+ */
+int
+agent_join(struct agent *a, struct client *asker, struct channel *ch)
+{
+	int maxch = ircd.conf->max_channels;
+
+	if (channel_member(ch, a->client) != NULL)
+		return 0;
+	if (a->client->nchannels >= (unsigned)maxch) {
+		reply_notice(asker, "%s cannot join %s: it is in %d channels, the "
+		    "most it may be in; /kick it from one first", a->client->nick,
+		    ch->name, maxch);
+		return -1;
+	}
+	channel_add(ch, a->client, 0);
+	channel_send(ch, NULL, ":%s JOIN %s", a->client->prefix, ch->name);
+	return 0;
+}
+
+/* AG-2: -1 when an agent mentioned could not come (agent_join said why). */
+static int
+agent_join_mentioned(struct client *from, struct channel *ch, const char *text)
 {
 	struct agent *a;
 	const char *p;
+	int ret = 0;
 
 	for (p = text; (p = strchr(p, '@')) != NULL; p++) {
 		char word[NICKLEN + 1];
@@ -1087,12 +1113,10 @@ agent_join_mentioned(struct channel *ch, const char *text)
 		    strchr(" .,:;!?)'\"", *q) == NULL; q++)
 			word[n++] = *q;
 		word[n] = '\0';
-		if ((a = agent_find(word)) == NULL ||
-		    channel_member(ch, a->client) != NULL)
-			continue;
-		channel_add(ch, a->client, 0);
-		channel_send(ch, NULL, ":%s JOIN %s", a->client->prefix, ch->name);
+		if ((a = agent_find(word)) != NULL && agent_join(a, from, ch) == -1)
+			ret = -1;
 	}
+	return ret;
 }
 
 void
@@ -1123,9 +1147,11 @@ agent_channel_message(struct client *from, struct channel *ch, struct outmsg *om
 		return;
 	/*
 	 * AG-2: an @mention of a known agent not here yet brings it in first,
-	 * so that routing sees it like the others (order, RT-4, RT-5).
+	 * so that routing sees it like the others (order, RT-4, RT-5). One
+	 * that cannot come answers nothing, and nobody answers in its place.
 	 */
-	agent_join_mentioned(ch, om->text);
+	if (agent_join_mentioned(from, ch, om->text) == -1)
+		return;
 	TAILQ_FOREACH(m, &ch->members, by_channel) {
 		struct agent *a = agent_of(m->client);
 
@@ -1242,13 +1268,9 @@ agent_op_invited(struct client *c, struct client *from, struct channel *ch)
 {
 	struct agent *a = c->priv;
 
-	(void)from;
 	/* TN-9: an invitation also forgives a broken agent. */
 	acp_agent_reset(a->acp);
-	if (channel_member(ch, c) != NULL)
-		return;
-	channel_add(ch, c, 0);
-	channel_send(ch, NULL, ":%s JOIN %s", c->prefix, ch->name);
+	agent_join(a, from, ch);
 }
 
 static void

@@ -71,6 +71,8 @@ struct agent	*agent_find(const char *nick);
 /* The agent's conversation key (created on first use). */
 struct conv	*agent_conv(struct agent *, const char *key, const char *target,
 		    int private);
+/* a joins ch at asker's word; past max-channels asker is told, and -1. */
+int		 agent_join(struct agent *, struct client *asker, struct channel *);
 /* Queue a turn for a in conversation key, with text given as is. */
 void		 agent_ask(struct agent *, struct client *from, const char *key,
 		    const char *target, int private, const char *text, struct outmsg *);

@@ -77,11 +77,8 @@ cmd_send(struct here *h, struct agent *a, const char *name, const char *rest)
 	char text[IRC_LINELEN];
 
 	/* In a channel, a named agent not here yet joins first (AG-2). */
-	if (h->ch != NULL && channel_member(h->ch, a->client) == NULL) {
-		channel_add(h->ch, a->client, 0);
-		channel_send(h->ch, NULL, ":%s JOIN %s", a->client->prefix,
-		    h->ch->name);
-	}
+	if (h->ch != NULL && agent_join(a, h->from, h->ch) == -1)
+		return;
 	snprintf(text, sizeof(text), "/%s%s%s", name, *rest ? " " : "", rest);
 	agent_ask(a, h->from, h->key, h->target, h->ch == NULL, text, h->om);
 }

@@ -1288,5 +1288,36 @@ def test_sec4_idle_sessions_closed():
         srv.stop()
 
 
+def test_sec4_agent_channel_limit():
+    """SEC-4, AG-2: an agent keeps to max-channels (2 here) like anyone. Past it an
+    INVITE or a mention does not bring it in: whoever asked is told, and nobody answers
+    in its place. Once KICKed from a channel, a mention brings it in again."""
+    srv = Server(flood_exempt="127.0.0.0/8", history_replay=0, max_channels=2,
+                 config_extra=(agent_section("m", "lim", "#l1")
+                               + agent_section("m", "other", "#l3")))
+    try:
+        u = mclient(srv, "lu")
+        joined(u, "#l2", "#l3")
+        u.send("INVITE lim #l2")
+        u.expect(r" JOIN #l2")
+        ask(u, "#l3", "@other hello", "other")
+        u.send("INVITE lim #l3")
+        u.expect_msg(r" NOTICE lu :lim cannot join #l3: it is in 2 channels")
+        send(u, "#l3", "@lim are you there")
+        u.expect_msg(r" NOTICE lu :lim cannot join #l3: it is in 2 channels")
+        lines = u.sync()
+        if said(lines) or "lim" in names_of(u, "#l3"):
+            raise TestFailure("past max-channels: lim joined or someone answered: %r"
+                              % lines)
+        u.send("KICK #l2 lim")
+        u.expect(r" KICK #l2 lim ")
+        _, msgs, lines = ask(u, "#l3", "@lim now", "lim")
+        if "lim" not in names_of(u, "#l3"):
+            raise TestFailure("lim answered in #l3 without being in it")
+        u.quit()
+    finally:
+        srv.stop()
+
+
 if __name__ == "__main__":
     run_tests(globals())
