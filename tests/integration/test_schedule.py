@@ -42,6 +42,7 @@ import sqlite3
 import select
 import shutil
 import signal
+import socket
 import stat
 import subprocess
 import sys
@@ -129,7 +130,7 @@ S = Shared(flood_exempt="127.0.0.0/8", history_replay=0, max_loaded_agents=16,
            max_parallel_turns=8, schedule_minute=1, config_extra=(
                agent_section("sched", "#sc1 #sc1b #sc1c #sc1d #sc1e #sc1f #sc3 #sc4h #sc6 #scbad")
                + agent_section("crossy", "#sc5e #sc6b #sc6c #sc6d", permissions="allow-all")
-               + agent_section("secy", "#secA #secB #sec4")
+               + agent_section("secy", "#secA #secB #sec4 #secM")
                + agent_section("httpy", "#sech", env=["MCP_AGENT_HTTP=1"])))
 
 
@@ -1334,6 +1335,64 @@ def test_sec3_connection_outlives_conversation():
     finally:
         br.close()
     op.quit()
+
+
+def test_sec4_mcp_unread_answers_capped():
+    """SEC-4: a client of the MCP socket that sends requests and never reads the answers
+    is closed once more than 4 MiB of answers wait for it, instead of the daemon keeping
+    them all; a new connection with the same token is answered as before."""
+    srv = S()
+    u = joined(mclient(srv, "us4m"), "#secM")
+    entry = session_of(u, "#secM", "secy")["mcpServers"][0]
+    path, token = entry["args"][1], entry["env"][0]["value"]
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    s.connect(path)
+    s.sendall(token.encode() + b"\n" + json.dumps(
+        {"jsonrpc": "2.0", "id": 0, "method": "initialize",
+         "params": {"protocolVersion": "2025-06-18", "capabilities": {},
+                    "clientInfo": {"name": "test", "version": "1"}}}).encode() + b"\n")
+    # A tools/list answer is over 1 KiB: 8000 of them are well past 4 MiB.
+    n = 8000
+    reqs = b"".join(b'{"jsonrpc":"2.0","id":%d,"method":"tools/list"}\n' % i
+                    for i in range(1, n + 1))
+    s.setblocking(False)
+    sent, deadline = 0, time.time() + 10 * SLOW
+    while sent < len(reqs) and time.time() < deadline:
+        try:
+            sent += s.send(reqs[sent:sent + 65536])
+        except BlockingIOError:
+            select.select([], [s], [], 0.1)
+        except OSError:
+            break           # closed already: the daemon has had enough
+    deadline = time.time() + 10 * SLOW
+    while "does not read its answers" not in srv.log_text():
+        if time.time() > deadline:
+            raise TestFailure("4 MiB and more of unread MCP answers: the daemon kept the "
+                              "connection (sent %d of %d bytes)" % (sent, len(reqs)))
+        time.sleep(0.05)
+    s.setblocking(True)
+    s.settimeout(10 * SLOW)
+    got, data = 0, b""
+    try:
+        while True:
+            d = s.recv(1 << 20)
+            if not d:
+                break
+            got += d.count(b"\n")
+    except OSError:
+        pass        # reset: closed with answers unread
+    s.close()
+    if got >= n:
+        raise TestFailure("every answer arrived (%d): nothing was cut" % got)
+    br = Bridge(entry)
+    try:
+        r = br.initialize()
+        if r is None or "result" not in r:
+            raise TestFailure("a new connection with the same token: %r" % r)
+    finally:
+        br.close()
+    u.sync()
+    u.quit()
 
 
 def test_sec3_token_acts_only_as_its_session():
