@@ -220,6 +220,14 @@ cmd_mode(struct here *h, const char *rest)
 			continue;
 		a = h->agents[i];
 		cv = here_conv(h, a);
+		if (!acp_session_is_open(cv->session) &&
+		    acp_session_id(cv->session) != NULL) {
+			/* Stored: a restart, or closed while idle (SS-4). */
+			reply_notice(h->from, "%s's session here is closed for now; "
+			    "it opens again when %s next answers here",
+			    a->client->nick, a->client->nick);
+			continue;
+		}
 		if (!acp_session_is_open(cv->session)) {
 			reply_notice(h->from, "%s has no session here yet: ask it "
 			    "something first", a->client->nick);

@@ -1269,8 +1269,13 @@ def test_sec4_idle_sessions_closed():
         pid = agent_pids("o", "closer")
         turn("#o3", "closer", "three", 2)
         turn("#o3", "closer", "three again", 2)
+        send(u, "#o1", "!mode closer")
+        m = u.expect_msg(r" NOTICE ou :closer")
+        if m.params[-1] != ("closer's session here is closed for now; it opens again "
+                            "when closer next answers here"):
+            raise TestFailure("!mode in #o1 after its session was closed: %r" % m.raw)
         # #o1's session was closed: it is loaded again (not a new session, whose
-        # first prompt would carry the past), and #o2's is closed in its place.
+        # first prompt would carry the past), and another is closed in its place.
         turn("#o1", "closer", "one again", 2)
         if agent_pids("o", "closer") != pid:
             raise TestFailure("closer's process changed: %r, then %r"
