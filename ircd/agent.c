@@ -1147,8 +1147,9 @@ agent_channel_message(struct client *from, struct channel *ch, struct outmsg *om
 		return;
 	/*
 	 * AG-2: an @mention of a known agent not here yet brings it in first,
-	 * so that routing sees it like the others (order, RT-4, RT-5). One
-	 * that cannot come answers nothing, and nobody answers in its place.
+	 * so that routing sees it like the others (order, RT-4, RT-5). A
+	 * message naming one that cannot come starts nothing: no other agent
+	 * answers in its place.
 	 */
 	if (agent_join_mentioned(from, ch, om->text) == -1)
 		return;

@@ -31,7 +31,7 @@ struct conv {
 	int			 closing;	/* KICKed while answering: free at turn end */
 	char			 policy[16];	/* PM-4 override here, "" for the agent's */
 	struct turn		*turn;		/* running here, or NULL */
-	uint64_t		 used;		/* when it last began a turn (a count) */
+	uint64_t		 used;		/* last asked or answering (a count): LRU */
 };
 
 /* A slash command an agent announced (CM-1). */
