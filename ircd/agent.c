@@ -1061,6 +1061,22 @@ agent_conv(struct agent *a, const char *key, const char *target, int private)
 	return conv_get(a, key, target, private);
 }
 
+struct conv *
+agent_conv_find(struct agent *a, const char *key)
+{
+	return conv_find(a, key);
+}
+
+int
+agent_session_stored(struct agent *a, const char *key)
+{
+	char sid[256];
+	int64_t seen;
+
+	return store_session_get(history_store(), a->client->nick, key, sid,
+	    sizeof(sid), &seen) == 0 && sid[0] != '\0';
+}
+
 void
 agent_ask(struct agent *a, struct client *from, const char *key,
     const char *target, int private, const char *text, struct outmsg *om)

@@ -71,6 +71,10 @@ struct agent	*agent_find(const char *nick);
 /* The agent's conversation key (created on first use). */
 struct conv	*agent_conv(struct agent *, const char *key, const char *target,
 		    int private);
+/* The same, only if it is in memory now (NULL: none, or closed while idle). */
+struct conv	*agent_conv_find(struct agent *, const char *key);
+/* Has a a session stored for conversation key, to load again (SS-4)? */
+int		 agent_session_stored(struct agent *, const char *key);
 /* a joins ch at asker's word; past max-channels asker is told, and -1. */
 int		 agent_join(struct agent *, struct client *asker, struct channel *);
 /* Queue a turn for a in conversation key, with text given as is. */

@@ -219,16 +219,20 @@ cmd_mode(struct here *h, const char *rest)
 		if (nick[0] != '\0' && casemap_cmp(nick, h->agents[i]->client->nick) != 0)
 			continue;
 		a = h->agents[i];
-		cv = here_conv(h, a);
-		if (!acp_session_is_open(cv->session) &&
-		    acp_session_id(cv->session) != NULL) {
+		/*
+		 * Only an open session has modes: asking does not make a
+		 * conversation (which could close another idle one).
+		 */
+		cv = agent_conv_find(a, h->key);
+		if ((cv == NULL || !acp_session_is_open(cv->session)) &&
+		    agent_session_stored(a, h->key)) {
 			/* Stored: a restart, or closed while idle (SS-4). */
 			reply_notice(h->from, "%s's session here is closed for now; "
 			    "it opens again when %s next answers here",
 			    a->client->nick, a->client->nick);
 			continue;
 		}
-		if (!acp_session_is_open(cv->session)) {
+		if (cv == NULL || !acp_session_is_open(cv->session)) {
 			reply_notice(h->from, "%s has no session here yet: ask it "
 			    "something first", a->client->nick);
 			continue;

@@ -1274,6 +1274,8 @@ def test_sec4_idle_sessions_closed():
         if m.params[-1] != ("closer's session here is closed for now; it opens again "
                             "when closer next answers here"):
             raise TestFailure("!mode in #o1 after its session was closed: %r" % m.raw)
+        # Asking closed nothing: #o2 and #o3 are still open.
+        turn("#o3", "closer", "still two", 2)
         # #o1's session was closed: it is loaded again (not a new session, whose
         # first prompt would carry the past), and another is closed in its place.
         turn("#o1", "closer", "one again", 2)
