@@ -224,17 +224,17 @@ cmd_mode(struct here *h, const char *rest)
 		 * conversation (which could close another idle one).
 		 */
 		cv = agent_conv_find(a, h->key);
-		if ((cv == NULL || !acp_session_is_open(cv->session)) &&
-		    agent_session_stored(a, h->key)) {
-			/* Stored: a restart, or closed while idle (SS-4). */
-			reply_notice(h->from, "%s's session here is closed for now; "
-			    "it opens again when %s next answers here",
-			    a->client->nick, a->client->nick);
-			continue;
-		}
 		if (cv == NULL || !acp_session_is_open(cv->session)) {
-			reply_notice(h->from, "%s has no session here yet: ask it "
-			    "something first", a->client->nick);
+			/* Stored: a restart, or closed while idle (SS-4). */
+			if (agent_session_stored(a, h->key))
+				reply_notice(h->from, "%s's session here is "
+				    "closed for now; it opens again when %s next "
+				    "answers here", a->client->nick,
+				    a->client->nick);
+			else
+				reply_notice(h->from, "%s has no session here "
+				    "yet: ask it something first",
+				    a->client->nick);
 			continue;
 		}
 		n = acp_session_modes(cv->session, &modes);

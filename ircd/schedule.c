@@ -38,6 +38,7 @@
 #define SCHED_BUDGET		30	/* SC-5: prompts elsewhere before a person */
 #define SCHED_RECHECK_SEC	60	/* SC-5: held firings looked at again */
 #define SCHED_AHEAD_MAX_MS	(365LL * 24 * 3600 * 1000)	/* first firing */
+#define SCHED_EVERY_MAX		525600		/* minutes: a year */
 
 struct sched {
 	TAILQ_ENTRY(sched)	 entry;
@@ -322,7 +323,8 @@ sched_load(const struct store_schedule *ss, void *arg)
 	s->next = ss->next < 0 ? 0 : ss->next;
 	if (s->next > now + SCHED_AHEAD_MAX_MS)
 		s->next = now + SCHED_AHEAD_MAX_MS;
-	s->every = ss->every < 0 ? 0 : ss->every > 525600 ? 525600 : ss->every;
+	s->every = ss->every < 0 ? 0 : ss->every > SCHED_EVERY_MAX ?
+	    SCHED_EVERY_MAX : ss->every;
 	strlcpy(s->target, ss->target, sizeof(s->target));
 	strlcpy(s->target_name, ss->target_name, sizeof(s->target_name));
 	s->target_private = ss->target_private;
@@ -469,8 +471,9 @@ schedule_tool_create(struct conv *cv, const cJSON *args, char *out, size_t len)
 		}
 	if (every_j != NULL) {
 		if (!cJSON_IsNumber(every_j) || !(every_j->valuedouble >= 1 &&
-		    every_j->valuedouble <= 525600)) {
-			snprintf(out, len, "every_minutes must be a number from 1 to 525600");
+		    every_j->valuedouble <= SCHED_EVERY_MAX)) {
+			snprintf(out, len, "every_minutes must be a number from 1 "
+			    "to %d", SCHED_EVERY_MAX);
 			return 1;
 		}
 		every = (int)every_j->valuedouble;
