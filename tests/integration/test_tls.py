@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
-"""TLS listeners: --mkcert, handshakes with TLS 1.2 and 1.3, TLS 1.1 refused, a client that
-never finishes the handshake (others unaffected, dropped by the registration timeout), garbage
-on the TLS port, 200 concurrent TLS clients, WHOIS 671, abrupt TLS disconnects."""
+"""TLS listeners: --mkcert, handshakes with TLS 1.2 and 1.3, session resumption (issue 4),
+TLS 1.1 refused, a client that never finishes the handshake (others unaffected, dropped by
+the registration timeout), garbage on the TLS port, 200 concurrent TLS clients, WHOIS 671,
+abrupt TLS disconnects."""
 
 import collections
 import hashlib
@@ -30,10 +31,11 @@ def teardown_module():
 
 
 class TLSClient(Client):
-    """Client on a chosen port over TLS, with optional protocol bounds and cipher string."""
+    """Client on a chosen port over TLS, with optional protocol bounds and cipher string,
+    or a context of its own and a session to offer (resumption)."""
 
     def __init__(self, server, nick=None, port=None, minv=None, maxv=None, ciphers=None,
-                 connect_timeout=5):
+                 connect_timeout=5, ctx=None, session=None):
         self.server = server
         self.autopong = True
         self.nick = nick
@@ -45,9 +47,8 @@ class TLSClient(Client):
         self.welcome = []
         s = socket.create_connection((server.host, port or server.tls_port),
                                      timeout=connect_timeout * SLOW)
-        ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
-        ctx.check_hostname = False
-        ctx.verify_mode = ssl.CERT_NONE
+        if ctx is None:
+            ctx = client_ctx()
         if ciphers:
             ctx.set_ciphers(ciphers)
         if minv:
@@ -55,12 +56,19 @@ class TLSClient(Client):
         if maxv:
             ctx.maximum_version = maxv
         try:
-            self.sock = ctx.wrap_socket(s, server_hostname="irc.test")
+            self.sock = ctx.wrap_socket(s, server_hostname="irc.test", session=session)
         except Exception:
             s.close()
             raise
         if nick:
             self.register(nick)
+
+
+def client_ctx():
+    ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
+    ctx.check_hostname = False
+    ctx.verify_mode = ssl.CERT_NONE
+    return ctx
 
 
 def wait_port(port, timeout=10):
@@ -155,6 +163,35 @@ def test_tls13_handshake():
     c.send("PRIVMSG %s :over tls 1.3" % c.nick)
     c.expect(r"PRIVMSG %s :over tls 1.3" % c.nick)
     c.quit()
+
+
+def test_session_resumption():
+    """Issue 4: a returning client resumes its TLS session instead of a full handshake, with
+    TLS 1.3 (a ticket, sent after the handshake) and TLS 1.2 (a ticket or the session id), and
+    the resumed connection works like any other. One stateless TLS 1.3 ticket serves twice."""
+    srv = S()
+    for version in (ssl.TLSVersion.TLSv1_3, ssl.TLSVersion.TLSv1_2):
+        ctx = client_ctx()
+        ctx.minimum_version = ctx.maximum_version = version
+        first = TLSClient(srv, nick=nick("res"), ctx=ctx)
+        # 001 has been read, so a TLS 1.3 ticket sent after the handshake has been too.
+        assert not first.sock.session_reused
+        sess = first.sock.session
+        assert sess is not None, "%s: no session" % version
+        if version == ssl.TLSVersion.TLSv1_3:
+            assert sess.has_ticket, "TLS 1.3: no session ticket from the server"
+        proto = first.sock.version()
+        first.quit()
+        for _ in range(2):
+            again = TLSClient(srv, nick=nick("res"), ctx=ctx, session=sess)
+            assert again.sock.session_reused, "%s: the session was not resumed" % proto
+            assert again.sock.version() == proto, again.sock.version()
+            again.send("PRIVMSG %s :resumed" % again.nick)
+            again.expect(r"PRIVMSG %s :resumed" % again.nick)
+            again.quit()
+            if version == ssl.TLSVersion.TLSv1_2:
+                break
+    assert srv.alive()
 
 
 def test_tls11_refused():
