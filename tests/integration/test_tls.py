@@ -1,10 +1,11 @@
 #!/usr/bin/env python3
-"""TLS listeners: --mkcert, handshakes with TLS 1.2 and 1.3, session resumption (issue 4),
-TLS 1.1 refused, a client that never finishes the handshake (others unaffected, dropped by
-the registration timeout), garbage on the TLS port, 200 concurrent TLS clients, WHOIS 671,
-abrupt TLS disconnects."""
+"""TLS listeners: --mkcert, handshakes with TLS 1.2 and 1.3, session resumption and TCP_NODELAY
+on plain and TLS sockets (issue 4), TLS 1.1 refused, a client that never finishes the
+handshake (others unaffected, dropped by the registration timeout), garbage on the TLS port,
+200 concurrent TLS clients, WHOIS 671, abrupt TLS disconnects."""
 
 import collections
+import ctypes
 import hashlib
 import os
 import re
@@ -192,6 +193,58 @@ def test_session_resumption():
             if version == ssl.TLSVersion.TLSv1_2:
                 break
     assert srv.alive()
+
+
+def daemon_socket(pid, port, peer_port):
+    """A copy, in this process, of the daemon's socket on local port `port` connected to our
+    `peer_port` (pidfd_getfd(2): the daemon is our child, so we may). None if the kernel or
+    the rules of this machine do not allow it."""
+    want = ":%04X" % port, ":%04X" % peer_port
+    inode = None
+    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+        with open(table) as f:
+            for row in f.readlines()[1:]:
+                col = row.split()
+                if col[1].endswith(want[0]) and col[2].endswith(want[1]):
+                    inode = col[9]
+    assert inode is not None, "no daemon socket from :%d to :%d" % (port, peer_port)
+    fdnum = None
+    for name in os.listdir("/proc/%d/fd" % pid):
+        try:
+            if os.readlink("/proc/%d/fd/%s" % (pid, name)) == "socket:[%s]" % inode:
+                fdnum = int(name)
+        except OSError:
+            pass
+    assert fdnum is not None, "socket inode %s not among the daemon's descriptors" % inode
+    libc = ctypes.CDLL(None, use_errno=True)
+    pidfd = os.pidfd_open(pid)
+    try:
+        fd = libc.syscall(438, pidfd, fdnum, 0)    # SYS_pidfd_getfd on x86_64 and arm64
+    finally:
+        os.close(pidfd)
+    if fd < 0:
+        return None
+    return socket.socket(fileno=fd)
+
+
+def test_tcp_nodelay():
+    """Issue 4: every client socket, plain or TLS, has TCP_NODELAY, so a short line is never
+    held back waiting for the ACK of the one before (Nagle): the daemon's own sockets, read
+    back through pidfd_getfd."""
+    srv = S()
+    plain = Client(srv, nick("nd"))
+    tls = TLSClient(srv, nick=nick("nd"))
+    for c, port in ((plain, srv.port), (tls, srv.tls_port)):
+        s = daemon_socket(srv.proc.pid, port, c.sock.getsockname()[1])
+        if s is None:
+            raise SkipTest("pidfd_getfd refused: %s" % os.strerror(ctypes.get_errno()))
+        try:
+            assert s.getsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY) != 0, \
+                "no TCP_NODELAY on the daemon's socket to :%d" % port
+        finally:
+            s.close()
+    plain.quit()
+    tls.quit()
 
 
 def test_tls11_refused():
