@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
-"""Limits and hostile input (SEC-4): flood control, Excess Flood, SendQ, malformed and
-oversized lines (417), byte-at-a-time clients, a fuzz loop. The daemon must live on."""
+"""Limits and hostile input (SEC-4): flood control (and `flood-control = no`), Excess Flood,
+SendQ, malformed and oversized lines (417), byte-at-a-time clients, a fuzz loop. The daemon
+must live on."""
 
 import os
 import random
@@ -55,6 +56,22 @@ def test_flood_throttled_in_order():
             b.expect(r"PRIVMSG floodee :msg %d$" % i, timeout=60)
         elapsed = time.time() - t0
         assert elapsed > 3, elapsed
+        usable(a)
+
+
+def test_flood_control_off():
+    """Issue 4: `flood-control = no` (benchmarks only) lets a client that is not exempt send
+    2000 lines at once; all arrive, in order, and it stays connected. At the throttled rate of
+    the test above they would take many minutes, far past the wait here."""
+    with Server(flood_burst=50, flood_control="no") as s:
+        a = Client(s, "bencher")
+        b = Client(s, "benchee")
+        n = 2000
+        a.send_raw(b"".join(b"PRIVMSG benchee :msg %d\r\n" % i for i in range(n)))
+        got = []
+        while len(got) < n:
+            got.append(int(b.expect(r"PRIVMSG benchee :msg (\d+)$", timeout=60).group(1)))
+        assert got == list(range(n)), got[:20]
         usable(a)
 
 
