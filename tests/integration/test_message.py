@@ -1,7 +1,10 @@
 #!/usr/bin/env python3
-"""PRIVMSG and NOTICE (RFC 2812 3.3): channels, users, several targets, errors, AWAY."""
+"""PRIVMSG and NOTICE (RFC 2812 3.3): channels, users, several targets, errors, AWAY; a
+turn's lines leave in one write per client (issue 4)."""
 
 import os
+import socket
+import struct
 import sys
 import time
 
@@ -242,6 +245,41 @@ def test_relayed_line_fits_512():
     assert len(m.raw.encode()) + 2 <= 512, len(m.raw)
     a.quit()
     b.quit()
+
+
+def segments_in(sock):
+    """TCP segments this socket has received (tcpi_segs_in of struct tcp_info, Linux 4.2+)."""
+    info = sock.getsockopt(socket.IPPROTO_TCP, socket.TCP_INFO, 256)
+    return struct.unpack_from("I", info, 140)[0]
+
+
+def test_one_write_per_client_per_turn():
+    """Issue 4: lines queued for a client during one turn of the loop leave in one write. 50
+    PRIVMSGs that arrive in one read reach a member in a segment or two, not in 50 (36 when
+    each line is written at once). The member's kernel counts the segments as they arrive, so
+    a late reader cannot merge them, and with TCP_NODELAY the kernel does not either."""
+    with Server(flood_exempt="127.0.0.1/32") as s:
+        a = Client(s, "burster")
+        b = Client(s, "member1")
+        c = Client(s, "member2")
+        for x in (a, b, c):
+            x.join("#turn")
+        b.expect(r":member2!\S+ JOIN #turn")
+        a.send("PING :settled")
+        a.expect(r"PONG \S+ :?settled")
+        b.send("PING :settled")
+        b.expect(r"PONG \S+ :?settled")
+        before = segments_in(b.sock)
+        n = 50
+        a.send_raw(b"".join(b"PRIVMSG #turn :line %d\r\n" % i for i in range(n)))
+        for i in range(n):
+            b.expect(r"PRIVMSG #turn :line %d$" % i)
+            c.expect(r"PRIVMSG #turn :line %d$" % i)
+        segs = segments_in(b.sock) - before
+        # One write; a second if the 50 lines came in two reads. 50 when written one by one.
+        assert segs <= 4, "%d lines reached a member in %d segments" % (n, segs)
+        for x in (a, b, c):
+            x.quit()
 
 
 if __name__ == "__main__":
