@@ -2,8 +2,9 @@
 # bench/smoke.sh: the load generator still works against the daemon we
 # built. Tiny scale, no timing assertion: benchmarks are not tests.
 # Run by make check, which sets AGENTIRCD; LOADGEN defaults to the one
-# beside this script in the build tree.
-echo 1..1
+# beside this script in the build tree. Three runs: plain, TLS with full
+# handshakes, and TLS offering a session (run-compare's -resume scenarios).
+echo 1..3
 
 : "${AGENTIRCD:?AGENTIRCD must name the agentircd binary}"
 LOADGEN=${LOADGEN:-$(dirname "$AGENTIRCD")/../bench/loadgen}
@@ -16,8 +17,9 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 1' HUP INT TERM
 
+n=1	# the test being run
 not_ok() {
-	echo "not ok 1 - loadgen smoke run: $1"
+	echo "not ok $n - loadgen smoke run: $1"
 	for f in "$tmp"/server.log "$tmp"/loadgen.err "$tmp"/loadgen.out; do
 		[ -s "$f" ] && sed 's/^/# /' "$f"
 	done
@@ -26,8 +28,14 @@ not_ok() {
 
 # A free port: bind to 0 and let the kernel choose (a small race with
 # whoever grabs it before the daemon does, acceptable in a test).
-port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])') ||
-	not_ok "no free port"
+free_port() {
+	python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+}
+port=$(free_port) || not_ok "no free port"
+tport=$(free_port) || not_ok "no free port"
+while [ "$tport" = "$port" ]; do tport=$(free_port); done
+"$AGENTIRCD" --mkcert "$tmp/cert" >"$tmp/mkcert.out" 2>&1 ||
+	not_ok "agentircd --mkcert failed"
 
 cat >"$tmp/bench.conf" <<EOC
 [server]
@@ -37,30 +45,61 @@ flood-control = no
 sendq = 16m
 [listen]
 address = 127.0.0.1:$port
+[listen]
+address = 127.0.0.1:$tport
+tls-cert = $tmp/cert/agentircd.crt
+tls-key = $tmp/cert/agentircd.key
 EOC
 
 "$AGENTIRCD" -f "$tmp/bench.conf" >"$tmp/server.log" 2>&1 &
 pid=$!
 
-# Wait for the listener (up to 10 s) rather than sleeping blindly.
-i=0
-until python3 -c "import socket; socket.create_connection(('127.0.0.1', $port), 1).close()" 2>/dev/null; do
-	i=$((i + 1))
-	[ $i -ge 100 ] && not_ok "server did not listen on port $port"
-	kill -0 "$pid" 2>/dev/null || not_ok "server exited"
-	sleep 0.1
+# Wait for both listeners (up to 10 s each) rather than sleeping blindly.
+for p in $port $tport; do
+	i=0
+	until python3 -c "import socket; socket.create_connection(('127.0.0.1', $p), 1).close()" 2>/dev/null; do
+		i=$((i + 1))
+		[ $i -ge 100 ] && not_ok "server did not listen on port $p"
+		kill -0 "$pid" 2>/dev/null || not_ok "server exited"
+		sleep 0.1
+	done
 done
 
-"$LOADGEN" --port "$port" --clients 10 --channels 1 --senders 2 \
-    --messages 20 --window 4 --timeout 30 --server-pid "$pid" \
-    >"$tmp/loadgen.out" 2>"$tmp/loadgen.err"
-rc=$?
-[ $rc -eq 0 ] || not_ok "loadgen exited $rc"
-d=$(sed -n 's/^deliveries=//p' "$tmp/loadgen.out")
-[ -n "$d" ] && [ "$d" -gt 0 ] || not_ok "no deliveries"
-# With --server-pid it reads the server's CPU from /proc: run-compare
-# needs these figures.
-for k in server_cpu_ns_per_delivery server_busy_pct server_rss_per_client_b; do
-	grep -Eq "^$k=[0-9]" "$tmp/loadgen.out" || not_ok "no $k"
-done
-echo "ok 1 - loadgen smoke run: $d deliveries"
+# run NAME PORT [loadgen options]: 10 clients in one channel, 2 senders.
+# Every message must reach every other member, and the figures that
+# run-compare reads must be there (with --server-pid, from /proc).
+run() {
+	name=$1 p=$2
+	shift 2
+	"$LOADGEN" --port "$p" --clients 10 --channels 1 --senders 2 \
+	    --messages 20 --window 4 --timeout 30 --server-pid "$pid" "$@" \
+	    >"$tmp/loadgen.out" 2>"$tmp/loadgen.err"
+	rc=$?
+	[ $rc -eq 0 ] || not_ok "$name: loadgen exited $rc"
+	d=$(sed -n 's/^deliveries=//p' "$tmp/loadgen.out")
+	e=$(sed -n 's/^expected_deliveries=//p' "$tmp/loadgen.out")
+	if [ -z "$d" ] || [ "$d" -le 0 ] || [ "$d" != "$e" ]; then
+		not_ok "$name: $d deliveries of $e"
+	fi
+	for k in reg_per_s deliveries_per_s latency_p50_us latency_p99_us \
+	    server_cpu_ns_per_delivery server_busy_pct server_rss_per_client_b; do
+		grep -Eq "^$k=[0-9]" "$tmp/loadgen.out" || not_ok "$name: no $k"
+	done
+}
+
+run plain "$port"
+echo "ok $n - loadgen smoke run: $d deliveries"
+n=2
+run "TLS" "$tport" --tls
+grep -Eq '^tls_handshakes_per_s=[0-9]' "$tmp/loadgen.out" ||
+	not_ok "TLS: no tls_handshakes_per_s"
+grep -q '^tls_resumed=0$' "$tmp/loadgen.out" ||
+	not_ok "TLS: a handshake resumed without a session offered"
+echo "ok $n - loadgen smoke run over TLS: $d deliveries"
+n=3
+# Every client offers the priming connection's session; agentircd's
+# stateless TLS 1.3 ticket resumes them all.
+run "TLS resume" "$tport" --tls-resume
+grep -q '^tls_resumed=10$' "$tmp/loadgen.out" ||
+	not_ok "TLS resume: $(grep '^tls_resumed=' "$tmp/loadgen.out") of 10 resumed"
+echo "ok $n - loadgen smoke run over TLS, resuming: $d deliveries"
