@@ -217,7 +217,11 @@ def daemon_socket(pid, port, peer_port):
             pass
     assert fdnum is not None, "socket inode %s not among the daemon's descriptors" % inode
     libc = ctypes.CDLL(None, use_errno=True)
-    pidfd = os.pidfd_open(pid)
+    try:
+        pidfd = os.pidfd_open(pid)
+    except OSError as e:
+        ctypes.set_errno(e.errno)
+        return None
     try:
         fd = libc.syscall(438, pidfd, fdnum, 0)    # SYS_pidfd_getfd on x86_64 and arm64
     finally:
