@@ -164,7 +164,7 @@ def test_10000_clients():
             assert all(not c.closed for c in sw.conns)
             per_client = (rss_kib(s.proc.pid) - rss0) * 1024 // N
             print("# %d bytes of RSS per registered client" % per_client, flush=True)
-            if not sanitized(s.proc.pid):
+            if N >= 5000 and not sanitized(s.proc.pid):   # few clients: noise, not memory
                 # Issue 4: compact client state, about 950 bytes here. The target itself
                 # (half of InspIRCd's 2.1 KiB) is measured side by side by bench/run-compare;
                 # this bound leaves room for allocator and huge-page noise and still catches
