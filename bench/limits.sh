@@ -7,16 +7,9 @@
 # from hanging make check.
 echo 1..4
 
-: "${AGENTIRCD:?AGENTIRCD must name the agentircd binary}"
-LOADGEN=${LOADGEN:-$(dirname "$AGENTIRCD")/../bench/loadgen}
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/bench-limits.XXXXXX") || exit 1
-pid=
-cleanup() {
-	[ -n "$pid" ] && kill "$pid" 2>/dev/null && wait "$pid" 2>/dev/null
-	rm -rf "$tmp"
-}
-trap cleanup EXIT
-trap 'exit 1' HUP INT TERM
+# LOADGEN, $tmp, $pid and their cleanup, free_port, wait_port: see lib.sh.
+# shellcheck source=bench/lib.sh
+. "$(dirname "$0")/lib.sh"
 
 n=0
 ok() { n=$((n + 1)); echo "ok $n - $1"; }
@@ -62,7 +55,7 @@ done
 [ $allowed = 0 ] && ok "loopback targets accepted (127/8, ::1, IPv4-mapped)"
 
 # A server that accepts and never says a word: a bare listening socket.
-port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+port=$(free_port)
 python3 -c "
 import socket, time
 s = socket.socket()
@@ -75,12 +68,7 @@ while True:
     held.append(c)    # never read, never written, never closed
 " &
 pid=$!
-i=0
-until python3 -c "import socket; socket.create_connection(('127.0.0.1', $port), 1).close()" 2>/dev/null; do
-	i=$((i + 1))
-	[ $i -ge 100 ] && break
-	sleep 0.1
-done
+wait_port "$port"	# if not, the run below says why
 
 timeout 60 "$LOADGEN" --port "$port" --clients 3 --channels 1 --senders 1 \
     --messages 5 --timeout 1 >"$tmp/out" 2>"$tmp/err"

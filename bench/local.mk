@@ -11,5 +11,5 @@ bench_loadgen_LDADD = libcompat.a $(LIBEVENT_OPENSSL_LIBS) $(LIBEVENT_LIBS) \
 	$(OPENSSL_LIBS)
 
 TESTS += bench/smoke.sh bench/limits.sh
-EXTRA_DIST += bench/run-compare bench/README.md bench/history-bench
+EXTRA_DIST += bench/lib.sh bench/run-compare bench/README.md bench/history-bench
 EXTRA_DIST += bench/bridge-bench bench/agents/ts-agent.mjs

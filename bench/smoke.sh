@@ -6,16 +6,9 @@
 # handshakes, and TLS offering a session (run-compare's -resume scenarios).
 echo 1..3
 
-: "${AGENTIRCD:?AGENTIRCD must name the agentircd binary}"
-LOADGEN=${LOADGEN:-$(dirname "$AGENTIRCD")/../bench/loadgen}
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/bench-smoke.XXXXXX") || exit 1
-pid=
-cleanup() {
-	[ -n "$pid" ] && kill "$pid" 2>/dev/null && wait "$pid" 2>/dev/null
-	rm -rf "$tmp"
-}
-trap cleanup EXIT
-trap 'exit 1' HUP INT TERM
+# LOADGEN, $tmp, $pid and their cleanup, free_port, wait_port: see lib.sh.
+# shellcheck source=bench/lib.sh
+. "$(dirname "$0")/lib.sh"
 
 n=1	# the test being run
 not_ok() {
@@ -26,11 +19,6 @@ not_ok() {
 	exit 1
 }
 
-# A free port: bind to 0 and let the kernel choose (a small race with
-# whoever grabs it before the daemon does, acceptable in a test).
-free_port() {
-	python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
-}
 port=$(free_port) || not_ok "no free port"
 tport=$(free_port) || not_ok "no free port"
 while [ "$tport" = "$port" ]; do tport=$(free_port); done
@@ -54,15 +42,8 @@ EOC
 "$AGENTIRCD" -f "$tmp/bench.conf" >"$tmp/server.log" 2>&1 &
 pid=$!
 
-# Wait for both listeners (up to 10 s each) rather than sleeping blindly.
 for p in $port $tport; do
-	i=0
-	until python3 -c "import socket; socket.create_connection(('127.0.0.1', $p), 1).close()" 2>/dev/null; do
-		i=$((i + 1))
-		[ $i -ge 100 ] && not_ok "server did not listen on port $p"
-		kill -0 "$pid" 2>/dev/null || not_ok "server exited"
-		sleep 0.1
-	done
+	wait_port "$p" || not_ok "server did not listen on port $p"
 done
 
 # run NAME PORT [loadgen options]: 10 clients in one channel, 2 senders.
