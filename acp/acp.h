@@ -213,6 +213,15 @@ int		 acp_agent_start(struct acp_agent *);
 void		 acp_agent_stop(struct acp_agent *);
 /* Forget failures and the broken state (INVITE, config reload). */
 void		 acp_agent_reset(struct acp_agent *);
+/*
+ * Backpressure: while held (on), nothing more the agent says is read or
+ * passed on; it may be called from inside a callback, which then is the
+ * last until released. Released (off), what was read is passed on, in
+ * order, from a later loop turn. Nothing is blamed on the agent while it
+ * waits for us: the turn watchdog and the cancel timeout wait too, and its
+ * process ending is dealt with once released, after what it said before.
+ */
+void		 acp_agent_hold(struct acp_agent *, int on);
 const char	*acp_agent_name(struct acp_agent *);
 int		 acp_agent_running(struct acp_agent *);	/* has a process */
 int		 acp_agent_ready(struct acp_agent *);	/* initialized */

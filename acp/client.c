@@ -116,6 +116,8 @@ struct acp_agent {
 	struct acp_proc		*proc;
 	struct jsonrpc		*rpc;
 	int			 eof, reaped, status;
+	int			 held;		/* acp_agent_hold() */
+	int			 eof_held;	/* EOF seen while held */
 	int			 stop_requested, evicted;
 	char			 abort_reason[256];
 	int			 failures;
@@ -134,7 +136,7 @@ struct acp_agent {
 	struct sessions		 sessions;
 	int			 depth;		/* in a user callback */
 	int			 dead;
-	struct event		*start_ev, *fin_ev, *gc_ev, *eof_ev;
+	struct event		*start_ev, *fin_ev, *gc_ev, *eof_ev, *resume_ev;
 };
 
 static struct event_base	*acp_evbase;
@@ -148,6 +150,7 @@ static void	session_open_failed(struct acp_session *, const char *);
 static void	session_send_prompt(struct acp_session *);
 static void	session_destroy(struct acp_session *);
 static void	route_update(struct acp_agent *, const cJSON *);
+static void	out_eof(struct evbuffer *, void *);
 
 struct event_base *
 acp_base(void)
@@ -245,6 +248,7 @@ static void agent_start_cb(evutil_socket_t, short, void *);
 static void agent_fin_cb(evutil_socket_t, short, void *);
 static void agent_gc_cb(evutil_socket_t, short, void *);
 static void agent_eof_cb(evutil_socket_t, short, void *);
+static void agent_resume_cb(evutil_socket_t, short, void *);
 
 struct acp_agent *
 acp_agent_new(struct acp_pool *pool, const struct acp_agent_config *cfg,
@@ -299,9 +303,10 @@ acp_agent_new(struct acp_pool *pool, const struct acp_agent_config *cfg,
 	a->fin_ev = evtimer_new(acp_evbase, agent_fin_cb, a);
 	a->gc_ev = evtimer_new(acp_evbase, agent_gc_cb, a);
 	a->eof_ev = evtimer_new(acp_evbase, agent_eof_cb, a);
+	a->resume_ev = evtimer_new(acp_evbase, agent_resume_cb, a);
 	if (a->name == NULL || a->cwd == NULL || a->env == NULL ||
 	    a->start_ev == NULL || a->fin_ev == NULL || a->gc_ev == NULL ||
-	    a->eof_ev == NULL) {
+	    a->eof_ev == NULL || a->resume_ev == NULL) {
 		agent_destroy(a);
 		return NULL;
 	}
@@ -984,6 +989,11 @@ out_eof(struct evbuffer *buf, void *arg)
 
 	if (a->rpc != NULL)
 		jsonrpc_input_eof(a->rpc, buf);
+	if (a->held) {
+		/* The rest of what it said first: acp_agent_hold(a, 0). */
+		a->eof_held = 1;
+		return;
+	}
 	a->eof = 1;
 	a->state = AG_STOPPING;
 	if (a->reaped)
@@ -1017,8 +1027,44 @@ agent_eof_cb(evutil_socket_t fd, short ev, void *arg)
 
 	(void)fd;
 	(void)ev;
+	/* Held, we do not read: what is in the pipe is still to come. */
+	if (a->held || a->eof_held) {
+		timer_ms(a->eof_ev, 1000);
+		return;
+	}
 	/* A grandchild keeps stdout open: stop waiting for EOF. */
 	event_active(a->fin_ev, EV_TIMEOUT, 0);
+}
+
+void
+acp_agent_hold(struct acp_agent *a, int on)
+{
+	if ((on != 0) == a->held)
+		return;
+	a->held = on != 0;
+	if (a->rpc != NULL)
+		jsonrpc_pause(a->rpc, on);
+	if (a->proc != NULL)
+		proc_hold(a->proc, on);
+	/* Not from here: the caller may be inside one of our callbacks. */
+	if (!on)
+		event_active(a->resume_ev, EV_TIMEOUT, 0);
+}
+
+static void
+agent_resume_cb(evutil_socket_t fd, short ev, void *arg)
+{
+	struct acp_agent *a = arg;
+
+	(void)fd;
+	(void)ev;
+	if (a->held || a->proc == NULL)
+		return;
+	if (a->eof_held) {
+		a->eof_held = 0;
+		out_eof(proc_stdout(a->proc), a);
+	} else if (a->rpc != NULL)
+		jsonrpc_input(a->rpc, proc_stdout(a->proc));
 }
 
 static long long
@@ -1081,6 +1127,8 @@ agent_fin_cb(evutil_socket_t fd, short ev, void *arg)
 	proc_free(a->proc);
 	a->proc = NULL;
 	a->eof = a->reaped = 0;
+	/* A hold was on that process; the next one starts free. */
+	a->held = a->eof_held = 0;
 	if (failed) {
 		a->failures++;
 		a->next_start = now_ms() + backoff_ms(a);
@@ -1346,6 +1394,8 @@ agent_destroy(struct acp_agent *a)
 		event_free(a->gc_ev);
 	if (a->eof_ev != NULL)
 		event_free(a->eof_ev);
+	if (a->resume_ev != NULL)
+		event_free(a->resume_ev);
 	cJSON_Delete(a->auth_methods);
 	acp_argv_free(a->argv);
 	acp_argv_free(a->env);
@@ -2150,6 +2200,11 @@ session_turn_cb(evutil_socket_t fd, short ev, void *arg)
 
 	(void)fd;
 	(void)ev;
+	/* Held, its answer may be waiting for us: we do not blame it. */
+	if (s->a->held) {
+		timer_ms(s->turn_ev, 1000);
+		return;
+	}
 	acp_warn("%s: turn over the time limit, cancelling", s->a->name);
 	s->timed_out = 1;
 	acp_session_cancel(s);
@@ -2163,6 +2218,10 @@ session_cancel_cb(evutil_socket_t fd, short ev, void *arg)
 
 	(void)fd;
 	(void)ev;
+	if (s->a->held) {
+		timer_ms(s->cancel_ev, 1000);
+		return;
+	}
 	snprintf(why, sizeof(why), "no answer to session/cancel within %d s",
 	    s->a->cfg.cancel_timeout_ms / 1000);
 	/* TN-8: a wedged agent is restarted; the turn ends as it dies. */

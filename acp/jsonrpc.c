@@ -42,6 +42,7 @@ struct jsonrpc {
 	int			 bad_in_row;
 	unsigned long		 bad_total;
 	int			 closed;
+	int			 paused;	/* jsonrpc_pause() */
 	int			 depth;		/* inside a dispatch */
 	int			 dead;		/* freed while inside one */
 };
@@ -522,7 +523,7 @@ input(struct jsonrpc *j, struct evbuffer *buf, int eof)
 	size_t len;
 
 	j->depth++;
-	while (!j->closed) {
+	while (!j->closed && !j->paused) {
 		len = evbuffer_get_length(buf);
 		if (j->scanned > len)
 			j->scanned = 0;
@@ -562,6 +563,18 @@ input(struct jsonrpc *j, struct evbuffer *buf, int eof)
 		take_line(j, buf, (size_t)p.pos, 1);
 	}
 	return jsonrpc_leave(j);
+}
+
+void
+jsonrpc_pause(struct jsonrpc *j, int on)
+{
+	j->paused = on != 0;
+}
+
+int
+jsonrpc_paused(const struct jsonrpc *j)
+{
+	return j->paused;
 }
 
 int

@@ -72,6 +72,14 @@ int		 jsonrpc_feed(struct jsonrpc *, const void *, size_t);
 /* At EOF: a last line without a newline is still a frame. */
 int		 jsonrpc_input_eof(struct jsonrpc *, struct evbuffer *buf);
 
+/*
+ * Pause (on) or allow (off) dispatching. A pause asked for inside a
+ * dispatch takes effect after that frame; the frames after it stay in the
+ * buffer, in order, for the next jsonrpc_input*() once allowed again.
+ */
+void		 jsonrpc_pause(struct jsonrpc *, int on);
+int		 jsonrpc_paused(const struct jsonrpc *);
+
 /* Returns our request id (>= 0), or -1. timeout_ms <= 0: no timeout. */
 int64_t		 jsonrpc_call(struct jsonrpc *, const char *method,
 		    cJSON *params, int timeout_ms, jsonrpc_reply_fn *, void *);

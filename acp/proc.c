@@ -47,6 +47,7 @@ struct acp_proc {
 	int			 grace_ms;
 	int			 reaped;
 	int			 status;
+	int			 out_eof;	/* stdout closed */
 	int			 detached;	/* freed by the owner */
 	int			 overrun;	/* killed: its stdin backlog */
 	time_t			 err_window;
@@ -447,9 +448,29 @@ out_event(struct bufferevent *bev, short what, void *arg)
 
 	if (what & BEV_EVENT_ERROR)
 		acp_debug("%s: stdout: %s", p->name, strerror(errno));
+	p->out_eof = 1;
 	bufferevent_disable(bev, EV_READ);
 	if (p->cbs.on_eof != NULL)
 		p->cbs.on_eof(bufferevent_get_input(bev), p->arg);
+}
+
+void
+proc_hold(struct acp_proc *p, int on)
+{
+	/* After EOF there is nothing more to read, and reading again would
+	 * report the EOF twice. */
+	if (p->out_eof)
+		return;
+	if (on)
+		bufferevent_disable(p->out, EV_READ);
+	else
+		bufferevent_enable(p->out, EV_READ);
+}
+
+struct evbuffer *
+proc_stdout(struct acp_proc *p)
+{
+	return bufferevent_get_input(p->out);
 }
 
 static void

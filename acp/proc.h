@@ -26,6 +26,12 @@ struct acp_proc	*proc_spawn(struct event_base *, const char *name,
 		    const char *const *env_add, const struct acp_proc_cbs *,
 		    void *arg, char *err, size_t errlen);
 int		 proc_write(struct acp_proc *, const char *, size_t);
+/*
+ * Stop (on) or go on (off) reading the agent's stdout: while held, the
+ * pipe fills and the agent waits. Bytes read before stay in proc_stdout().
+ */
+void		 proc_hold(struct acp_proc *, int on);
+struct evbuffer	*proc_stdout(struct acp_proc *);
 /* Close stdin; after grace SIGTERM the group; after grace SIGKILL. */
 void		 proc_stop(struct acp_proc *, int grace_ms);
 void		 proc_kill(struct acp_proc *);

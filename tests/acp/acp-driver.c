@@ -33,6 +33,8 @@ struct rec {
 	uint64_t	 perm_id;
 	int		 perms, perm_kinds, perms_gone;
 	int		 cancel_on_text;	/* cancel at the first chunk */
+	struct acp_agent *hold_on_text;	/* hold it at the next chunk */
+	int		 ntexts;		/* agent text chunks */
 	const char	*permit;	/* answer permissions at once */
 };
 
@@ -64,6 +66,11 @@ rec_text(struct acp_session *s, const struct acp_text *t, void *arg)
 	}
 	if (t->kind != ACP_TEXT_AGENT)
 		return;
+	r->ntexts++;
+	if (r->hold_on_text != NULL) {
+		acp_agent_hold(r->hold_on_text, 1);
+		r->hold_on_text = NULL;
+	}
 	r->textlen += t->len;
 	if (t->len < sizeof(r->text))
 		strlcat(r->text, t->text, sizeof(r->text));
@@ -685,6 +692,76 @@ test_misbehaving(void)
 	acp_agent_free(a);
 }
 
+/*
+ * acp_agent_hold(): held from a chunk on, nothing more comes (no text, no
+ * turn end, no exit) and nothing is blamed on the agent (watchdog, cancel
+ * timeout, EOF wait); released, everything comes, in order.
+ */
+static void
+test_hold(void)
+{
+	struct acp_agent_config c;
+	struct arec ar = { 0 };
+	struct rec r = { 0 };
+	struct acp_agent *a;
+	struct acp_session *s;
+	long pid;
+	static const char *env[] = { "ECHO_AGENT_DELAY_MS=50", NULL };
+
+	memset(&c, 0, sizeof(c));
+	c.turn_timeout_ms = 300;
+	c.cancel_timeout_ms = 300;
+	/* 50 ms between words: a cancel comes while it still streams. */
+	a = agent("holdy", env, &ar, &c);
+	s = acp_session_new(a, NULL, &r);
+	turn(s, &r, "warm", 20000);
+	is_str(r.text, "echo: warm", "hold: a turn before");
+	pid = acp_agent_pid(a);
+
+	r.turn_ends = r.ntexts = 0;
+	r.hold_on_text = a;
+	turn(s, &r, "one two three four", 1500);
+	is_int(r.ntexts, 1, "hold: nothing after the chunk that held");
+	is_int(r.turn_ends, 0, "hold: no turn end while held");
+	acp_agent_hold(a, 0);
+	run(5000);
+	is_str(r.text, "echo: one two three four", "hold: released, the rest in order");
+	is_int(r.turn_ends, 1, "hold: then the turn end");
+	is_int(r.te.stop, ACP_STOP_END_TURN, "hold: held 1.5 s, not cancelled by "
+	    "the 300 ms watchdog");
+	ok(!r.te.timed_out && !r.te.cancelled, "hold: no cancel was sent");
+	ok(acp_agent_pid(a) == pid && ar.exits == 0, "hold: not restarted");
+
+	/* A cancel sent just before the hold: its timeout waits too. */
+	r.turn_ends = 0;
+	r.cancel_on_text = 1;
+	r.hold_on_text = a;
+	turn(s, &r, "five six seven eight", 1500);
+	is_int(r.turn_ends, 0, "hold, cancel: no turn end while held, past the "
+	    "300 ms cancel timeout");
+	acp_agent_hold(a, 0);
+	run(5000);
+	is_int(r.te.stop, ACP_STOP_CANCELLED, "hold, cancel: released, the "
+	    "agent's answer to the cancel");
+	ok(acp_agent_pid(a) == pid && ar.exits == 0, "hold, cancel: not restarted");
+
+	r.turn_ends = r.ntexts = 0;
+	r.hold_on_text = a;
+	turn(s, &r, "/burst-exit a b c", 2500);
+	is_int(r.ntexts, 1, "hold, exit: nothing after the chunk that held");
+	ok(r.turn_ends == 0 && ar.exits == 0, "hold, exit: its end waits, past "
+	    "the 1 s wait for EOF");
+	acp_agent_hold(a, 0);
+	run(5000);
+	is_str(r.text, "a b c ", "hold, exit: all it said before it exited");
+	is_int(r.te.stop, ACP_STOP_ERROR, "hold, exit: then the turn ends in error");
+	ok(strstr(r.te_err, "status 3") != NULL, "hold, exit: with its status");
+	run_until(exited, &ar, 3000);
+	is_int(ar.exits, 1, "hold, exit: and its exit");
+	acp_session_free(s);
+	acp_agent_free(a);
+}
+
 static void
 quiet(enum acp_log_level l, const char *msg, void *arg)
 {
@@ -725,6 +802,8 @@ main(int argc, char *argv[])
 		test_watchdog();
 	if (only == NULL || strcmp(only, "misbehaving") == 0)
 		test_misbehaving();
+	if (only == NULL || strcmp(only, "hold") == 0)
+		test_hold();
 	acp_shutdown();
 	event_base_free(base);
 	{

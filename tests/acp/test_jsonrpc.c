@@ -1,6 +1,7 @@
 /*
  * test_jsonrpc.c: the framer and demultiplexer of acp/jsonrpc.c: split
- * reads, huge and oversized frames, garbage, overlapping ids, timeouts.
+ * reads, huge and oversized frames, garbage, overlapping ids, timeouts,
+ * pausing (the backpressure of acp_agent_hold()).
  */
 #include "compat.h"
 
@@ -21,6 +22,7 @@ static size_t last_note_len;
 static int reply_code;
 static char reply_text[64];
 static int free_in_reply;
+static const char *pause_at;	/* the notification that pauses */
 
 static int
 on_request(struct jsonrpc *j, const char *method, const cJSON *params,
@@ -43,10 +45,11 @@ on_notify(struct jsonrpc *j, const char *method, const cJSON *params,
 {
 	const cJSON *t;
 
-	(void)j;
 	(void)arg;
 	nnote++;
 	strlcpy(last_note, method, sizeof(last_note));
+	if (pause_at != NULL && strcmp(method, pause_at) == 0)
+		jsonrpc_pause(j, 1);
 	t = cJSON_GetObjectItemCaseSensitive(params, "text");
 	last_note_len = cJSON_IsString(t) ? strlen(t->valuestring) : 0;
 }
@@ -317,6 +320,38 @@ test_eof(void)
 	jsonrpc_free(j);
 }
 
+#define NOTE(m)	"{\"jsonrpc\":\"2.0\",\"method\":\"" m "\"}\n"
+
+static void
+test_pause(void)
+{
+	struct jsonrpc *j = jsonrpc_new(base, &h, NULL);
+	struct evbuffer *b = evbuffer_new();
+
+	reset();
+	pause_at = "b";
+	evbuffer_add_printf(b, "%s%s%s%s", NOTE("a"), NOTE("b"), NOTE("c"),
+	    "{\"jsonrpc\":\"2.0\",");
+	jsonrpc_input(j, b);
+	is_int(nnote, 2, "pause: asked for in a dispatch, after that frame");
+	is_str(last_note, "b", "pause: the frame that asked was whole");
+	ok(jsonrpc_paused(j), "pause: paused");
+	evbuffer_add_printf(b, "\"method\":\"d\"}\n");
+	jsonrpc_input(j, b);
+	jsonrpc_input_eof(j, b);
+	is_int(nnote, 2, "pause: nothing dispatched while paused, EOF neither");
+	pause_at = NULL;
+	jsonrpc_pause(j, 0);
+	ok(!jsonrpc_paused(j), "pause: allowed again");
+	jsonrpc_input(j, b);
+	is_int(nnote, 4, "pause: then the rest");
+	is_str(last_note, "d", "pause: in order");
+	is_int(jsonrpc_bad_lines(j), 0, "pause: no frame cut");
+	is_int((int)evbuffer_get_length(b), 0, "pause: nothing left behind");
+	evbuffer_free(b);
+	jsonrpc_free(j);
+}
+
 int
 main(void)
 {
@@ -341,6 +376,7 @@ main(void)
 	test_demux();
 	test_timeout_close();
 	test_eof();
+	test_pause();
 	event_base_free(base);
 	return tap_done();
 }

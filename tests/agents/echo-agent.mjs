@@ -10,8 +10,9 @@
 //   ECHO_AGENT_CLOSE  1: offer session/close (the session leaves the process)
 //   ECHO_AGENT_COUNT  1: answers say how many sessions the process holds
 //   ECHO_AGENT_SET_DELAY_MS  delay before answering session/set_mode
-// Prompt commands: /perm <what>, /plan, /crash, /hang, /garbage <n>,
-//   /huge <bytes>, /hugegarbage <bytes>, /mode, anything else is echoed.
+// Prompt commands: /perm <what>, /plan, /crash, /burst-exit <words>, /hang,
+//   /garbage <n>, /huge <bytes>, /hugegarbage <bytes>, /mode, anything else is
+//   echoed.
 import * as acp from "@agentclientprotocol/sdk";
 import { Readable, Writable } from "node:stream";
 import { randomUUID } from "node:crypto";
@@ -149,6 +150,12 @@ async function turn(sid, s, text, signal) {
     await say(sid, "about to crash");
     await sleep(50);
     log("crashing mid-turn");
+    process.exit(3);
+  }
+  if (cmd === "/burst-exit") {
+    // Each word a chunk, then exit at once: the chunks may still be in the pipe.
+    for (const w of rest) await say(sid, w + " ");
+    await sleep(20);
     process.exit(3);
   }
   if (cmd === "/hang") {
