@@ -12,6 +12,7 @@
 
 #include <stdarg.h>
 #include <stdio.h>
+#include <time.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -25,6 +26,7 @@
 #include "ircd/channel.h"
 #include "ircd/client.h"
 #include "ircd/conf.h"
+#include "ircd/conn.h"
 #include "ircd/history.h"
 #include "ircd/log.h"
 #include "ircd/mcp.h"
@@ -43,6 +45,18 @@
 #define TYPING_SEC	3
 /* A streamed line longer than this is cut (between words) before sending. */
 #define STREAM_MAX	(64 * 1024)
+/*
+ * Backpressure (TN-4: no text is ever dropped). An agent can say a few MB
+ * in one chunk, far faster than people read: queued to every member at
+ * once, it would cost each its SendQ. So after every slice of a quarter
+ * SendQ the rest waits, and with it everything else the agent says (its
+ * input is held), until no member has more than half a SendQ queued. A
+ * member that stays over half for OUT_WAIT_MS is waited for no longer:
+ * the answer goes on and its SendQ decides, as for any traffic.
+ */
+#define OUT_LINE_COST	512	/* wire bytes of a line besides its text, at most */
+#define OUT_POLL_MS	20
+#define OUT_WAIT_MS	10000
 
 static TAILQ_HEAD(, agent) all_agents = TAILQ_HEAD_INITIALIZER(all_agents);
 static struct acp_pool *pool;
@@ -394,6 +408,7 @@ agent_line(struct conv *cv, struct turn *t, const char *line, size_t len)
 	struct say s = { cv, t };
 	size_t i = 0;
 
+	t->sent += len + OUT_LINE_COST * (1 + len / agent_budget(cv));
 	while (i < len && (line[i] == ' ' || line[i] == '\t'))
 		i++;
 	if (len - i >= 3 && strncmp(line + i, "```", 3) == 0)
@@ -409,14 +424,23 @@ agent_line(struct conv *cv, struct turn *t, const char *line, size_t len)
 	message_split(line, len, agent_budget(cv), agent_say_piece, &s);
 }
 
-static void
+/*
+ * Send the complete lines so far (all: the rest too). As a chunk comes
+ * (all == 0) only while the slice has room: returns 1 when lines wait.
+ */
+static int
 agent_flush(struct conv *cv, struct turn *t, int all)
 {
-	size_t start = 0, i;
+	size_t start = 0, i, slice = ircd.conf->sendq / 4;
+	int full = 0;
 
 	for (i = 0; i < t->len; i++) {
 		if (t->buf[i] != '\n')
 			continue;
+		if (!all && t->sent >= slice) {
+			full = 1;
+			break;
+		}
 		agent_line(cv, t, t->buf + start, i - start);
 		start = i + 1;
 	}
@@ -425,7 +449,7 @@ agent_flush(struct conv *cv, struct turn *t, int all)
 		start = t->len;
 	}
 	/* A line that never ends is sent in pieces rather than kept growing. */
-	if (!all && t->len - start > STREAM_MAX) {
+	if (!all && !full && t->len - start > STREAM_MAX) {
 		agent_line(cv, t, t->buf + start, t->len - start);
 		start = t->len;
 	}
@@ -433,6 +457,97 @@ agent_flush(struct conv *cv, struct turn *t, int all)
 		memmove(t->buf, t->buf + start, t->len - start);
 		t->len -= start;
 	}
+	return full;
+}
+
+static long long
+agent_now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* Has a member of the conversation more than half its SendQ queued? */
+static int
+agent_congested(const struct conv *cv)
+{
+	size_t half = ircd.conf->sendq / 2;
+	const struct channel *ch;
+	const struct member *m;
+	const struct client *peer;
+
+	if (cv->private)
+		return (peer = client_find(cv->target)) != NULL &&
+		    peer->conn != NULL && conn_sendq(peer->conn) > half;
+	if ((ch = channel_find(cv->target)) == NULL)
+		return 0;
+	TAILQ_FOREACH(m, &ch->members, by_channel)
+		if (m->client->conn != NULL && conn_sendq(m->client->conn) > half)
+			return 1;
+	return 0;
+}
+
+/* The next check comes after ms, and after this loop turn's output left. */
+static void
+agent_drain_later(struct turn *t, int ms)
+{
+	struct timeval tv = { 0, ms * 1000 };
+
+	evtimer_add(t->drain, &tv);
+}
+
+static void
+agent_drain_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct turn *t = arg;
+	struct conv *cv = t->conv;
+	long long now = agent_now_ms();
+
+	(void)fd;
+	(void)what;
+	if (!t->cancelled && agent_congested(cv)) {
+		if (t->wait_since == 0)
+			t->wait_since = now;
+		if (now - t->wait_since < OUT_WAIT_MS) {
+			agent_drain_later(t, OUT_POLL_MS);
+			return;
+		}
+		/* Waited enough: go on, and wait no more until it clears. */
+	} else
+		t->wait_since = 0;
+	t->sent = 0;
+	if (agent_flush(cv, t, 0)) {
+		agent_drain_later(t, 0);
+		return;
+	}
+	t->held = 0;
+	acp_agent_hold(cv->agent->acp, 0);
+}
+
+/* Lines wait: so does the agent, until the members have read. */
+static void
+agent_hold(struct conv *cv, struct turn *t)
+{
+	if (t->drain == NULL)
+		t->drain = evtimer_new(ircd.base, agent_drain_cb, t);
+	if (!t->held) {
+		t->held = 1;
+		acp_agent_hold(cv->agent->acp, 1);
+	}
+	agent_drain_later(t, 0);
+}
+
+void
+agent_turn_free(struct turn *t)
+{
+	if (t->drain != NULL)
+		event_free(t->drain);
+	t->drain = NULL;
+	if (t->held)
+		acp_agent_hold(t->conv->agent->acp, 0);
+	t->held = 0;
 }
 
 static void
@@ -592,6 +707,11 @@ agent_turn_cancel(struct turn *t)
 {
 	/* TN-6: nothing more is said for a cancelled turn. */
 	t->cancelled = 1;
+	if (t->held) {
+		/* Its answer to the cancel waits behind the hold: let it come. */
+		t->len = 0;
+		agent_drain_later(t, 0);
+	}
 	if (t->conv->opening)
 		return;		/* on_open ends it */
 	acp_session_cancel(t->conv->session);
@@ -652,7 +772,8 @@ agent_on_text(struct acp_session *s, const struct acp_text *txt, void *arg)
 	}
 	memcpy(t->buf + t->len, txt->text, txt->len);
 	t->len += txt->len;
-	agent_flush(cv, t, 0);
+	if (!t->held && agent_flush(cv, t, 0))
+		agent_hold(cv, t);
 }
 
 static const char *
@@ -842,7 +963,10 @@ agent_on_turn_end(struct acp_session *s, const struct acp_turn_end *e, void *arg
 	(void)s;
 	if (t == NULL)
 		return;
-	/* TN-6: after !stop, nothing more than what was already streamed. */
+	/*
+	 * TN-6: after !stop, nothing more than what was already streamed.
+	 * (While the agent is held no turn ends: acp_agent_hold().)
+	 */
 	if (e->stop != ACP_STOP_CANCELLED && !e->cancelled)
 		agent_flush(cv, t, 1);
 	agent_paragraph_end(cv, t);

@@ -94,6 +94,8 @@ void	agent_tell_mentions(struct client *c);
 /* Turn plumbing for turn.c. */
 void	agent_turn_start(struct turn *);
 void	agent_turn_cancel(struct turn *);
+/* What agent.c keeps in a turn goes with it (turn_free). */
+void	agent_turn_free(struct turn *);
 /* A server NOTICE in a conversation (channel, or the person of a query). */
 void	agent_conv_notice(struct conv *, const char *fmt, ...)
 	    __attribute__((format(printf, 2, 3)));

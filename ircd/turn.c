@@ -37,6 +37,7 @@ turn_free(struct turn *t)
 {
 	size_t i;
 
+	agent_turn_free(t);
 	if (t->typing != NULL)
 		event_free(t->typing);
 	for (i = 0; i < t->ntools; i++)

@@ -40,6 +40,11 @@ struct turn {
 	/* The paragraph so far, for draft/multiline clients (TN-4). */
 	struct outmsg		*para;
 	size_t			 npara;
+	/* Backpressure: the answer waits for its readers (agent.c). */
+	size_t			 sent;		/* bytes sent since the last check */
+	int			 held;		/* the agent's input is held */
+	struct event		*drain;		/* the next check */
+	long long		 wait_since;	/* ms, monotonic; 0: not waiting */
 };
 
 /* Queue a turn; tells from when it waits behind another conversation. */

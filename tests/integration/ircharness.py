@@ -348,7 +348,7 @@ class Client:
     """A raw IRC connection. If nick is given, registers right away."""
 
     def __init__(self, server, nick=None, tls=False, user=None, realname=None,
-                 autopong=True, rcvbuf=None, connect_timeout=5):
+                 autopong=True, rcvbuf=None, maxseg=None, connect_timeout=5):
         self.server = server
         self.autopong = autopong
         self.nick = nick
@@ -361,6 +361,10 @@ class Client:
         s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
         if rcvbuf:
             s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, rcvbuf)
+        if maxseg:
+            # A small MSS, as over a real network: on loopback (MSS 64 KiB) the
+            # server's socket would buffer megabytes for a reader that reads nothing.
+            s.setsockopt(socket.IPPROTO_TCP, socket.TCP_MAXSEG, maxseg)
         s.settimeout(connect_timeout * SLOW)
         s.connect((server.host, server.port))
         if tls:

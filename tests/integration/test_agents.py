@@ -28,6 +28,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import uuid
 
@@ -50,7 +51,9 @@ MCAPS = "message-tags echo-message"
 # The echo agent's prompt commands (/crash, /huge ...) cannot be reached through the
 # daemon: every prompt starts with "<nick>" or "[". This agent answers with exactly the
 # chunks the test wrote to SCRIPT_DIR/<name>.json when the answered line says
-# "say <name>", crashes mid-turn on "crash", and otherwise says "heard: <last line>".
+# "say <name>" (a string is a text chunk, {"tool": title} a completed edit,
+# {"exit": n} ends the process), crashes mid-turn on "crash", and otherwise says
+# "heard: <last line>".
 # With SCRIPT_FAIL_NEW set, session/new fails (after 300 ms).
 SCRIPT_AGENT = r"""
 import * as acp from %(sdk)s;
@@ -63,7 +66,7 @@ const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 let client;
 const say = (sessionId, text) => client.notify(acp.methods.client.session.update,
   { sessionId, update: { sessionUpdate: "agent_message_chunk", content: { type: "text", text } } });
-let n = 0;
+let n = 0, tools = 0;
 const app = acp
   .agent({ name: "script-agent" })
   .onRequest(acp.methods.agent.initialize, async () => ({
@@ -86,7 +89,13 @@ const app = acp
     let m;
     if ((m = /\bsay (\w+)/.exec(last))) {
       const chunks = JSON.parse(fs.readFileSync(path.join(DIR, m[1] + ".json"), "utf8"));
-      for (const c of chunks) await say(sid, c);
+      for (const c of chunks) {
+        if (typeof c === "string") await say(sid, c);
+        else if (c.tool) await client.notify(acp.methods.client.session.update, { sessionId: sid,
+          update: { sessionUpdate: "tool_call", toolCallId: "tool" + (++tools), title: c.tool,
+                    kind: "edit", status: "completed" } });
+        else { await sleep(50); process.exit(c.exit); }
+      }
       return { stopReason: "end_turn" };
     }
     if (/\bcrash\b/.test(last)) {
@@ -179,7 +188,8 @@ S = Shared(flood_exempt="127.0.0.0/8", history_replay=0, max_loaded_agents=10,
                + agent_section("s", "bob", "#rt1 #rt3b #tn1")
                + agent_section("s", "alpha", "#amb") + agent_section("s", "amber", "#amb")
                + agent_section("s", "carl", "#tn2a #tn2b #tn6", env=["ECHO_AGENT_DELAY_MS=150"])
-               + agent_section("s", "scripty", "#inj #crash #ml", script_agent=True)
+               + agent_section("s", "scripty", "#inj #crash #ml #bp1 #bp2 #bp3 #bp4 #bp5",
+                             script_agent=True)
                + agent_section("s", LONGNICK, LONGCHAN, script_agent=True)))
 
 
@@ -224,9 +234,11 @@ def pserver():
 
 # ---------------------------------------------------------------- helpers
 
-def mclient(srv, nick, caps=MCAPS):
-    """Register nick after CAP REQ caps (message-tags and echo-message by default)."""
-    c = Client(srv)
+def mclient(srv, nick, caps=MCAPS, slow=False):
+    """Register nick after CAP REQ caps (message-tags and echo-message by default).
+    slow: a 4 KiB receive buffer and a 536-byte MSS, so that what the member does not
+    read stays with the server, not in the kernel's buffers."""
+    c = Client(srv, rcvbuf=4096 if slow else None, maxseg=536 if slow else None)
     c.nick = nick
     if caps:
         c.send("CAP REQ :%s" % caps)
@@ -920,6 +932,170 @@ def test_tn4_multiline_batches():
     u.quit()
 
 
+
+# ---------------------------------------------------------------- TN-4: backpressure
+
+BP_LINES = 20000        # about 2 MB of answer: twice the default SendQ, sent as one chunk
+
+
+def _bp_want(tag):
+    return ["%s %05d %s" % (tag, i, "z" * 88) for i in range(BP_LINES)]
+
+
+def _bp_body(tag):
+    return "".join(l + "\n" for l in _bp_want(tag))
+
+
+def _bp_collect(clients, end_rx, timeout=90):
+    """Read every client at once (one thread each), each after its own delay in
+    seconds, until a line matching end_rx or the connection's end. Returns, by client,
+    the parsed lines, or the exception that ended its reading."""
+    out = {}
+
+    def reader(c, delay):
+        time.sleep(delay)
+        try:
+            out[c] = [parse(l) for l in c.collect_until(end_rx, timeout=timeout)]
+        except Exception as e:          # noqa: BLE001: reported by the caller
+            out[c] = e
+    threads = [threading.Thread(target=reader, args=(c, d)) for c, d in clients.items()]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    return out
+
+
+def _bp_check(c, got, chan, tag, what):
+    """c got every line of the answer, in order, and nothing else from scripty."""
+    if isinstance(got, Exception):
+        raise TestFailure("%s: %s did not get the whole answer: %s" % (what, c.nick, got))
+    texts_ = [m.params[-1] for m in got if m.command == "PRIVMSG" and
+              is_from(m, "scripty") and m.params[0] == chan and
+              not m.params[-1].startswith("\x01")]
+    want = _bp_want(tag)
+    if texts_ != want:
+        i = next((k for k, (a, b) in enumerate(zip(texts_, want)) if a != b),
+                 min(len(texts_), len(want)))
+        raise TestFailure("%s: %s got %d of %d lines; from line %d: %r, want %r"
+                          % (what, c.nick, len(texts_), len(want), i,
+                             texts_[i:i + 2], want[i:i + 2]))
+
+
+def test_tn4_backpressure_huge_chunk():
+    """TN-4: an answer of 2 MB in one chunk (twice a SendQ) reaches every member whole
+    and in order, the tool call after it, and costs nobody the connection (it used to
+    cost every member its SendQ): plain, message-tags and draft/multiline clients."""
+    srv = shared()
+    u = mclient(srv, "bpa")
+    plain = Client(srv, "bpplain")
+    ml = mclient(srv, "bpml", caps="draft/multiline batch message-tags")
+    for c in (u, plain, ml):
+        joined(c, "#bp1")
+    script("bp1", [_bp_body("one"), {"tool": "big.c"}])
+    send(u, "#bp1", "@scripty say bp1")
+    got = _bp_collect({u: 0, plain: 0, ml: 0}, r" PRIVMSG #bp1 :\x01ACTION edited big\.c")
+    for c in (u, plain, ml):
+        _bp_check(c, got[c], "#bp1", "one", "TN-4")
+    until_done(u, "scripty", "#bp1")
+    for c in (u, plain, ml):
+        c.quit()
+
+
+def test_tn4_backpressure_waits_for_a_slow_reader():
+    """TN-4: a member that starts reading 3 s late, through a 4 KiB receive buffer, is
+    waited for: it gets the whole 2 MB answer and stays connected, as does the member
+    who reads at once."""
+    srv = shared()
+    u = mclient(srv, "bpb")
+    slow = mclient(srv, "bpslow", slow=True)
+    joined(u, "#bp2")
+    joined(slow, "#bp2")
+    script("bp2", [_bp_body("two"), {"tool": "end.c"}])
+    send(u, "#bp2", "@scripty say bp2")
+    got = _bp_collect({u: 0, slow: 3}, r" PRIVMSG #bp2 :\x01ACTION edited end\.c")
+    for c in (u, slow):
+        _bp_check(c, got[c], "#bp2", "two", "TN-4, slow reader")
+    slow.send("PING :still")
+    slow.expect(r" PONG \S+ :still")
+    u.quit()
+    slow.quit()
+
+
+def test_tn4_backpressure_gives_up_on_a_stalled_reader():
+    """TN-4: a member that reads nothing is not waited for long (10 s a slice): its SendQ
+    drops it, as for any traffic, and the member who reads gets the whole answer."""
+    srv = shared()
+    u = mclient(srv, "bpc")
+    stalled = mclient(srv, "bpstalled", slow=True)
+    joined(u, "#bp3")
+    joined(stalled, "#bp3")
+    script("bp3", [_bp_body("three"), {"tool": "end.c"}])
+    send(u, "#bp3", "@scripty say bp3")
+    got = _bp_collect({u: 0}, r" PRIVMSG #bp3 :\x01ACTION edited end\.c")
+    _bp_check(u, got[u], "#bp3", "three", "TN-4, stalled reader")
+    quits = [m for m in got[u] if m.command == "QUIT" and is_from(m, "bpstalled")]
+    if not quits or "SendQ exceeded" not in quits[0].params[-1]:
+        raise TestFailure("the stalled reader was not dropped by its SendQ: %r"
+                          % [m.raw for m in quits])
+    stalled.close()
+    u.quit()
+
+
+def test_tn6_stop_while_the_answer_waits():
+    """TN-6 with TN-4's backpressure: !stop while a 2 MB answer waits for a reader ends
+    the turn: the rest of the answer and the tool call after it are not sent, and the
+    agent answers the next message."""
+    srv = shared()
+    u = mclient(srv, "bpd")
+    stalled = mclient(srv, "bpstall2", slow=True)
+    joined(u, "#bp4")
+    joined(stalled, "#bp4")
+    script("bp4", [_bp_body("four"), {"tool": "never.c"}])
+    send(u, "#bp4", "@scripty say bp4")
+    u.expect(r" PRIVMSG #bp4 :four 00010 ", 20)
+    send(u, "#bp4", "!stop")
+    lines = until_done(u, "scripty", "#bp4", 30)
+    got = texts(said(lines, "scripty", "#bp4"))
+    if any("never.c" in t for t in got) or len(got) + 11 >= BP_LINES:
+        raise TestFailure("TN-6: after !stop the held answer went on: %d lines, "
+                          "tool call %s" % (len(got) + 11,
+                                            any("never.c" in t for t in got)))
+    stalled.close()
+    u.drain(0.5)
+    _, msgs, _ = ask(u, "#bp4", "@scripty are you there", "scripty", timeout=20)
+    if texts(msgs)[-1] != "heard: <bpd> scripty are you there":
+        raise TestFailure("after !stop: %r" % texts(msgs))
+    u.quit()
+
+
+def test_tn9_exit_while_the_answer_waits():
+    """TN-4, TN-9: the agent says 2 MB and one more line, then exits at once, while its
+    answer waits for a member who reads 3 s late: both members get every line, the last
+    one too, and then the notice that it failed."""
+    srv = shared()
+    u = mclient(srv, "bpe")
+    slow = mclient(srv, "bpslow5", slow=True)
+    joined(u, "#bp5")
+    joined(slow, "#bp5")
+    script("bp5", [_bp_body("five"), "tail line\n", {"exit": 3}])
+    send(u, "#bp5", "@scripty say bp5")
+    got = _bp_collect({u: 0, slow: 3}, r"^(?:@\S+ )?:%s NOTICE #bp5 :" % re.escape(HOST))
+    for c in (u, slow):
+        g = got[c]
+        if not isinstance(g, Exception):
+            if "tail line" not in [m.params[-1] for m in g]:
+                raise TestFailure("TN-9: %s did not get the line said before the exit"
+                                  % c.nick)
+            g = [m for m in g if m.params[-1] != "tail line"]
+            n = g[-1].params[-1]
+            if "scripty" not in n or not re.search(r"(?i)exit|status|fail", n):
+                raise TestFailure("TN-9: the NOTICE does not say it failed: %r" % n)
+        _bp_check(c, g, "#bp5", "five", "TN-9, exit while held")
+    u.quit()
+    slow.quit()
+
+
 def test_ag5_no_injection():
     """AG-5: CR, LF, NUL and \\x01 in an agent's text never become protocol: no bare CR
     or NUL on the wire, no line without a prefix, no leading \\x01 (CTCP), and the text
@@ -1326,5 +1502,8 @@ def test_sec4_agent_channel_limit():
         srv.stop()
 
 
+
+
 if __name__ == "__main__":
     run_tests(globals())
+
