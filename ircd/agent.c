@@ -967,7 +967,7 @@ agent_on_turn_end(struct acp_session *s, const struct acp_turn_end *e, void *arg
 	 * TN-6: after !stop, nothing more than what was already streamed.
 	 * (While the agent is held no turn ends: acp_agent_hold().)
 	 */
-	if (e->stop != ACP_STOP_CANCELLED && !e->cancelled)
+	if ((e->stop != ACP_STOP_CANCELLED && !e->cancelled) || e->timed_out)
 		agent_flush(cv, t, 1);
 	agent_paragraph_end(cv, t);
 	if (t->typing != NULL) {
@@ -977,7 +977,12 @@ agent_on_turn_end(struct acp_session *s, const struct acp_turn_end *e, void *arg
 	agent_typing(cv, "done");
 	switch (e->stop) {
 	case ACP_STOP_END_TURN:
+		break;
 	case ACP_STOP_CANCELLED:
+		/* TN-8: cancelled by the watchdog, not by a person. */
+		if (e->timed_out)
+			agent_conv_notice(cv, "%s took too long and was stopped%s%s",
+			    nick, e->error ? ": " : "", e->error ? e->error : "");
 		break;
 	case ACP_STOP_MAX_TOKENS:
 		agent_conv_notice(cv, "%s stopped: it reached its token limit", nick);

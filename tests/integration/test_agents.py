@@ -52,8 +52,8 @@ MCAPS = "message-tags echo-message"
 # daemon: every prompt starts with "<nick>" or "[". This agent answers with exactly the
 # chunks the test wrote to SCRIPT_DIR/<name>.json when the answered line says
 # "say <name>" (a string is a text chunk, {"tool": title} a completed edit,
-# {"exit": n} ends the process), crashes mid-turn on "crash", and otherwise says
-# "heard: <last line>".
+# {"exit": n} ends the process), crashes mid-turn on "crash", says a line without its
+# end and waits for a cancel on "dawdle", and otherwise says "heard: <last line>".
 # With SCRIPT_FAIL_NEW set, session/new fails (after 300 ms).
 SCRIPT_AGENT = r"""
 import * as acp from %(sdk)s;
@@ -67,6 +67,7 @@ let client;
 const say = (sessionId, text) => client.notify(acp.methods.client.session.update,
   { sessionId, update: { sessionUpdate: "agent_message_chunk", content: { type: "text", text } } });
 let n = 0, tools = 0;
+const cancels = [];
 const app = acp
   .agent({ name: "script-agent" })
   .onRequest(acp.methods.agent.initialize, async () => ({
@@ -98,6 +99,11 @@ const app = acp
       }
       return { stopReason: "end_turn" };
     }
+    if (/\bdawdle\b/.test(last)) {
+      await say(sid, "dawdling");
+      await new Promise((r) => cancels.push(r));
+      return { stopReason: "cancelled" };
+    }
     if (/\bcrash\b/.test(last)) {
       await say(sid, "about to crash\n");
       await sleep(150);
@@ -106,7 +112,9 @@ const app = acp
     await say(sid, "heard: " + last);
     return { stopReason: "end_turn" };
   })
-  .onNotification(acp.methods.agent.session.cancel, async () => {});
+  .onNotification(acp.methods.agent.session.cancel, async () => {
+    for (const r of cancels.splice(0)) r();
+  });
 const conn = app.connect(acp.ndJsonStream(Writable.toWeb(process.stdout), Readable.toWeb(process.stdin)));
 client = conn.client;
 await conn.closed;
@@ -1095,6 +1103,88 @@ def test_tn9_exit_while_the_answer_waits():
     u.quit()
     slow.quit()
 
+
+def _bp_paced(c, end_rx, pause, timeout=90):
+    """Read c slowly: one receive (at most its receive buffer) every pause seconds,
+    until a line matching end_rx. The parsed lines."""
+    rx = re.compile(end_rx)
+    out = []
+    deadline = time.time() + timeout * SLOW
+    while time.time() < deadline:
+        time.sleep(pause)
+        c._fill(0.01)
+        while c.pending:
+            line = c.pending.popleft()
+            out.append(parse(line))
+            if rx.search(line):
+                return out
+        if c.eof:
+            raise TestFailure("%s: connection closed after %d lines: %r"
+                              % (c.nick, len(out), c.lines[-2:]))
+    raise TestFailure("%s: no %s within %ds (%d lines, last %r)"
+                      % (c.nick, end_rx, timeout, len(out), out[-1].raw[:80] if out else None))
+
+
+def test_tn8_watchdog():
+    """TN-8 (turn-timeout 1 s), on its own server: a turn that runs too long is
+    cancelled and the channel is told so, after the unfinished line it had said; a turn whose answer is still going out to a
+    slow reader (TN-4's backpressure) is not: the agent is waiting for us, not we for
+    it. It is neither cancelled nor restarted, and both members get all of it."""
+    srv = Server(flood_exempt="127.0.0.0/8", history_replay=0, turn_timeout=1,
+                 sendq="128k", config_extra=agent_section("w", "scripty", "#bpw",
+                                                          script_agent=True))
+    try:
+        u = mclient(srv, "bpw")
+        joined(u, "#bpw")
+        send(u, "#bpw", "@scripty dawdle")
+        lines = u.collect_until(r"^(?:@\S+ )?:%s NOTICE #bpw :" % re.escape(HOST), 15)
+        n = u.last.params[-1]
+        if n != "scripty took too long and was stopped":
+            raise TestFailure("TN-8: the watchdog's notice: %r" % n)
+        if "dawdling" not in texts(said(lines, "scripty")):
+            raise TestFailure("TN-8: what was said before the watchdog was lost: %r" % lines)
+        with open(srv.log, errors="replace") as f:
+            fired = f.read().count("turn over the time limit")
+        pid = agent_pids("w", "scripty")
+
+        slow = mclient(srv, "bpwslow", slow=True)
+        joined(slow, "#bpw")
+        want = ["wd %05d %s" % (i, "z" * 90) for i in range(4000)]
+        script("bpw", ["".join(l + "\n" for l in want)])
+        send(u, "#bpw", "@scripty say bpw")
+        done = r"\+typing=done\S* :scripty!\S+ TAGMSG #bpw$"
+        got = {}
+
+        def fast():
+            got[u] = [parse(l) for l in u.collect_until(done, timeout=90)]
+        t = threading.Thread(target=fast)
+        t.start()
+        t0 = time.time()
+        got[slow] = _bp_paced(slow, done + "|" + re.escape(want[-1]), 0.05)
+        if got[slow][-1].command != "TAGMSG":
+            got[slow] += [parse(l) for l in slow.collect_until(done, timeout=30)]
+        took = time.time() - t0
+        t.join()
+        for c in (u, slow):
+            have = [m.params[-1] for m in got[c]
+                    if m.command == "PRIVMSG" and is_from(m, "scripty")]
+            if have != want:
+                raise TestFailure("%s got %d of %d lines: %r ... %r"
+                                  % (c.nick, len(have), len(want), have[:2], have[-2:]))
+            if any(m.command == "NOTICE" for m in got[c]):
+                raise TestFailure("a notice about the held turn: %r"
+                                  % [m.raw for m in got[c] if m.command == "NOTICE"])
+        with open(srv.log, errors="replace") as f:
+            if f.read().count("turn over the time limit") != fired:
+                raise TestFailure("TN-8: the watchdog fired on a turn whose answer waited "
+                                  "for a slow reader (%.1fs)" % took)
+        if agent_pids("w", "scripty") != pid:
+            raise TestFailure("the agent was restarted: %r, was %r"
+                              % (agent_pids("w", "scripty"), pid))
+        u.quit()
+        slow.quit()
+    finally:
+        srv.stop()
 
 def test_ag5_no_injection():
     """AG-5: CR, LF, NUL and \\x01 in an agent's text never become protocol: no bare CR
