@@ -12,10 +12,10 @@
 
 #include <stdarg.h>
 #include <stdio.h>
-#include <time.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <time.h>
 
 #include "acp/acp.h"
 #include "ircd/agent.h"
