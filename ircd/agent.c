@@ -66,6 +66,7 @@ static struct event *trim_ev;
 static uint64_t conv_clock;
 
 static void agent_trim_soon(void);
+static void agent_turn_silence(struct turn *);
 
 static void
 agent_acp_log(enum acp_log_level lvl, const char *msg, void *arg)
@@ -160,13 +161,17 @@ conv_get(struct agent *a, const char *key, const char *target, int private)
 	return cv;
 }
 
-/* Forget a conversation; one that is answering goes when its turn ends. */
+/*
+ * Forget a conversation; one that is answering goes when its turn ends,
+ * and says nothing more meanwhile: it was taken out (AG-2).
+ */
 static void
 conv_free(struct conv *cv)
 {
 	turn_drop_conv(cv);
 	if (cv->turn != NULL) {
 		cv->closing = 1;
+		agent_turn_silence(cv->turn);
 		acp_session_cancel(cv->session);
 		return;
 	}
@@ -702,16 +707,23 @@ agent_turn_start(struct turn *t)
 	}
 }
 
-void
-agent_turn_cancel(struct turn *t)
+/* Nothing more is said for t: what waits is dropped (TN-6, AG-2). */
+static void
+agent_turn_silence(struct turn *t)
 {
-	/* TN-6: nothing more is said for a cancelled turn. */
 	t->cancelled = 1;
 	if (t->held) {
 		/* Its answer to the cancel waits behind the hold: let it come. */
 		t->len = 0;
 		agent_drain_later(t, 0);
 	}
+}
+
+void
+agent_turn_cancel(struct turn *t)
+{
+	/* TN-6: nothing more is said for a cancelled turn. */
+	agent_turn_silence(t);
 	if (t->conv->opening)
 		return;		/* on_open ends it */
 	acp_session_cancel(t->conv->session);

@@ -1104,6 +1104,37 @@ def test_tn9_exit_while_the_answer_waits():
     slow.quit()
 
 
+
+def test_ag2_kick_while_the_answer_waits():
+    """AG-2 with TN-4's backpressure: KICK takes the agent out in the middle of a 2 MB
+    answer that waits for a slow reader: nothing more of it reaches the channel, and
+    the agent answers in another channel afterwards."""
+    srv = shared()
+    u = mclient(srv, "bpk")
+    stalled = mclient(srv, "bpstall3", slow=True)
+    joined(u, "#bp6", "#bp7")
+    joined(stalled, "#bp6")
+    u.send("INVITE scripty #bp6")
+    u.expect(r"^(?:@\S+ )?:scripty!\S+ JOIN :?#bp6")
+    u.send("INVITE scripty #bp7")
+    u.expect(r"^(?:@\S+ )?:scripty!\S+ JOIN :?#bp7")
+    script("bp6", [_bp_body("six"), {"tool": "never.c"}])
+    send(u, "#bp6", "@scripty say bp6")
+    u.expect(r" PRIVMSG #bp6 :six 00010 ", 20)
+    u.send("KICK #bp6 scripty :enough")
+    lines = u.collect_until(r" KICK #bp6 scripty ", 30)
+    n = len(said(lines, "scripty", "#bp6")) + 11
+    after = u.drain(2)
+    late = said(after, "scripty", "#bp6")
+    if late or n >= BP_LINES:
+        raise TestFailure("AG-2: scripty went on in #bp6 after its KICK: %d lines after "
+                          "(%d before)" % (len(late), n))
+    stalled.close()
+    _, msgs, _ = ask(u, "#bp7", "@scripty still there", "scripty", timeout=20)
+    if texts(msgs)[-1] != "heard: <bpk> scripty still there":
+        raise TestFailure("after the KICK: %r" % texts(msgs))
+    u.quit()
+
 def _bp_paced(c, end_rx, pause, timeout=90):
     """Read c slowly: one receive (at most its receive buffer) every pause seconds,
     until a line matching end_rx. The parsed lines."""
