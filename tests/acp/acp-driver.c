@@ -272,6 +272,12 @@ run_until(int (*cond)(void *), void *arg, int ms)
 }
 
 static int
+opened(void *arg)
+{
+	return ((struct rec *)arg)->opens > 0;
+}
+
+static int
 exited(void *arg)
 {
 	return ((struct arec *)arg)->exits > 0;
@@ -570,6 +576,8 @@ test_misbehaving(void)
 	static const char *banner[] = { "ECHO_AGENT_MODE=banner", NULL };
 	static const char *flood[] = { "ECHO_AGENT_MODE=flood", NULL };
 	static const char *pipe[] = { "ECHO_AGENT_MODE=pipeline", NULL };
+	static const char *many[] = { "ECHO_AGENT_MODE=early-many", NULL };
+	static const char *big[] = { "ECHO_AGENT_MODE=early-big", NULL };
 	static const char *auth[] = { "ECHO_AGENT_MODE=auth",
 	    "TEST_API_KEY=x", NULL };
 	static const char *noauth[] = { "ECHO_AGENT_MODE=auth", NULL };
@@ -650,10 +658,36 @@ test_misbehaving(void)
 	a = agent("pipeline", pipe, &ar, NULL);
 	s = acp_session_new(a, NULL, &r);
 	acp_session_open(s);
-	run(10000);
+	run_until(opened, &r, 10000);
 	is_int(r.ncommands, 2, "pipeline: early commands kept for the "
 	    "session");
 	is_str(r.text, "early bird ", "pipeline: early text kept too");
+	acp_session_free(s);
+	acp_agent_free(a);
+
+	/* Early updates are kept up to a count (1024) and a size (16 MiB). */
+	memset(&ar, 0, sizeof(ar));
+	memset(&r, 0, sizeof(r));
+	a = agent("early-many", many, &ar, NULL);
+	s = acp_session_new(a, NULL, &r);
+	acp_session_open(s);
+	run_until(opened, &r, 20000);
+	is_int(r.ntexts, 1024, "early, 1100 updates: the first 1024 kept");
+	is_int((int)r.textlen, 1024 * 6, "early, 1100 updates: whole");
+	ok(strncmp(r.text, "e0000 e0001 ", 12) == 0, "early, 1100 updates: "
+	    "in order from the first");
+	acp_session_free(s);
+	acp_agent_free(a);
+	memset(&ar, 0, sizeof(ar));
+	memset(&r, 0, sizeof(r));
+	a = agent("early-big", big, &ar, NULL);
+	s = acp_session_new(a, NULL, &r);
+	acp_session_open(s);
+	run_until(opened, &r, 30000);
+	is_int(r.ntexts, 15, "early, 20 MiB: the first 15 MiB kept");
+	is_int((int)r.textlen, 15 << 20, "early, 20 MiB: whole chunks");
+	ok(acp_agent_running(a) && ar.exits == 0, "early, 20 MiB: the agent "
+	    "stays");
 	acp_session_free(s);
 	acp_agent_free(a);
 

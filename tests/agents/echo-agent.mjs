@@ -4,7 +4,7 @@
 //
 // Environment:
 //   ECHO_AGENT_MODE   normal | hang-init | crash-init | banner | pipeline |
-//                     flood | auth | no-load | stubborn
+//                     early-many | early-big | flood | auth | no-load | stubborn
 //   ECHO_AGENT_DELAY_MS   delay between words (slow agent)
 //   ECHO_AGENT_STATE  directory for session history (session/load replay)
 //   ECHO_AGENT_CLOSE  1: offer session/close (the session leaves the process)
@@ -232,6 +232,12 @@ const app = acp
       // Misbehaviour: updates for the session before its id is known.
       await update(sessionId, { sessionUpdate: "available_commands_update", availableCommands: COMMANDS });
       await say(sessionId, "early bird ");
+    } else if (MODE === "early-many") {
+      // More of them than the client keeps: 1100 chunks of 6 bytes.
+      for (let i = 0; i < 1100; i++) await say(sessionId, "e" + String(i).padStart(4, "0") + " ");
+    } else if (MODE === "early-big") {
+      // More bytes than the client keeps: 20 chunks of 1 MiB.
+      for (let i = 0; i < 20; i++) await say(sessionId, "abcdefghijklmnopqrst"[i].repeat(1 << 20));
     } else announce(sessionId);
     return { sessionId, modes: MODES };
   })
