@@ -218,8 +218,9 @@ void		 acp_agent_reset(struct acp_agent *);
  * passed on; it may be called from inside a callback, which then is the
  * last until released. Released (off), what was read is passed on, in
  * order, from a later loop turn. Nothing is blamed on the agent while it
- * waits for us: the turn watchdog and the cancel timeout wait too, and its
- * process ending is dealt with once released, after what it said before.
+ * waits for us: the turn watchdog, the cancel timeout and request timeouts
+ * wait too, and its process ending is dealt with once released, after
+ * what it said before.
  */
 void		 acp_agent_hold(struct acp_agent *, int on);
 const char	*acp_agent_name(struct acp_agent *);

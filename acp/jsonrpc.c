@@ -166,6 +166,13 @@ req_timeout(evutil_socket_t fd, short ev, void *arg)
 
 	(void)fd;
 	(void)ev;
+	/* Paused, its answer may be waiting in our buffer: try again later. */
+	if (j->paused) {
+		struct timeval tv = { 1, 0 };
+
+		evtimer_add(r->timer, &tv);
+		return;
+	}
 	acp_warn("jsonrpc: %s (id %lld) timed out", r->method,
 	    (long long)r->id);
 	TAILQ_REMOVE(&j->reqs, r, entry);

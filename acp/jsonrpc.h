@@ -76,6 +76,8 @@ int		 jsonrpc_input_eof(struct jsonrpc *, struct evbuffer *buf);
  * Pause (on) or allow (off) dispatching. A pause asked for inside a
  * dispatch takes effect after that frame; the frames after it stay in the
  * buffer, in order, for the next jsonrpc_input*() once allowed again.
+ * Requests do not time out while paused (their answers may be waiting):
+ * a timeout that comes due is tried again every second.
  */
 void		 jsonrpc_pause(struct jsonrpc *, int on);
 int		 jsonrpc_paused(const struct jsonrpc *);

@@ -348,6 +348,22 @@ test_pause(void)
 	is_str(last_note, "d", "pause: in order");
 	is_int(jsonrpc_bad_lines(j), 0, "pause: no frame cut");
 	is_int((int)evbuffer_get_length(b), 0, "pause: nothing left behind");
+
+	/* A request's timeout waits while paused, and comes after. */
+	{
+		struct timeval tv = { 0, 300000 }, tv2 = { 1, 200000 };
+
+		jsonrpc_pause(j, 1);
+		jsonrpc_call(j, "slow", NULL, 50, on_reply, NULL);
+		event_base_loopexit(base, &tv);
+		event_base_dispatch(base);
+		is_int(nreply, 0, "pause: no timeout while paused");
+		jsonrpc_pause(j, 0);
+		event_base_loopexit(base, &tv2);
+		event_base_dispatch(base);
+		is_int(nreply, 1, "pause: the timeout once allowed again");
+		is_int(reply_code, JSONRPC_TIMEOUT, "pause: as a timeout");
+	}
 	evbuffer_free(b);
 	jsonrpc_free(j);
 }
