@@ -1188,9 +1188,10 @@ def test_tn8_watchdog():
 
         def fast():
             got[u] = [parse(l) for l in u.collect_until(done, timeout=90)]
+            got["ended"] = time.time()
+        t0 = time.time()
         t = threading.Thread(target=fast)
         t.start()
-        t0 = time.time()
         got[slow] = _bp_paced(slow, done + "|" + re.escape(want[-1]), 0.05)
         if got[slow][-1].command != "TAGMSG":
             got[slow] += [parse(l) for l in slow.collect_until(done, timeout=30)]
@@ -1205,6 +1206,9 @@ def test_tn8_watchdog():
             if any(m.command == "NOTICE" for m in got[c]):
                 raise TestFailure("a notice about the held turn: %r"
                                   % [m.raw for m in got[c] if m.command == "NOTICE"])
+        if got["ended"] - t0 < 2:
+            raise TestFailure("the turn ended %.1fs after the question: too soon to show "
+                              "anything about a 1 s watchdog" % (got["ended"] - t0))
         with open(srv.log, errors="replace") as f:
             if f.read().count("turn over the time limit") != fired:
                 raise TestFailure("TN-8: the watchdog fired on a turn whose answer waited "
