@@ -45,6 +45,19 @@ def free_port():
     return port
 
 
+def wait_port(port, timeout=10):
+    """The harness waits for the first (plain) listener only: wait for another one too."""
+    deadline = time.time() + timeout * SLOW
+    while True:
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=1).close()
+            return
+        except OSError:
+            if time.time() > deadline:
+                raise
+            time.sleep(0.05)
+
+
 class TestFailure(AssertionError):
     pass
 

@@ -19,7 +19,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from ircharness import (SLOW, Client, Server, daemon_path,  # noqa: E402
-                        free_port, parse, run_tests)
+                        free_port, parse, run_tests, wait_port)
 
 EX_CONFIG = 78
 TMP = tempfile.mkdtemp(prefix="agentircd-sasl-")
@@ -95,19 +95,6 @@ class TLSClient(Client):
         self.sock = s
         if nick:
             self.register(nick)
-
-
-def wait_port(port, timeout=10):
-    """The harness waits for the first (plain) listener only: wait for another one too."""
-    deadline = time.time() + timeout * SLOW
-    while True:
-        try:
-            socket.create_connection(("127.0.0.1", port), timeout=1).close()
-            return
-        except OSError:
-            if time.time() > deadline:
-                raise
-            time.sleep(0.05)
 
 
 # ---------------------------------------------------------------- the server

@@ -22,7 +22,7 @@ import warnings
 warnings.filterwarnings("ignore", category=DeprecationWarning)   # TLS 1.0/1.1 on purpose
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from ircharness import (SLOW, Client, Server, SkipTest, daemon_path, free_port,  # noqa: E402
-                        parse, pump, readable, run_tests)
+                        parse, pump, readable, run_tests, wait_port)
 
 TMP = tempfile.mkdtemp(prefix="agentircd-tls-")
 
@@ -70,19 +70,6 @@ def client_ctx():
     ctx.check_hostname = False
     ctx.verify_mode = ssl.CERT_NONE
     return ctx
-
-
-def wait_port(port, timeout=10):
-    """The harness waits for the first (plain) listener only: wait for another one too."""
-    deadline = time.time() + timeout * SLOW
-    while True:
-        try:
-            socket.create_connection(("127.0.0.1", port), timeout=1).close()
-            return
-        except OSError:
-            if time.time() > deadline:
-                raise
-            time.sleep(0.05)
 
 
 _certs = {}
