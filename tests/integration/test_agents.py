@@ -30,11 +30,13 @@ import sys
 import tempfile
 import threading
 import time
+import types
 import uuid
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from ircharness import (PersistentServer, SLOW, Client, Server, Shared, TestFailure,  # noqa: E402
-                        daemon_path, isupport, nick_of, parse, run_tests)
+                        daemon_path, free_port, isupport, nick_of, parse, run_tests,
+                        wait_port)
 from agentharness import (NODE, SDK, is_from, joined, require_agent, send, until_done)  # noqa: E402
 
 ECHO = require_agent("echo-agent.mjs")
@@ -1049,6 +1051,43 @@ def test_tn4_backpressure_gives_up_on_a_stalled_reader():
     stalled.close()
     u.quit()
 
+
+
+def test_tn4_backpressure_tls():
+    """TN-4 over TLS, on its own server: a member on TLS who starts reading 3 s late
+    through a small window gets the whole 2 MB answer and stays connected (TLS output
+    waits in the TLS layer's buffer, which the backpressure counts too)."""
+    d = tempfile.mkdtemp(prefix="mkcert-", dir=TMP)
+    r = subprocess.run([daemon_path(), "--mkcert", d], stdout=subprocess.PIPE,
+                       stderr=subprocess.PIPE, timeout=60)
+    if r.returncode != 0:
+        raise TestFailure("--mkcert: %r" % r.stderr)
+    out = r.stdout.decode()
+    cert = re.search(r"tls-cert = (\S+)", out).group(1)
+    key = re.search(r"tls-key = (\S+)", out).group(1)
+    port = free_port()
+    srv = Server(flood_exempt="127.0.0.0/8", history_replay=0, config_extra=(
+        "[listen]\naddress = 127.0.0.1:%d\ntls-cert = %s\ntls-key = %s\n\n" % (port, cert, key)
+        + agent_section("t", "scripty", "#bpt", script_agent=True)))
+    try:
+        wait_port(port)
+        u = mclient(srv, "bpt")
+        tls = Client(types.SimpleNamespace(host=srv.host, port=port), tls=True,
+                     rcvbuf=4096, maxseg=536)
+        tls.register("bptls")
+        joined(u, "#bpt")
+        joined(tls, "#bpt")
+        script("bpt", [_bp_body("tls"), {"tool": "end.c"}])
+        send(u, "#bpt", "@scripty say bpt")
+        got = _bp_collect({u: 0, tls: 3}, r" PRIVMSG #bpt :\x01ACTION edited end\.c")
+        for c in (u, tls):
+            _bp_check(c, got[c], "#bpt", "tls", "TN-4, TLS")
+        tls.send("PING :still")
+        tls.expect(r" PONG \S+ :still")
+        u.quit()
+        tls.quit()
+    finally:
+        srv.stop()
 
 def test_tn6_stop_while_the_answer_waits():
     """TN-6 with TN-4's backpressure: !stop while a 2 MB answer waits for a reader ends
