@@ -38,15 +38,6 @@ struct failure {
 
 static struct dict *failures;
 
-static uint64_t
-account_now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
-}
-
 static const struct conf_account *
 account_find(const char *name)
 {
@@ -134,7 +125,7 @@ account_failed(struct client *c)
 	 * Every connection from the address waits, not only this one: new
 	 * ones and those already open hold their login lines until then.
 	 */
-	f->not_before = account_now_ms() + ms;
+	f->not_before = server_now_ms() + ms;
 	if (c->conn != NULL)
 		conn_delay(c->conn, ms);
 	log_info("failed login from %s (%u in a row)", c->ip, f->count);
@@ -148,7 +139,7 @@ account_wait_ms(const char *ip)
 
 	if (failures == NULL || (f = dict_get(failures, ip)) == NULL)
 		return 0;
-	now = account_now_ms();
+	now = server_now_ms();
 	return f->not_before > now ? (unsigned)(f->not_before - now) : 0;
 }
 

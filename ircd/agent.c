@@ -15,7 +15,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <time.h>
 
 #include "acp/acp.h"
 #include "ircd/agent.h"
@@ -465,15 +464,6 @@ agent_flush(struct conv *cv, struct turn *t, int all)
 	return full;
 }
 
-static long long
-agent_now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 /* Has a member of the conversation more than half its SendQ queued? */
 static int
 agent_congested(const struct conv *cv)
@@ -508,7 +498,7 @@ agent_drain_cb(evutil_socket_t fd, short what, void *arg)
 {
 	struct turn *t = arg;
 	struct conv *cv = t->conv;
-	long long now = agent_now_ms();
+	uint64_t now = server_now_ms();
 
 	(void)fd;
 	(void)what;

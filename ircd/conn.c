@@ -127,15 +127,6 @@ static void	conn_arm(struct conn *);
 static void	conn_ev_cb(evutil_socket_t, short, void *);
 static void	conn_input(struct conn *, const char *, size_t);
 
-static uint64_t
-conn_now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
-}
-
 static void
 conn_free(struct conn *conn)
 {
@@ -221,7 +212,7 @@ conn_flood_limited(const struct conn *conn)
 void
 conn_penalty(struct conn *conn, unsigned ms)
 {
-	uint64_t now = conn_now_ms();
+	uint64_t now = server_now_ms();
 
 	if (conn->penalty < now)
 		conn->penalty = now;
@@ -231,7 +222,7 @@ conn_penalty(struct conn *conn, unsigned ms)
 void
 conn_delay(struct conn *conn, unsigned ms)
 {
-	uint64_t now = conn_now_ms();
+	uint64_t now = server_now_ms();
 
 	if (conn->delay_until < now)
 		conn->delay_until = now;
@@ -909,7 +900,7 @@ conn_lines(struct conn *conn, const char *p, size_t n)
 	const char *eol;
 
 	while (!conn->closing && conn->exit_reason == NULL && conn->client != NULL) {
-		uint64_t now = conn_now_ms(), wait = 0;
+		uint64_t now = server_now_ms(), wait = 0;
 
 		if (conn->delay_until > now)
 			wait = conn->delay_until - now;

@@ -64,5 +64,7 @@ void	server_shutdown(const char *reason);
 void	server_rehash(void);
 /* A fresh message id: unique across restarts (start time + counter). */
 const char *server_msgid(char *buf, size_t len);
+/* Milliseconds on the monotonic clock: for timeouts, never for display. */
+uint64_t server_now_ms(void);
 
 #endif

@@ -277,6 +277,15 @@ server_rehash(void)
 	log_info("rehashed: accounts, operators, MOTD and certificates reloaded");
 }
 
+uint64_t
+server_now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
 const char *
 server_msgid(char *buf, size_t len)
 {

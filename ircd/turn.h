@@ -44,7 +44,7 @@ struct turn {
 	size_t			 sent;		/* bytes sent since the last check */
 	int			 held;		/* the agent's input is held */
 	struct event		*drain;		/* the next check */
-	long long		 wait_since;	/* ms, monotonic; 0: not waiting */
+	uint64_t		 wait_since;	/* server_now_ms(); 0: not waiting */
 };
 
 /* Queue a turn; tells from when it waits behind another conversation. */
