@@ -301,6 +301,21 @@ agent(const char *name, const char **env, struct arec *ar,
 	return acp_agent_new(pool, &c, &cbs, ar);
 }
 
+/* A fresh agent and one session, the records cleared, the open asked for. */
+static struct acp_agent *
+agent_opening(const char *name, const char **env, struct arec *ar,
+    struct rec *r, struct acp_session **sp)
+{
+	struct acp_agent *a;
+
+	memset(ar, 0, sizeof(*ar));
+	memset(r, 0, sizeof(*r));
+	a = agent(name, env, ar, NULL);
+	*sp = acp_session_new(a, NULL, r);
+	acp_session_open(*sp);
+	return a;
+}
+
 static int
 prompt(struct acp_session *s, const char *text)
 {
@@ -641,11 +656,7 @@ test_misbehaving(void)
 	acp_agent_free(a);
 
 	/* Floods stdout with garbage: dropped. */
-	memset(&ar, 0, sizeof(ar));
-	memset(&r, 0, sizeof(r));
-	a = agent("flood", flood, &ar, NULL);
-	s = acp_session_new(a, NULL, &r);
-	acp_session_open(s);
+	a = agent_opening("flood", flood, &ar, &r, &s);
 	run_until(exited, &ar, 10000);
 	ok(ar.exits == 1 && strstr(ar.reason, "not JSON-RPC") != NULL,
 	    "flood: dropped after too many bad lines");
@@ -653,11 +664,7 @@ test_misbehaving(void)
 	acp_agent_free(a);
 
 	/* Updates before the session/new answer. */
-	memset(&ar, 0, sizeof(ar));
-	memset(&r, 0, sizeof(r));
-	a = agent("pipeline", pipe, &ar, NULL);
-	s = acp_session_new(a, NULL, &r);
-	acp_session_open(s);
+	a = agent_opening("pipeline", pipe, &ar, &r, &s);
 	run_until(opened, &r, 10000);
 	is_int(r.ncommands, 2, "pipeline: early commands kept for the "
 	    "session");
@@ -666,11 +673,7 @@ test_misbehaving(void)
 	acp_agent_free(a);
 
 	/* Early updates are kept up to a count (1024) and a size (16 MiB). */
-	memset(&ar, 0, sizeof(ar));
-	memset(&r, 0, sizeof(r));
-	a = agent("early-many", many, &ar, NULL);
-	s = acp_session_new(a, NULL, &r);
-	acp_session_open(s);
+	a = agent_opening("early-many", many, &ar, &r, &s);
 	run_until(opened, &r, 20000);
 	is_int(r.ntexts, 1024, "early, 1100 updates: the first 1024 kept");
 	is_int((int)r.textlen, 1024 * 6, "early, 1100 updates: whole");
@@ -678,11 +681,7 @@ test_misbehaving(void)
 	    "in order from the first");
 	acp_session_free(s);
 	acp_agent_free(a);
-	memset(&ar, 0, sizeof(ar));
-	memset(&r, 0, sizeof(r));
-	a = agent("early-big", big, &ar, NULL);
-	s = acp_session_new(a, NULL, &r);
-	acp_session_open(s);
+	a = agent_opening("early-big", big, &ar, &r, &s);
 	run_until(opened, &r, 30000);
 	is_int(r.ntexts, 15, "early, 20 MiB: the first 15 MiB kept");
 	is_int((int)r.textlen, 15 << 20, "early, 20 MiB: whole chunks");

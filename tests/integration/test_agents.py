@@ -992,6 +992,20 @@ def _bp_check(c, got, chan, tag, what):
                              texts_[i:i + 2], want[i:i + 2]))
 
 
+def _bp_late_reader(u, late, chan, tag, what):
+    """u asks scripty in chan for the 2 MB answer, then a tool call; late starts reading
+    3 s after u. Both get all of it, and late is still connected."""
+    name = chan.lstrip("#")
+    script(name, [_bp_body(tag), {"tool": "end.c"}])
+    send(u, chan, "@scripty say %s" % name)
+    got = _bp_collect({u: 0, late: 3}, r" PRIVMSG %s :\x01ACTION edited end\.c"
+                      % re.escape(chan))
+    for c in (u, late):
+        _bp_check(c, got[c], chan, tag, what)
+    late.send("PING :still")
+    late.expect(r" PONG \S+ :still")
+
+
 def test_tn4_backpressure_huge_chunk():
     """TN-4: an answer of 2 MB in one chunk (twice a SendQ) reaches every member whole
     and in order, the tool call after it, and costs nobody the connection (it used to
@@ -1021,13 +1035,7 @@ def test_tn4_backpressure_waits_for_a_slow_reader():
     slow = mclient(srv, "bpslow", slow=True)
     joined(u, "#bp2")
     joined(slow, "#bp2")
-    script("bp2", [_bp_body("two"), {"tool": "end.c"}])
-    send(u, "#bp2", "@scripty say bp2")
-    got = _bp_collect({u: 0, slow: 3}, r" PRIVMSG #bp2 :\x01ACTION edited end\.c")
-    for c in (u, slow):
-        _bp_check(c, got[c], "#bp2", "two", "TN-4, slow reader")
-    slow.send("PING :still")
-    slow.expect(r" PONG \S+ :still")
+    _bp_late_reader(u, slow, "#bp2", "two", "TN-4, slow reader")
     u.quit()
     slow.quit()
 
@@ -1077,13 +1085,7 @@ def test_tn4_backpressure_tls():
         tls.register("bptls")
         joined(u, "#bpt")
         joined(tls, "#bpt")
-        script("bpt", [_bp_body("tls"), {"tool": "end.c"}])
-        send(u, "#bpt", "@scripty say bpt")
-        got = _bp_collect({u: 0, tls: 3}, r" PRIVMSG #bpt :\x01ACTION edited end\.c")
-        for c in (u, tls):
-            _bp_check(c, got[c], "#bpt", "tls", "TN-4, TLS")
-        tls.send("PING :still")
-        tls.expect(r" PONG \S+ :still")
+        _bp_late_reader(u, tls, "#bpt", "tls", "TN-4, TLS")
         u.quit()
         tls.quit()
     finally:
