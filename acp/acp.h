@@ -41,6 +41,21 @@ void	acp_log_set(void (*)(enum acp_log_level, const char *msg, void *),
 char	**acp_argv_parse(const char *, const char **err);
 void	  acp_argv_free(char **);
 
+/*
+ * JSON text for an ACP or MCP frame: cJSON_PrintUnformatted() with every
+ * invalid UTF-8 sequence in it replaced by U+FFFD, since the wire is
+ * UTF-8 only and IRC text need not be. Returns a string to free() and its
+ * length in *len (if not NULL), or NULL when out of memory.
+ */
+struct cJSON;
+char	 *acp_json_print(const struct cJSON *, size_t *len);
+/*
+ * The same for any text: returns 0 when it is valid UTF-8 (nothing is
+ * allocated), else the number of replacements with *out (to free()) and
+ * *outlen set, or -1 when out of memory.
+ */
+int	  acp_utf8_scrub(const char *, size_t, char **out, size_t *outlen);
+
 /* 0 means the default, given in brackets. */
 struct acp_agent_config {
 	const char	 *name;		/* for logs */

@@ -13,6 +13,7 @@
 #include <event2/buffer.h>
 #include <event2/event.h>
 
+#include "acp/acp.h"
 #include "acp/jsonrpc.h"
 #include "acp/log.h"
 
@@ -134,12 +135,11 @@ jsonrpc_send(struct jsonrpc *j, cJSON *msg)
 	char *s;
 	size_t len;
 
-	if ((s = cJSON_PrintUnformatted(msg)) == NULL) {
+	if ((s = acp_json_print(msg, &len)) == NULL) {
 		acp_error("jsonrpc: cannot encode a message");
 		return;
 	}
 	/* cJSON escapes control characters, so the frame has no raw LF. */
-	len = strlen(s);
 	s[len] = '\n';		/* overwrites the NUL; length passed along */
 	if (j->h.write != NULL)
 		j->h.write(s, len + 1, j->arg);

@@ -6,6 +6,7 @@ libacp_a_SOURCES = \
 	acp/acp.h \
 	acp/internal.h \
 	acp/log.c acp/log.h \
+	acp/json.c \
 	acp/jsonrpc.c acp/jsonrpc.h \
 	acp/proc.c acp/proc.h \
 	acp/client.c \

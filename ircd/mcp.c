@@ -202,12 +202,13 @@ mcp_servers_json(struct conv *cv)
 static void
 mcp_send(struct mcp_conn *mc, cJSON *msg)
 {
-	char *s = cJSON_PrintUnformatted(msg);
+	size_t len;
+	char *s = acp_json_print(msg, &len);	/* valid UTF-8, as MCP wants */
 
 	if (s != NULL) {
-		bufferevent_write(mc->bev, s, strlen(s));
+		bufferevent_write(mc->bev, s, len);
 		bufferevent_write(mc->bev, "\n", 1);
-		cJSON_free(s);
+		free(s);
 	}
 	cJSON_Delete(msg);
 }
@@ -479,11 +480,15 @@ mcp_http_cb(struct evhttp_request *req, void *arg)
 		evhttp_send_reply(req, 202, "Accepted", NULL);
 		return;
 	}
-	body = cJSON_PrintUnformatted(resp);
+	body = acp_json_print(resp, &len);	/* valid UTF-8, as MCP wants */
 	cJSON_Delete(resp);
+	if (body == NULL) {
+		evhttp_send_error(req, 500, "Out of memory");
+		return;
+	}
 	out = evbuffer_new();
-	evbuffer_add(out, body, strlen(body));
-	cJSON_free(body);
+	evbuffer_add(out, body, len);
+	free(body);
 	evhttp_add_header(evhttp_request_get_output_headers(req), "Content-Type",
 	    "application/json");
 	evhttp_send_reply(req, 200, "OK", out);

@@ -1,7 +1,8 @@
 /*
  * test_jsonrpc.c: the framer and demultiplexer of acp/jsonrpc.c: split
  * reads, huge and oversized frames, garbage, overlapping ids, timeouts,
- * pausing (the backpressure of acp_agent_hold()).
+ * pausing (the backpressure of acp_agent_hold()), and the UTF-8 of what
+ * is written (acp/json.c).
  */
 #include "compat.h"
 
@@ -368,6 +369,65 @@ test_pause(void)
 	jsonrpc_free(j);
 }
 
+/* Valid UTF-8 only on the wire; U+FFFD per maximal invalid subpart. */
+static void
+test_utf8(void)
+{
+	static const struct {
+		const char *in, *out;
+	} cases[] = {
+		{ "plain ascii", NULL },
+		{ "caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80 \xf4\x8f\xbf\xbf", NULL },
+		{ "caf\xe9", "caf\xef\xbf\xbd" },		/* Latin-1 */
+		{ "\xff\xfe" "a", "\xef\xbf\xbd\xef\xbf\xbd" "a" },
+		{ "\xe2\x82", "\xef\xbf\xbd" },			/* cut at the end */
+		{ "\xe2\x82" "a", "\xef\xbf\xbd" "a" },		/* cut mid-text */
+		{ "\xc0\xaf", "\xef\xbf\xbd\xef\xbf\xbd" },	/* overlong '/' */
+		{ "\xe0\x80\xaf", "\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd" },
+		{ "\xed\xa0\x80", "\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd" },
+		{ "\xf4\x90\x80\x80", "\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd"
+		    "\xef\xbf\xbd" },				/* > U+10FFFF */
+		{ "\xf0\x9f\x98", "\xef\xbf\xbd" },		/* 3 of 4 */
+		{ "\x80x", "\xef\xbf\xbdx" },			/* lone continuation */
+	};
+	struct jsonrpc *j = jsonrpc_new(base, &h, NULL);
+	cJSON *p;
+	size_t i, olen;
+	char *out, name[64];
+	int r;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		out = NULL;
+		r = acp_utf8_scrub(cases[i].in, strlen(cases[i].in), &out,
+		    &olen);
+		if (cases[i].out == NULL) {
+			snprintf(name, sizeof(name), "utf8: case %zu is valid, "
+			    "left alone", i);
+			is_int(r, 0, name);
+			continue;
+		}
+		snprintf(name, sizeof(name), "utf8: case %zu replaced by "
+		    "maximal subparts", i);
+		ok(r > 0 && out != NULL && olen == strlen(cases[i].out) &&
+		    memcmp(out, cases[i].out, olen) == 0, name);
+		free(out);
+	}
+
+	/* An IRC line in Latin-1 goes out to the agent as valid UTF-8. */
+	reset();
+	p = cJSON_CreateObject();
+	cJSON_AddStringToObject(p, "text", "na\xefve caf\xe9");
+	jsonrpc_notify(j, "session/prompt", p);
+	is_int(nwrites, 1, "utf8: one frame written");
+	ok(strstr(last_written, "\"na\xef\xbf\xbdve caf\xef\xbf\xbd\"") !=
+	    NULL, "utf8: its text carries U+FFFD for each bad byte");
+	r = acp_utf8_scrub(last_written, strlen(last_written), &out, &olen);
+	is_int(r, 0, "utf8: the whole frame is valid UTF-8");
+	ok(last_written[strlen(last_written) - 1] == '\n',
+	    "utf8: the frame still ends in LF");
+	jsonrpc_free(j);
+}
+
 int
 main(void)
 {
@@ -393,6 +453,7 @@ main(void)
 	test_timeout_close();
 	test_eof();
 	test_pause();
+	test_utf8();
 	event_base_free(base);
 	return tap_done();
 }

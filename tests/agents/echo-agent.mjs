@@ -10,6 +10,9 @@
 //   ECHO_AGENT_CLOSE  1: offer session/close (the session leaves the process)
 //   ECHO_AGENT_COUNT  1: answers say how many sessions the process holds
 //   ECHO_AGENT_SET_DELAY_MS  delay before answering session/set_mode
+//   ECHO_AGENT_STRICT_UTF8  1: a frame that is not valid UTF-8 ends the agent
+//                     (exit 3), as a strict peer (serde_json) cannot read it;
+//                     the SDK itself would quietly decode it with U+FFFD
 // Prompt commands: /perm <what>, /plan, /crash, /burst-exit <words>, /hang,
 //   /garbage <n>, /huge <bytes>, /hugegarbage <bytes>, /mode, anything else is
 //   echoed.
@@ -25,6 +28,7 @@ const STATE = process.env.ECHO_AGENT_STATE || "";
 const CLOSE = process.env.ECHO_AGENT_CLOSE === "1";
 const COUNT = process.env.ECHO_AGENT_COUNT === "1";
 const SET_DELAY = Number(process.env.ECHO_AGENT_SET_DELAY_MS || 0);
+const STRICT_UTF8 = process.env.ECHO_AGENT_STRICT_UTF8 === "1";
 const log = (...a) => console.error("[echo-agent]", ...a);
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 // Raw stdout, bypassing the SDK: for the garbage the tests need.
@@ -304,7 +308,32 @@ const app = acp
     sessions.get(params.sessionId)?.abort?.abort();
   });
 
-const conn = app.connect(acp.ndJsonStream(Writable.toWeb(process.stdout), Readable.toWeb(process.stdin)));
+// Strict UTF-8: every frame is checked as a whole before the SDK sees it.
+function strictUtf8(input) {
+  const fatal = new TextDecoder("utf-8", { fatal: true });
+  let pending = Buffer.alloc(0);
+  return input.pipeThrough(new TransformStream({
+    transform(chunk, ctl) {
+      pending = Buffer.concat([pending, Buffer.from(chunk)]);
+      let nl;
+      while ((nl = pending.indexOf(10)) >= 0) {
+        const frame = pending.subarray(0, nl + 1);
+        pending = pending.subarray(nl + 1);
+        try {
+          fatal.decode(frame);
+        } catch {
+          log("a frame is not valid UTF-8:", frame.toString("hex").slice(0, 200));
+          process.exit(3);
+        }
+        ctl.enqueue(new Uint8Array(frame));
+      }
+    },
+  }));
+}
+
+const stdin = Readable.toWeb(process.stdin);
+const conn = app.connect(acp.ndJsonStream(Writable.toWeb(process.stdout),
+  STRICT_UTF8 ? strictUtf8(stdin) : stdin));
 client = conn.client;
 await conn.closed;
 log("connection closed");

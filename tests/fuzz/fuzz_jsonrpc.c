@@ -3,8 +3,10 @@
  * JSON-RPC framing, dispatch of requests and notifications, and replies
  * matched to our outstanding calls. The input is fed in two chunks so a
  * frame can be cut anywhere. Invariants: no memory error or leak, every
- * frame we write is one line, and a reply callback gets exactly one of
- * result and error (SEC-4).
+ * frame we write is one line of valid UTF-8 (the agent's ids come back in
+ * our answers), a reply callback gets exactly one of result and error
+ * (SEC-4), and acp_utf8_scrub() of the input is valid UTF-8 and leaves
+ * valid input alone.
  */
 #include "compat.h"
 
@@ -45,9 +47,32 @@ on_notify(struct jsonrpc *j, const char *method, const cJSON *params,
 static void
 on_write(const char *buf, size_t len, void *arg)
 {
+	char *out;
+	size_t olen;
+
 	(void)arg;
 	if (len == 0 || memchr(buf, '\n', len) != buf + len - 1)
 		abort();
+	if (acp_utf8_scrub(buf, len, &out, &olen) != 0)
+		abort();
+}
+
+static void
+check_scrub(const uint8_t *data, size_t size)
+{
+	char *out, *again;
+	size_t olen, alen;
+	int r;
+
+	if ((r = acp_utf8_scrub((const char *)data, size, &out, &olen)) < 0)
+		abort();
+	if (r == 0)
+		return;
+	/* Each bad subpart (1 to 3 bytes) became three; the result is valid. */
+	if (olen < size || olen > size + 2 * (size_t)r ||
+	    acp_utf8_scrub(out, olen, &again, &alen) != 0)
+		abort();
+	free(out);
 }
 
 static void
@@ -79,6 +104,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	size_t half = size / 2;
 	int i;
 
+	check_scrub(data, size);
 	if (base == NULL && (base = event_base_new()) == NULL)
 		abort();
 	if ((j = jsonrpc_new(base, &h, NULL)) == NULL)

@@ -193,8 +193,9 @@ assert len(LONGNICK) == 30 and len(LONGCHAN) == 50
 
 S = Shared(flood_exempt="127.0.0.0/8", history_replay=0, max_loaded_agents=10,
            config_extra=(
-               agent_section("s", "alice", "#ag1 #rt1 #rt3 #rt3b #rt4 #rt6 #rt7 #tn1 #tn3 #ss2",
+               agent_section("s", "alice", "#ag1 #rt1 #rt3 #rt3b #rt4 #rt6 #rt7 #tn1 #tn3 #ss2 #utf8",
                              description="Alice the echo")
+               + agent_section("s", "strict", "#utf8", env=["ECHO_AGENT_STRICT_UTF8=1"])
                + agent_section("s", "bob", "#rt1 #rt3b #tn1")
                + agent_section("s", "alpha", "#amb") + agent_section("s", "amber", "#amb")
                + agent_section("s", "carl", "#tn2a #tn2b #tn6", env=["ECHO_AGENT_DELAY_MS=150"])
@@ -900,6 +901,30 @@ def test_tn4_200_lines_long_utf8_code():
     _check_tn4(msgs, lines, "TN-4")
     for m in msgs:
         assert m.tags.get("+reply") == mid, m.raw
+    u.quit()
+
+
+def test_sec4_agents_get_valid_utf8():
+    """SEC-4: IRC text need not be UTF-8, ACP frames must be (reference/acp.md). A line
+    in Latin-1 reaches an agent with U+FFFD for each bad byte, in its prompt and in the
+    transcript of its next turn. strict checks every frame as a Rust agent's serde_json
+    does, and exits on one that is not UTF-8, which the SDK's own decoder would hide."""
+    srv = shared()
+    u = mclient(srv, "u8u")
+    joined(u, "#utf8")
+    u.send(b"PRIVMSG #utf8 :@strict caf\xe9 cr\xe8me \xe2\x82")
+    lines = until_done(u, "strict", "#utf8")
+    msgs = only_from(lines, "strict", "#utf8", "strict <- Latin-1")
+    want_echo(msgs, "<u8u> strict caf\ufffd cr\ufffdme \ufffd", "SEC-4 prompt")
+    # Said to alice, so strict gets it in its next turn's transcript.
+    u.send(b"PRIVMSG #utf8 :@alice na\xefve \xff\xfe")
+    until_done(u, "alice", "#utf8")
+    send(u, "#utf8", "@strict and now?")
+    lines = until_done(u, "strict", "#utf8")
+    got = prompt_of(only_from(lines, "strict", "#utf8", "strict <- transcript"))
+    if "<u8u> alice na\ufffdve \ufffd\ufffd" not in got or not got.endswith("and now?"):
+        raise TestFailure("SEC-4: strict's second prompt: %r" % got)
+    assert agent_pids("s", "strict"), "SEC-4: strict is no longer running"
     u.quit()
 
 
