@@ -9,6 +9,10 @@ check_PROGRAMS += bench/loadgen
 bench_loadgen_SOURCES = bench/loadgen.c
 bench_loadgen_LDADD = libcompat.a $(LIBEVENT_OPENSSL_LIBS) $(LIBEVENT_LIBS) \
 	$(OPENSSL_LIBS)
+# The floor of the latency scenarios (bench/README.md): not an IRC server.
+check_PROGRAMS += bench/floor
+bench_floor_SOURCES = bench/floor.c
+bench_floor_LDADD = libcompat.a
 
 TESTS += bench/smoke.sh bench/limits.sh
 EXTRA_DIST += bench/lib.sh bench/run-compare bench/README.md bench/history-bench

@@ -4,7 +4,8 @@
 # Run by make check, which sets AGENTIRCD; LOADGEN defaults to the one
 # beside this script in the build tree. Three runs: plain, TLS with full
 # handshakes, and TLS offering a session (run-compare's -resume scenarios).
-echo 1..3
+# A fourth run checks bench/floor, the reference of the latency scenarios.
+echo 1..4
 
 # LOADGEN, $tmp, $pid and their cleanup, free_port, wait_port: see lib.sh.
 # shellcheck source=bench/lib.sh
@@ -84,3 +85,19 @@ run "TLS resume" "$tport" --tls-resume
 grep -q '^tls_resumed=10$' "$tmp/loadgen.out" ||
 	not_ok "TLS resume: $(grep '^tls_resumed=' "$tmp/loadgen.out") of 10 resumed"
 echo "ok $n - loadgen smoke run over TLS, resuming: $d deliveries"
+n=4
+# bench/floor: every line reaches every member, one at a time as in the
+# latency scenarios, and on SIGTERM it exits 0, having dropped no write.
+FLOOR=${FLOOR:-$(dirname "$LOADGEN")/floor}
+kill "$pid" && wait "$pid"
+port=$(free_port) || not_ok "no free port"
+"$FLOOR" "$port" >"$tmp/server.log" 2>&1 &
+pid=$!
+wait_port "$port" || not_ok "floor did not listen on port $port"
+run "floor" "$port" --window 1
+kill "$pid"
+wait "$pid"
+rc=$?
+pid=
+[ $rc -eq 0 ] || not_ok "floor: exited $rc"
+echo "ok $n - loadgen smoke run against bench/floor: $d deliveries"
