@@ -690,6 +690,24 @@ test_misbehaving(void)
 	acp_session_free(s);
 	acp_agent_free(a);
 
+	/*
+	 * Sends requests with 1 MiB ids and does not read the answers (SEC-4):
+	 * past 64 MiB waiting on its stdin it is killed (SIGKILL), as a crash.
+	 */
+	memset(&ar, 0, sizeof(ar));
+	memset(&r, 0, sizeof(r));
+	a = agent("deaf", NULL, &ar, NULL);
+	s = acp_session_new(a, NULL, &r);
+	turn(s, &r, "/deaf 100", 60000);
+	ok(ar.exits == 1 && WIFSIGNALED(ar.ex.status) &&
+	    WTERMSIG(ar.ex.status) == SIGKILL,
+	    "deaf: killed once 64 MiB wait on its stdin");
+	is_int(r.te.stop, ACP_STOP_ERROR, "deaf: the turn fails");
+	ok(strstr(r.text, "heard nothing") == NULL, "deaf: it never got to "
+	    "finish");
+	acp_session_free(s);
+	acp_agent_free(a);
+
 	/* Authentication: with a key, authenticate; without, a message. */
 	memset(&ar, 0, sizeof(ar));
 	memset(&r, 0, sizeof(r));

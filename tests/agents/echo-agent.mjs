@@ -14,8 +14,8 @@
 //                     (exit 3), as a strict peer (serde_json) cannot read it;
 //                     the SDK itself would quietly decode it with U+FFFD
 // Prompt commands: /perm <what>, /plan, /crash, /burst-exit <words>, /hang,
-//   /garbage <n>, /huge <bytes>, /hugegarbage <bytes>, /mode, anything else is
-//   echoed.
+//   /garbage <n>, /huge <bytes>, /hugegarbage <bytes>, /deaf <n>, /mode,
+//   anything else is echoed.
 import * as acp from "@agentclientprotocol/sdk";
 import { Readable, Writable } from "node:stream";
 import { randomUUID } from "node:crypto";
@@ -179,6 +179,24 @@ async function turn(sid, s, text, signal) {
   if (cmd === "/hugegarbage") {
     await raw("y".repeat(Number(arg || 1000000)) + "\n");
     await say(sid, "after huge garbage");
+    return "end_turn";
+  }
+  if (cmd === "/deaf") {
+    // n requests with 1 MiB ids, written without returning to the event
+    // loop, so stdin is not read while the client answers them all.
+    // stdout is a non-blocking pipe: a full one is EAGAIN, tried again.
+    const id = "i".repeat(1 << 20);
+    for (let i = 0; i < Number(arg || 80); i++) {
+      const b = Buffer.from(JSON.stringify({ jsonrpc: "2.0", id: id + i, method: "x/unknown", params: {} }) + "\n");
+      for (let off = 0; off < b.length; ) {
+        try {
+          off += fs.writeSync(1, b, off);
+        } catch (e) {
+          if (e.code !== "EAGAIN") throw e;
+        }
+      }
+    }
+    await say(sid, "heard nothing");
     return "end_turn";
   }
   if (cmd === "/mode") {
