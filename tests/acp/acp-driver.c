@@ -694,10 +694,7 @@ test_misbehaving(void)
 	 * Sends requests with 1 MiB ids and does not read the answers (SEC-4):
 	 * past 64 MiB waiting on its stdin it is killed (SIGKILL), as a crash.
 	 */
-	memset(&ar, 0, sizeof(ar));
-	memset(&r, 0, sizeof(r));
-	a = agent("deaf", NULL, &ar, NULL);
-	s = acp_session_new(a, NULL, &r);
+	a = agent_opening("deaf", NULL, &ar, &r, &s);
 	turn(s, &r, "/deaf 100", 60000);
 	ok(ar.exits == 1 && WIFSIGNALED(ar.ex.status) &&
 	    WTERMSIG(ar.ex.status) == SIGKILL,

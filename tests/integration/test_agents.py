@@ -1116,6 +1116,13 @@ def test_tn4_backpressure_tls():
     finally:
         srv.stop()
 
+def _scripty_answers(u, chan, what):
+    """scripty takes a new turn in chan and hears it whole (after a stop or a crash)."""
+    _, msgs, _ = ask(u, chan, "@scripty are you there", "scripty", timeout=20)
+    if texts(msgs)[-1] != "heard: <%s> scripty are you there" % u.nick:
+        raise TestFailure("%s: %r" % (what, texts(msgs)))
+
+
 def test_tn6_stop_while_the_answer_waits():
     """TN-6 with TN-4's backpressure: !stop while a 2 MB answer waits for a reader ends
     the turn: the rest of the answer and the tool call after it are not sent, and the
@@ -1137,9 +1144,7 @@ def test_tn6_stop_while_the_answer_waits():
                                             any("never.c" in t for t in got)))
     stalled.close()
     u.drain(0.5)
-    _, msgs, _ = ask(u, "#bp4", "@scripty are you there", "scripty", timeout=20)
-    if texts(msgs)[-1] != "heard: <bpd> scripty are you there":
-        raise TestFailure("after !stop: %r" % texts(msgs))
+    _scripty_answers(u, "#bp4", "after !stop")
     u.quit()
 
 
@@ -1373,9 +1378,7 @@ def test_tn7_tn9_crash_mid_turn():
     if "about to crash" not in texts(said(lines, "scripty")):
         raise TestFailure("the streamed text before the crash was lost: %r" % lines)
     u.drain(0.3)
-    _, msgs, _ = ask(u, "#crash", "@scripty are you back", "scripty", timeout=20)
-    if texts(msgs)[-1] != "heard: <crashu> scripty are you back":
-        raise TestFailure("after the crash: %r" % texts(msgs))
+    _scripty_answers(u, "#crash", "after the crash")
     u.quit()
 
 
