@@ -11,7 +11,7 @@
 #include <time.h>
 
 #include "ircd/account.h"
-#include "ircd/agent.h"
+#include "ircd/bridge/agent.h"
 #include "ircd/cap.h"
 #include "ircd/casemap.h"
 #include "ircd/client.h"

@@ -15,7 +15,7 @@
 #include "ircd/conf.h"
 #include "ircd/dict.h"
 #include "ircd/numeric.h"
-#include "ircd/schedule.h"
+#include "ircd/bridge/schedule.h"
 #include "ircd/xmalloc.h"
 
 struct channel *

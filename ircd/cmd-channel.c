@@ -19,7 +19,7 @@
 #include "ircd/command.h"
 #include "ircd/conf.h"
 #include "ircd/history.h"
-#include "ircd/schedule.h"
+#include "ircd/bridge/schedule.h"
 #include "ircd/dict.h"
 #include "ircd/ircd.h"
 #include "ircd/message.h"

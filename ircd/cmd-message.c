@@ -9,7 +9,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "ircd/agent.h"
+#include "ircd/bridge/agent.h"
 #include "ircd/cap.h"
 #include "ircd/casemap.h"
 #include "ircd/channel.h"

@@ -11,7 +11,7 @@
 #include <strings.h>
 #include <time.h>
 
-#include "ircd/agent.h"
+#include "ircd/bridge/agent.h"
 #include "ircd/cap.h"
 #include "ircd/casemap.h"
 #include "ircd/channel.h"

@@ -12,7 +12,7 @@
 #include <strings.h>
 
 #include "ircd/account.h"
-#include "ircd/agent.h"
+#include "ircd/bridge/agent.h"
 #include "ircd/casemap.h"
 #include "ircd/channel.h"
 #include "ircd/client.h"

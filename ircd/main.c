@@ -17,7 +17,7 @@
 #include "ircd/conf.h"
 #include "ircd/ircd.h"
 #include "ircd/log.h"
-#include "ircd/mcp.h"
+#include "ircd/bridge/mcp.h"
 #include "ircd/mkcert.h"
 #include "ircd/passwd.h"
 

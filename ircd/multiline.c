@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ircd/agent.h"
+#include "ircd/bridge/agent.h"
 #include "ircd/cap.h"
 #include "ircd/casemap.h"
 #include "ircd/channel.h"

@@ -17,10 +17,10 @@
 #include <unistd.h>
 
 #include "ircd/cap.h"
-#include "ircd/agent.h"
+#include "ircd/bridge/agent.h"
 #include "ircd/conn.h"
-#include "ircd/mcp.h"
-#include "ircd/schedule.h"
+#include "ircd/bridge/mcp.h"
+#include "ircd/bridge/schedule.h"
 #include "ircd/casemap.h"
 #include "ircd/channel.h"
 #include "ircd/client.h"

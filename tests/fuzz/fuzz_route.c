@@ -11,8 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ircd/prompt.h"
-#include "ircd/route.h"
+#include "ircd/bridge/prompt.h"
+#include "ircd/bridge/route.h"
 
 int	LLVMFuzzerTestOneInput(const uint8_t *, size_t);
 

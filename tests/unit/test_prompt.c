@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ircd/prompt.h"
+#include "ircd/bridge/prompt.h"
 #include "tap.h"
 
 static void

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ircd/route.h"
+#include "ircd/bridge/route.h"
 #include "tests/unit/tap.h"
 
 static const char *const three[] = { "alice", "bob", "architect" };

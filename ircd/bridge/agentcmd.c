@@ -13,17 +13,17 @@
 #include <string.h>
 
 #include "acp/acp.h"
-#include "ircd/agent.h"
-#include "ircd/agentcmd.h"
-#include "ircd/card.h"
+#include "ircd/bridge/agent.h"
+#include "ircd/bridge/agentcmd.h"
+#include "ircd/bridge/card.h"
 #include "ircd/casemap.h"
 #include "ircd/channel.h"
 #include "ircd/client.h"
 #include "ircd/conf.h"
 #include "ircd/history.h"
 #include "ircd/reply.h"
-#include "ircd/schedule.h"
-#include "ircd/turn.h"
+#include "ircd/bridge/schedule.h"
+#include "ircd/bridge/turn.h"
 #include "store/store.h"
 
 #define MAXHERE	32

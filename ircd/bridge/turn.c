@@ -11,13 +11,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ircd/agent.h"
+#include "ircd/bridge/agent.h"
 #include "ircd/casemap.h"
 #include "ircd/client.h"
 #include "ircd/conf.h"
-#include "ircd/card.h"
+#include "ircd/bridge/card.h"
 #include "ircd/reply.h"
-#include "ircd/turn.h"
+#include "ircd/bridge/turn.h"
 #include "ircd/xmalloc.h"
 
 /*

@@ -18,8 +18,8 @@
 #include <time.h>
 
 #include "acp/acp.h"
-#include "ircd/agent.h"
-#include "ircd/card.h"
+#include "ircd/bridge/agent.h"
+#include "ircd/bridge/card.h"
 #include "ircd/casemap.h"
 #include "ircd/channel.h"
 #include "ircd/client.h"
@@ -28,8 +28,8 @@
 #include "ircd/log.h"
 #include "ircd/message.h"
 #include "ircd/reply.h"
-#include "ircd/schedule.h"
-#include "ircd/turn.h"
+#include "ircd/bridge/schedule.h"
+#include "ircd/bridge/turn.h"
 #include "ircd/xmalloc.h"
 #include "store/store.h"
 

@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "ircd/casemap.h"
-#include "ircd/route.h"
+#include "ircd/bridge/route.h"
 #include "ircd/xmalloc.h"
 
 enum hit {

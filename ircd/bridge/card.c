@@ -14,14 +14,14 @@
 #include <string.h>
 
 #include "acp/acp.h"
-#include "ircd/agent.h"
-#include "ircd/card.h"
+#include "ircd/bridge/agent.h"
+#include "ircd/bridge/card.h"
 #include "ircd/casemap.h"
 #include "ircd/channel.h"
 #include "ircd/client.h"
 #include "ircd/conf.h"
 #include "ircd/reply.h"
-#include "ircd/turn.h"
+#include "ircd/bridge/turn.h"
 #include "ircd/xmalloc.h"
 
 #define CARD_MAXOPTS	8

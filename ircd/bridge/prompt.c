@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ircd/prompt.h"
+#include "ircd/bridge/prompt.h"
 #include "ircd/xmalloc.h"
 
 char *

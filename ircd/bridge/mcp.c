@@ -31,12 +31,12 @@
 #include <unistd.h>
 
 #include "acp/acp.h"
-#include "ircd/agent.h"
+#include "ircd/bridge/agent.h"
 #include "ircd/client.h"
 #include "ircd/conf.h"
 #include "ircd/log.h"
-#include "ircd/mcp.h"
-#include "ircd/schedule.h"
+#include "ircd/bridge/mcp.h"
+#include "ircd/bridge/schedule.h"
 #include "ircd/xmalloc.h"
 
 #define MCP_MAXLINE	(1024 * 1024)

@@ -1,0 +1,14 @@
+# ircd/bridge/local.mk: the agent bridge (agents as IRC users), included by
+# the top-level Makefile.am. It depends on the IRC core, acp/ and store/;
+# nothing of the core depends on it.
+
+noinst_LIBRARIES += libbridge.a
+libbridge_a_SOURCES = \
+	ircd/bridge/agent.c ircd/bridge/agent.h \
+	ircd/bridge/agentcmd.c ircd/bridge/agentcmd.h \
+	ircd/bridge/card.c ircd/bridge/card.h \
+	ircd/bridge/mcp.c ircd/bridge/mcp.h \
+	ircd/bridge/schedule.c ircd/bridge/schedule.h \
+	ircd/bridge/turn.c ircd/bridge/turn.h \
+	ircd/bridge/prompt.c ircd/bridge/prompt.h \
+	ircd/bridge/route.c ircd/bridge/route.h
