@@ -9,7 +9,7 @@ libacp_a_SOURCES = \
 	acp/json.c \
 	acp/jsonrpc.c acp/jsonrpc.h \
 	acp/proc.c acp/proc.h \
-	acp/client.c \
+	acp/lifecycle.c \
 	acp/pool.c
 
 ACP_LDADD = libacp.a libcompat.a $(DEPLIBS)
