@@ -11,13 +11,13 @@
 #include <time.h>
 
 #include "ircd/account.h"
-#include "ircd/bridge/agent.h"
 #include "ircd/cap.h"
 #include "ircd/casemap.h"
 #include "ircd/client.h"
 #include "ircd/conf.h"
 #include "ircd/conn.h"
 #include "ircd/dict.h"
+#include "ircd/hook.h"
 #include "ircd/log.h"
 #include "ircd/numeric.h"
 #include "ircd/passwd.h"
@@ -91,7 +91,7 @@ account_login(struct client *c, const char *name)
 	if (c->flags & CLIENT_REGISTERED) {
 		client_send_common_cap(c, 0, CAP_ACCOUNT_NOTIFY, ":%s ACCOUNT %s",
 		    c->prefix, c->account);
-		agent_tell_mentions(c);
+		hook_logged_in(c);
 	}
 	log_info("%s logged in as %s from %s", client_name(c), name, c->ip);
 }

@@ -14,8 +14,8 @@
 #include "ircd/channel.h"
 #include "ircd/conf.h"
 #include "ircd/dict.h"
+#include "ircd/hook.h"
 #include "ircd/numeric.h"
-#include "ircd/bridge/schedule.h"
 #include "ircd/xmalloc.h"
 
 struct channel *
@@ -72,8 +72,7 @@ channel_maybe_destroy(struct channel *ch)
 	casemap_fold(key, ch->name, sizeof(key));
 	dict_del(ircd.channels, key);
 	ircd.nchannels--;
-	if (!ircd.stopping)
-		schedule_drop_conv(key);	/* SC-7 */
+	hook_channel_gone(ch);
 	while ((b = TAILQ_FIRST(&ch->bans)) != NULL) {
 		TAILQ_REMOVE(&ch->bans, b, entry);
 		free(b->mask);
@@ -114,6 +113,8 @@ channel_add(struct channel *ch, struct client *c, unsigned modes)
 	TAILQ_INSERT_TAIL(&c->channels, m, by_client);
 	ch->nmembers++;
 	c->nchannels++;
+	if (c->flags & CLIENT_SERVICE)
+		ch->nservices++;
 	if (c->ops->joined != NULL)
 		c->ops->joined(c, ch);
 	return m;
@@ -130,6 +131,8 @@ channel_remove(struct channel *ch, struct client *c)
 	TAILQ_REMOVE(&c->channels, m, by_client);
 	ch->nmembers--;
 	c->nchannels--;
+	if (c->flags & CLIENT_SERVICE)
+		ch->nservices--;
 	free(m);
 	if (c->ops->parted != NULL)
 		c->ops->parted(c, ch);
@@ -137,21 +140,63 @@ channel_remove(struct channel *ch, struct client *c)
 }
 
 void
+channel_each(struct channel *ch, const struct member_filter *f,
+    void (*fn)(struct client *, void *), void *arg)
+{
+	static const struct member_filter all;
+	struct member *m;
+
+	if (f == NULL)
+		f = &all;
+	TAILQ_FOREACH(m, &ch->members, by_channel) {
+		struct client *c = m->client;
+
+		if (c == f->except || (c->flags & CLIENT_CLOSING) ||
+		    (f->modes != 0 && !(m->modes & f->modes)) ||
+		    (c->caps & f->caps) != f->caps || (c->caps & f->skip_caps))
+			continue;
+		fn(c, arg);
+	}
+}
+
+static void
+channel_deliver(struct client *c, void *om)
+{
+	c->ops->deliver(c, om);
+}
+
+void
+channel_relay(struct channel *ch, const struct member_filter *f,
+    struct outmsg *om)
+{
+	channel_each(ch, f, channel_deliver, om);
+}
+
+struct rawline {
+	const char	*line;
+	size_t		 len;
+};
+
+static void
+channel_sendraw(struct client *c, void *arg)
+{
+	struct rawline *r = arg;
+
+	client_sendn(c, r->line, r->len);
+}
+
+void
 channel_sendn(struct channel *ch, struct client *except, const char *line, size_t len)
 {
-	struct member *m;
 	struct outmsg om;
+	struct rawline r = { line, len };
+	struct member_filter f = { .except = except };
 
 	/* A user's event carries its tags (time, msgid, account...) per recipient. */
-	if (outmsg_from_line(&om, line, len) == NULL) {
-		TAILQ_FOREACH(m, &ch->members, by_channel)
-			if (m->client != except)
-				client_sendn(m->client, line, len);
-		return;
-	}
-	TAILQ_FOREACH(m, &ch->members, by_channel)
-		if (m->client != except && !(m->client->flags & CLIENT_CLOSING))
-			m->client->ops->deliver(m->client, &om);
+	if (outmsg_from_line(&om, line, len) == NULL)
+		channel_each(ch, &f, channel_sendraw, &r);
+	else
+		channel_relay(ch, &f, &om);
 }
 
 void

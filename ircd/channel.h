@@ -50,8 +50,7 @@ struct channel {
 	TAILQ_HEAD(, ban)	 bans;
 	unsigned		 nbans;
 	int			 permanent;	/* from the config: kept when empty */
-	unsigned		 nagents;	/* members that are agents */
-	char			 last_agent[NICKLEN + 1];	/* RT-3: spoke last */
+	unsigned		 nservices;	/* members that are service users */
 };
 
 struct channel	*channel_find(const char *name);
@@ -63,6 +62,23 @@ struct member	*channel_member(const struct channel *, const struct client *);
 struct member	*channel_add(struct channel *, struct client *, unsigned modes);
 /* Remove a member; may destroy the channel. */
 void		 channel_remove(struct channel *, struct client *);
+/* Which members a relay reaches; a zero field allows any. */
+struct member_filter {
+	const struct client	*except;	/* not this one */
+	unsigned		 modes;		/* MEMBER_*: has one of these */
+	unsigned		 caps;		/* CAP_*: has all of these */
+	unsigned		 skip_caps;	/* CAP_*: has none of these */
+};
+
+/*
+ * The one member loop of every relay: fn(client, arg) for each member
+ * that passes f (NULL: every member).
+ */
+void		 channel_each(struct channel *, const struct member_filter *f,
+		    void (*fn)(struct client *, void *), void *arg);
+/* A relayed event to those members, each rendered per its caps. */
+void		 channel_relay(struct channel *, const struct member_filter *,
+		    struct outmsg *);
 /* Send a line to every member but except (NULL = all). */
 void		 channel_send(struct channel *, struct client *except, const char *fmt, ...)
 		    __attribute__((format(printf, 3, 4)));

@@ -19,6 +19,7 @@
 #include "ircd/client.h"
 #include "ircd/conf.h"
 #include "ircd/dict.h"
+#include "ircd/hook.h"
 #include "ircd/log.h"
 #include "ircd/message.h"
 #include "ircd/multiline.h"
@@ -64,6 +65,19 @@ client_new(const struct client_ops *ops, struct conn *conn)
 	TAILQ_INSERT_TAIL(&ircd.all, c, entry);
 	ircd.nunknown++;
 	return c;
+}
+
+void
+client_register(struct client *c)
+{
+	c->flags |= CLIENT_REGISTERED;
+	c->signon = c->idle = time(NULL);
+	ircd.nunknown--;
+	ircd.nusers++;
+	if (ircd.nusers > ircd.maxusers)
+		ircd.maxusers = ircd.nusers;
+	client_update_prefix(c);
+	hook_user_new(c);
 }
 
 struct client *
@@ -412,6 +426,7 @@ client_exit(struct client *c, const char *reason)
 		return;
 	if (c->flags & CLIENT_REGISTERED) {
 		client_send_common(c, 0, ":%s QUIT :%s", c->prefix, reason);
+		hook_user_quit(c, reason);
 		TAILQ_FOREACH_SAFE(m, &c->channels, by_client, mt)
 			channel_remove(m->channel, c);
 		whowas_add(c);

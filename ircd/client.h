@@ -1,7 +1,8 @@
 /*
- * client.h: users, with or without a connection. A human has a conn; an
- * agent (later) has none and its own ops. Command handlers only ever
- * talk to a client through client_send() and ops, never "is it an agent?".
+ * client.h: users, with or without a connection. A person has a conn; a
+ * service user (an agent of the bridge) has none and its own ops. Command
+ * handlers only ever talk to a client through client_send() and ops, and
+ * never ask what is behind a service user.
  */
 #ifndef IRCD_CLIENT_H
 #define IRCD_CLIENT_H
@@ -36,7 +37,8 @@ struct channel;
 #define CLIENT_CAP_NEGOTIATING	0x0010	/* CAP LS/REQ seen, no CAP END yet */
 #define CLIENT_CLOSING		0x0020	/* quit in progress: send nothing more */
 #define CLIENT_FLOOD_EXEMPT	0x0040
-#define CLIENT_AGENT		0x0080	/* for WHOIS text only; never for routing */
+#define CLIENT_SERVICE		0x0080	/* a pseudo-user of this server: unkillable,
+					   not counted for first-join op */
 #define CLIENT_CAP_302		0x0100	/* a CAP LS 302 (or later) was seen */
 
 /* Invitations a client keeps; the oldest goes first. */
@@ -44,7 +46,7 @@ struct channel;
 
 /*
  * A relayed event (PRIVMSG, NOTICE, ...) from one user, rendered once and
- * shared by every recipient; structured fields let agents (later) read it
+ * shared by every recipient; structured fields let service users read it
  * without parsing the line.
  */
 #define OUTMSG_NWIRE	4
@@ -106,6 +108,11 @@ struct client_ops {
 	void	(*message)(struct client *to, struct client *from, struct outmsg *);
 	/* Optional: more WHOIS lines about this client, for asker (AG-3). */
 	void	(*whois)(struct client *, struct client *asker);
+	/*
+	 * Service users: what the user is, for the refusal of a KILL
+	 * ("You can't kill alice: it is <service>").
+	 */
+	const char	*service;
 };
 
 struct invite {
@@ -155,6 +162,11 @@ struct client {
 
 /* A new unregistered client with ops; adds it to ircd.all. */
 struct client	*client_new(const struct client_ops *, struct conn *);
+/*
+ * The client is registered: counted as a user, its prefix built, and the
+ * hooks told (hook.h user_new). For people and service users alike.
+ */
+void		 client_register(struct client *);
 /* Look a nick up, case-insensitively; registered clients only. */
 struct client	*client_find(const char *nick);
 /* The same, including clients still registering (for 433). */

@@ -19,8 +19,8 @@
 #include "ircd/command.h"
 #include "ircd/conf.h"
 #include "ircd/history.h"
-#include "ircd/bridge/schedule.h"
 #include "ircd/dict.h"
+#include "ircd/hook.h"
 #include "ircd/ircd.h"
 #include "ircd/message.h"
 #include "ircd/numeric.h"
@@ -277,17 +277,18 @@ chan_join_one(struct client *c, const char *name, const char *key)
 		/* A stale invite must not outlive the join it was for. */
 		client_invite_clear(c, ch->name);
 		/*
-		 * A channel kept from the config or history with nobody but agents
-		 * in it: the first person in gets op, as in a new channel.
+		 * A channel kept from the config or history with nobody but
+		 * service users (agents) in it: the first person in gets op, as
+		 * in a new channel.
 		 */
-		channel_add(ch, c, ch->nmembers == ch->nagents ? MEMBER_OP : 0);
+		channel_add(ch, c, ch->nmembers == ch->nservices ? MEMBER_OP : 0);
 	}
 	chan_relay_join(c, ch);
 	if (ch->topic != NULL)
 		chan_send_topic(c, ch);
 	chan_send_names(c, ch);
 	history_replay_join(c, ch);
-	schedule_join_summary(c, ch);
+	hook_user_joined(c, ch);
 }
 
 void
@@ -382,6 +383,7 @@ cmd_topic(struct client *c, struct message *msg)
 	    time(NULL));
 	history_channel_save(ch);
 	channel_send(ch, NULL, ":%s TOPIC %s :%s", c->prefix, ch->name, text);
+	hook_topic(ch, c);
 }
 
 void

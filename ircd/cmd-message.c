@@ -9,7 +9,6 @@
 #include <string.h>
 #include <time.h>
 
-#include "ircd/bridge/agent.h"
 #include "ircd/cap.h"
 #include "ircd/casemap.h"
 #include "ircd/channel.h"
@@ -17,6 +16,7 @@
 #include "ircd/command.h"
 #include "ircd/conf.h"
 #include "ircd/history.h"
+#include "ircd/hook.h"
 #include "ircd/message.h"
 #include "ircd/multiline.h"
 #include "ircd/numeric.h"
@@ -39,7 +39,7 @@ message_to_channel(struct client *c, struct outmsg *om, const char *name,
     int quiet)
 {
 	struct channel *ch;
-	struct member *mb;
+	struct member_filter f;
 	unsigned need = 0;
 	int err;
 
@@ -62,18 +62,14 @@ message_to_channel(struct client *c, struct outmsg *om, const char *name,
 	/* Stored before relayed: what anyone saw is on disk (HS-2). */
 	if (history_add_channel(c, ch, om) == -1)
 		return;
-	TAILQ_FOREACH(mb, &ch->members, by_channel) {
-		if (mb->client == c)
-			continue;
-		if (need != 0 && !(mb->modes & need))
-			continue;
-		mb->client->ops->deliver(mb->client, om);
-	}
+	memset(&f, 0, sizeof(f));
+	f.except = c;
+	f.modes = need;
+	channel_relay(ch, &f, om);
 	message_echo(c, om);
-	/* Step 3 of a message's way: who answers, if agents are here (RT). */
-	if (need == 0 && strcmp(om->cmd, "PRIVMSG") == 0 &&
-	    (ircd.conf->nagents > 0 || ircd.conf->naccounts > 0))
-		agent_channel_message(c, ch, om);
+	/* Stored and relayed: now the hooks (the agents' routing, RT). */
+	if (need == 0 && strcmp(om->cmd, "PRIVMSG") == 0)
+		hook_channel_message(c, ch, om);
 }
 
 static void

@@ -18,6 +18,7 @@
 #include "ircd/conf.h"
 #include "ircd/conn.h"
 #include "ircd/history.h"
+#include "ircd/hook.h"
 #include "ircd/ircd.h"
 #include "ircd/message.h"
 #include "ircd/mode.h"
@@ -70,10 +71,14 @@ mode_out_flush(struct mode_out *o)
 		args[o->lastoff] = '\0';
 		message_join_params(args, sizeof(args), 1, &last);
 	}
-	if (o->ch != NULL)
+	if (o->ch != NULL) {
+		char change[IRC_LINELEN];
+
 		channel_send(o->ch, NULL, ":%s MODE %s %s%s", o->from->prefix,
 		    o->ch->name, o->modes, args);
-	else
+		snprintf(change, sizeof(change), "%s%s", o->modes, args);
+		hook_channel_mode(o->ch, o->from, change);
+	} else
 		client_send(o->from, ":%s MODE %s :%s", o->from->nick,
 		    o->from->nick, o->modes);
 	o->mlen = o->alen = o->lastoff = 0;

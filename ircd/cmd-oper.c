@@ -145,13 +145,14 @@ cmd_kill(struct client *c, struct message *m)
 		return;
 	}
 	/*
-	 * An agent is the server's own user, held by its agent and turns:
-	 * like a server (483), it cannot be killed. Its turn can be stopped.
+	 * A service user (an agent) is the server's own, held by what runs
+	 * it: like a server (483), it cannot be killed.
 	 */
-	if (victim->flags & CLIENT_AGENT) {
-		client_send(c, ":%s %03d %s :You can't kill %s: it is an agent "
-		    "of this server (!stop cancels what it is doing)",
-		    ircd.conf->name, ERR_CANTKILLSERVER, c->nick, victim->nick);
+	if (victim->flags & CLIENT_SERVICE) {
+		client_send(c, ":%s %03d %s :You can't kill %s: it is %s",
+		    ircd.conf->name, ERR_CANTKILLSERVER, c->nick, victim->nick,
+		    victim->ops->service != NULL ? victim->ops->service :
+		    "a service of this server");
 		return;
 	}
 	if (m->nparams > 1 && m->params[1][0] != '\0') {

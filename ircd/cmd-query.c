@@ -11,7 +11,6 @@
 #include <strings.h>
 #include <time.h>
 
-#include "ircd/bridge/agent.h"
 #include "ircd/cap.h"
 #include "ircd/casemap.h"
 #include "ircd/channel.h"
@@ -19,6 +18,7 @@
 #include "ircd/command.h"
 #include "ircd/conf.h"
 #include "ircd/conn.h"
+#include "ircd/hook.h"
 #include "ircd/ircd.h"
 #include "ircd/message.h"
 #include "ircd/numeric.h"
@@ -360,8 +360,6 @@ whois_one(struct client *c, const char *nick)
 		reply(c, RPL_WHOISOPERATOR, t->nick);
 	if (t->umodes & UMODE_BOT)
 		reply(c, RPL_WHOISBOT, t->nick, ircd.conf->network);
-	if (t->flags & CLIENT_AGENT)
-		reply(c, RPL_WHOISSPECIAL, t->nick, "is an AI coding agent");
 	if (t->ops->whois != NULL)
 		t->ops->whois(t, c);
 	if (t->account != NULL)
@@ -744,8 +742,8 @@ cmd_help(struct client *c, struct message *m)
 	for (i = 0; i < sizeof(help_table) / sizeof(help_table[0]); i++)
 		if (strcasecmp(subject, help_table[i].name) == 0)
 			h = &help_table[i];
-	/* CM-5: HELP AGENTS, or HELP <agent>, lists agents' commands. */
-	if (h == NULL && agent_help(c, subject))
+	/* Subjects the core does not know: HELP AGENTS, for one (CM-5). */
+	if (h == NULL && hook_help(c, subject))
 		return;
 	if (h == NULL) {
 		reply(c, ERR_HELPNOTFOUND, subject);

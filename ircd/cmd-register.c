@@ -12,13 +12,13 @@
 #include <strings.h>
 
 #include "ircd/account.h"
-#include "ircd/bridge/agent.h"
 #include "ircd/casemap.h"
 #include "ircd/channel.h"
 #include "ircd/client.h"
 #include "ircd/command.h"
 #include "ircd/conf.h"
 #include "ircd/conn.h"
+#include "ircd/hook.h"
 #include "ircd/isupport.h"
 #include "ircd/log.h"
 #include "ircd/message.h"
@@ -152,13 +152,7 @@ register_try(struct client *c)
 		client_exit(c, "Authentication required");
 		return;
 	}
-	c->flags |= CLIENT_REGISTERED;
-	c->signon = c->idle = time(NULL);
-	ircd.nunknown--;
-	ircd.nusers++;
-	if (ircd.nusers > ircd.maxusers)
-		ircd.maxusers = ircd.nusers;
-	client_update_prefix(c);
+	client_register(c);
 	log_debug("registered %s from %s", c->prefix, c->ip);
 
 	reply(c, RPL_WELCOME, cf->network, c->prefix);
@@ -168,7 +162,8 @@ register_try(struct client *c)
 	send_isupport(c);
 	send_lusers(c);
 	send_motd(c);
-	agent_tell_mentions(c);
+	if (c->account != NULL)
+		hook_logged_in(c);
 	if (c->umodes != 0)
 		client_send(c, ":%s MODE %s :+%s%s%s%s", c->nick, c->nick,
 		    c->umodes & UMODE_INVISIBLE ? "i" : "",
@@ -211,9 +206,13 @@ cmd_nick(struct client *c, struct message *m)
 		return;		/* no change at all */
 	if (c->flags & CLIENT_REGISTERED) {
 		/* Everyone who can see c learns the new nick, c included. */
+		char old[NICKLEN + 1];
+
 		client_send_common(c, 1, ":%s NICK :%s", c->prefix, nick);
 		whowas_add(c);
+		strlcpy(old, c->nick, sizeof(old));
 		client_set_nick(c, nick);
+		hook_user_nick(c, old);
 		return;
 	}
 	client_set_nick(c, nick);

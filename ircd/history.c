@@ -164,7 +164,8 @@ history_principal(const struct client *c, char *buf, size_t len)
 {
 	char folded[NICKLEN * 2 + 1];
 
-	if (c->flags & CLIENT_AGENT) {
+	/* A service user's nick is fixed by the config: it is its principal. */
+	if (c->flags & CLIENT_SERVICE) {
 		casemap_fold(folded, c->nick, sizeof(folded));
 		snprintf(buf, len, "g:%s", folded);
 	} else if (c->account != NULL) {

@@ -41,7 +41,7 @@ struct ircd {
 	struct dict		*channels;	/* casefolded name -> channel */
 	struct client_list	 all;		/* every client, registered or not */
 	struct client		*me;		/* not a client: see server.c */
-	unsigned		 nusers;	/* registered, humans and agents */
+	unsigned		 nusers;	/* registered: people and service users */
 	unsigned		 nunknown;	/* connections not yet registered */
 	unsigned		 ninvisible;
 	unsigned		 nopers;
@@ -56,9 +56,15 @@ struct ircd {
 
 extern struct ircd ircd;
 
-/* server.c: start, stop and reload the server around the loop. */
+/*
+ * server.c: start, stop and reload the server around the loop. main.c
+ * runs server_init(), then what hooks into the core, then server_run()
+ * (the loop, until the users are gone), the hooks' own teardown, and
+ * server_free().
+ */
 int	server_init(struct conf *);
 void	server_run(void);
+void	server_free(void);
 void	server_shutdown(const char *reason);
 /* SIGHUP and REHASH: reload what can change without a restart. */
 void	server_rehash(void);

@@ -28,6 +28,7 @@ libircd_a_SOURCES = \
 	ircd/account.c ircd/account.h \
 	ircd/sasl.c ircd/sasl.h \
 	ircd/history.c ircd/history.h \
+	ircd/hook.c ircd/hook.h \
 	ircd/multiline.c ircd/multiline.h \
 	ircd/cmd-history.c \
 	ircd/cmd-register.c \

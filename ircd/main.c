@@ -1,6 +1,8 @@
 /*
- * main.c: command line. Runs the server in the foreground with its log
- * on stderr, checks a config (-n), or hashes a password for the config.
+ * main.c: command line, and the one place that wires the layers together:
+ * the IRC core (server_*), then the agent bridge on top of it (bridge_*,
+ * which hooks into the core). Runs the server in the foreground with its
+ * log on stderr, checks a config (-n), or hashes a password for the config.
  */
 #include "compat.h"
 
@@ -17,6 +19,7 @@
 #include "ircd/conf.h"
 #include "ircd/ircd.h"
 #include "ircd/log.h"
+#include "ircd/bridge/bridge.h"
 #include "ircd/bridge/mcp.h"
 #include "ircd/mkcert.h"
 #include "ircd/passwd.h"
@@ -146,11 +149,13 @@ main(int argc, char *argv[])
 		return EX_OK;
 	}
 	raise_nofile();
-	if (server_init(cf) == -1) {
+	if (server_init(cf) == -1 || bridge_init() == -1) {
 		conf_free(cf);
 		return EX_OSERR;
 	}
 	server_run();
+	bridge_shutdown();
+	server_free();
 	conf_free(cf);
 	log_info("exiting");
 	return EX_OK;

@@ -10,7 +10,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ircd/bridge/agent.h"
 #include "ircd/cap.h"
 #include "ircd/casemap.h"
 #include "ircd/channel.h"
@@ -18,6 +17,7 @@
 #include "ircd/command.h"
 #include "ircd/conf.h"
 #include "ircd/history.h"
+#include "ircd/hook.h"
 #include "ircd/message.h"
 #include "ircd/multiline.h"
 #include "ircd/reply.h"
@@ -107,13 +107,27 @@ multiline_deliver(struct client *to, struct outmsg *lines, size_t n,
 }
 
 /* Relay the finished batch b of c: stored once, then to everyone. */
+/* One multiline message on its way to each member of a channel. */
+struct ml_relay {
+	struct outmsg		*oms;
+	size_t			 n;
+	const unsigned char	*concat;
+};
+
+static void
+ml_relay_one(struct client *to, void *arg)
+{
+	struct ml_relay *r = arg;
+
+	multiline_deliver(to, r->oms, r->n, r->concat);
+}
+
 static void
 ml_relay(struct client *c, struct mlbatch *b)
 {
 	struct outmsg *oms, joined;
 	struct channel *ch = NULL;
 	struct client *to = NULL;
-	struct member *m;
 	char *text;
 	size_t i, len = 0;
 	int notice = strcmp(b->cmd, "NOTICE") == 0, err;
@@ -170,16 +184,17 @@ ml_relay(struct client *c, struct mlbatch *b)
 		oms[i].time_ms = joined.time_ms;
 	}
 	if (ch != NULL) {
-		TAILQ_FOREACH(m, &ch->members, by_channel)
-			if (m->client != c)
-				multiline_deliver(m->client, oms, b->n, b->concat);
+		struct ml_relay r = { oms, b->n, b->concat };
+		struct member_filter f = { .except = c };
+
+		channel_each(ch, &f, ml_relay_one, &r);
 	} else
 		multiline_deliver(to, oms, b->n, b->concat);
 	if (c->caps & CAP_ECHO_MESSAGE)
 		multiline_deliver(c, oms, b->n, b->concat);
 	if (!notice) {
-		if (ch != NULL && (ircd.conf->nagents > 0 || ircd.conf->naccounts > 0))
-			agent_channel_message(c, ch, &joined);
+		if (ch != NULL)
+			hook_channel_message(c, ch, &joined);
 		else if (to != NULL && to->ops->message != NULL)
 			to->ops->message(to, c, &joined);
 	}

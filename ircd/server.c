@@ -17,17 +17,14 @@
 #include <unistd.h>
 
 #include "ircd/cap.h"
-#include "ircd/bridge/agent.h"
 #include "ircd/conn.h"
-#include "ircd/bridge/mcp.h"
-#include "ircd/bridge/schedule.h"
-#include "ircd/casemap.h"
 #include "ircd/channel.h"
 #include "ircd/client.h"
 #include "ircd/command.h"
 #include "ircd/conf.h"
 #include "ircd/dict.h"
 #include "ircd/history.h"
+#include "ircd/hook.h"
 #include "ircd/account.h"
 #include "ircd/isupport.h"
 #include "ircd/listen.h"
@@ -139,10 +136,6 @@ server_init(struct conf *cf)
 	if (history_open() == -1)
 		return -1;
 	server_conf_channels();
-	if (cf->nagents > 0 && mcp_init() == -1)
-		return -1;
-	if (agent_init() == -1 || schedule_init() == -1)
-		return -1;
 	if (listen_start(cf) == -1)
 		return -1;
 
@@ -161,15 +154,12 @@ void
 server_run(void)
 {
 	struct client *c;
-	struct channel *ch;
-	size_t pos = 0;
 
 	event_base_dispatch(ircd.base);
 	ircd.stopping = 1;
 
-	/* Tear down in order so leak checkers see a clean exit; agents first. */
-	schedule_shutdown();
-	agent_shutdown();
+	/* Tear down in order so leak checkers see a clean exit; hooks first. */
+	hook_stopping();
 	while ((c = TAILQ_FIRST(&ircd.all)) != NULL)
 		client_exit(c, "Server shutting down");
 	/*
@@ -180,7 +170,14 @@ server_run(void)
 		event_base_loop(ircd.base, EVLOOP_ONCE);
 	conn_shutdown();
 	client_reap();
-	mcp_shutdown();
+}
+
+void
+server_free(void)
+{
+	struct channel *ch;
+	size_t pos = 0;
+
 	while ((ch = dict_next(ircd.channels, &pos, NULL)) != NULL) {
 		ch->permanent = 0;
 		channel_maybe_destroy(ch);
@@ -210,11 +207,10 @@ server_shutdown(const char *reason)
 	ircd.stopping = 1;
 	listen_stop();
 	/*
-	 * Agents go first: their processes may still answer while the loop
-	 * runs below, and an answer must not find their users already gone.
+	 * The hooks go first: agents' processes may still answer while the
+	 * loop runs below, and an answer must not find its users already gone.
 	 */
-	schedule_shutdown();
-	agent_shutdown();
+	hook_stopping();
 	TAILQ_FOREACH_SAFE(c, &ircd.all, entry, tc)
 		client_exit(c, reason);
 	/* Give the ERROR lines a moment to leave, then stop. */
@@ -241,24 +237,7 @@ server_rehash(void)
 		log_warnx("rehash: %s; keeping the running configuration", err);
 		return;
 	}
-	/* SC-7: schedules of accounts the new file no longer has end. */
-	{
-		size_t i, j;
-
-		for (i = 0; i < ircd.conf->naccounts; i++) {
-			char key[NICKLEN * 2 + 3];
-
-			for (j = 0; j < nc->naccounts; j++)
-				if (casemap_cmp(ircd.conf->accounts[i].name,
-				    nc->accounts[j].name) == 0)
-					break;
-			if (j < nc->naccounts)
-				continue;
-			snprintf(key, sizeof(key), "a:");
-			casemap_fold(key + 2, ircd.conf->accounts[i].name, sizeof(key) - 2);
-			schedule_drop_conv(key);
-		}
-	}
+	hook_rehash(ircd.conf, nc);
 #define SWAP(f) do {							\
 	__typeof__(ircd.conf->f) t_ = ircd.conf->f;			\
 	ircd.conf->f = nc->f;						\

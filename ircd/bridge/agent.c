@@ -26,6 +26,7 @@
 #include "ircd/client.h"
 #include "ircd/conf.h"
 #include "ircd/conn.h"
+#include "ircd/dict.h"
 #include "ircd/history.h"
 #include "ircd/log.h"
 #include "ircd/bridge/mcp.h"
@@ -63,6 +64,8 @@ static const struct client_ops agent_ops;
 static const struct acp_callbacks agent_callbacks;
 static struct event *trim_ev;
 static uint64_t conv_clock;
+/* RT-3: casefolded channel name -> the agent that spoke there last. */
+static struct dict *last_spoke;
 
 static void agent_trim_soon(void);
 static void agent_turn_silence(struct turn *);
@@ -264,6 +267,42 @@ agent_conv_notice(struct conv *cv, const char *fmt, ...)
 		reply_notice(c, "%s", text);
 }
 
+/* ---- who spoke last in a channel (RT-3) ---- */
+
+static void
+agent_spoke(const struct channel *ch, struct agent *a)
+{
+	char key[CHANNELLEN + 1];
+
+	if (last_spoke == NULL)
+		last_spoke = dict_new();
+	casemap_fold(key, ch->name, sizeof(key));
+	dict_set(last_spoke, key, a);
+}
+
+static const char *
+agent_last_spoke(const struct channel *ch)
+{
+	char key[CHANNELLEN + 1];
+	struct agent *a;
+
+	if (last_spoke == NULL)
+		return NULL;
+	casemap_fold(key, ch->name, sizeof(key));
+	return (a = dict_get(last_spoke, key)) != NULL ? a->client->nick : NULL;
+}
+
+void
+agent_channel_gone(const struct channel *ch)
+{
+	char key[CHANNELLEN + 1];
+
+	if (last_spoke == NULL)
+		return;
+	casemap_fold(key, ch->name, sizeof(key));
+	dict_del(last_spoke, key);
+}
+
 /* ---- what the agent says ---- */
 
 /* Send one line (no CR/LF) from the agent in cv, stored first (HS-2). */
@@ -320,7 +359,7 @@ agent_send(struct conv *cv, struct turn *t, const char *cmd, const char *text,
 	} else if (t != NULL)
 		agent_paragraph_end(cv, t);
 	if (ch != NULL) {
-		strlcpy(ch->last_agent, a->client->nick, sizeof(ch->last_agent));
+		agent_spoke(ch, a);
 		TAILQ_FOREACH(m, &ch->members, by_channel)
 			if (m->client != a->client && (om.tagmsg || action ||
 			    t == NULL || strcmp(cmd, "PRIVMSG") != 0 ||
@@ -1284,7 +1323,7 @@ agent_channel_message(struct client *from, struct channel *ch, struct outmsg *om
 	history_channel_conv(ch, key, sizeof(key));
 	if (ircd.conf->naccounts > 0)
 		agent_keep_mentions(from, ch, om);
-	if (ch->nagents == 0 && TAILQ_EMPTY(&all_agents))
+	if (ch->nservices == 0 && TAILQ_EMPTY(&all_agents))
 		return;
 	/* SC-5: a person writing here (not a ! command) releases what was held. */
 	if (!agentcmd_is_server(om->text))
@@ -1313,7 +1352,7 @@ agent_channel_message(struct client *from, struct channel *ch, struct outmsg *om
 	names.nagents = na;
 	names.humans = humans;
 	names.nhumans = nh;
-	names.last_speaker = ch->last_agent[0] != '\0' ? ch->last_agent : NULL;
+	names.last_speaker = agent_last_spoke(ch);
 	route_decide(om->text, &names, &r);
 	switch (r.outcome) {
 	case ROUTE_DISPATCH:
@@ -1386,7 +1425,6 @@ agent_op_joined(struct client *c, struct channel *ch)
 	struct agent *a = c->priv;
 	char key[CHANNELLEN + 1];
 
-	ch->nagents++;
 	history_channel_conv(ch, key, sizeof(key));
 	store_agent_join(history_store(), a->client->nick, key, ch->name);
 }
@@ -1398,7 +1436,6 @@ agent_op_parted(struct client *c, struct channel *ch)
 	struct conv *cv;
 	char key[CHANNELLEN + 1];
 
-	ch->nagents--;
 	if (ircd.stopping || a == NULL)
 		return;		/* shutting down: memberships stay stored */
 	history_channel_conv(ch, key, sizeof(key));
@@ -1451,6 +1488,7 @@ agent_op_whois(struct client *c, struct client *asker)
 	const char *info = acp_agent_info(a->acp);
 	size_t queued = turn_queued_for(a);
 
+	reply(asker, RPL_WHOISSPECIAL, c->nick, "is an AI coding agent");
 	if (info != NULL)
 		reply(asker, RPL_WHOISSPECIAL, c->nick, info);
 	if (acp_agent_broken(a->acp))
@@ -1517,6 +1555,7 @@ static const struct client_ops agent_ops = {
 	.invited = agent_op_invited,
 	.message = agent_op_message,
 	.whois = agent_op_whois,
+	.service = "an agent of this server (!stop cancels what it is doing)",
 };
 
 /* ---- life cycle ---- */
@@ -1560,13 +1599,9 @@ agent_new(const struct conf_agent *ca)
 	desc = ca->description != NULL ? ca->description : ca->name;
 	client_set_realname(c, desc, strlen(desc));
 	client_set_nick(c, ca->name);
-	c->flags |= CLIENT_REGISTERED | CLIENT_HAVE_NICK | CLIENT_HAVE_USER |
-	    CLIENT_AGENT;
+	c->flags |= CLIENT_HAVE_NICK | CLIENT_HAVE_USER | CLIENT_SERVICE;
 	c->umodes |= UMODE_BOT;		/* AG-1 */
-	ircd.nunknown--;
-	ircd.nusers++;
-	if (ircd.nusers > ircd.maxusers)
-		ircd.maxusers = ircd.nusers;
+	client_register(c);
 
 	memset(&cfg, 0, sizeof(cfg));
 	cfg.name = ca->name;
@@ -1628,6 +1663,10 @@ agent_shutdown(void)
 	if (trim_ev != NULL) {
 		event_free(trim_ev);
 		trim_ev = NULL;
+	}
+	if (last_spoke != NULL) {
+		dict_free(last_spoke);
+		last_spoke = NULL;
 	}
 	if (pool != NULL) {
 		acp_pool_free(pool);

@@ -88,6 +88,9 @@ const struct agent_cmd *agent_cmd_find(const struct agent *, const char *name);
 /* HELP AGENTS or HELP <agent> (CM-5): 1 if subject was one of those. */
 int		 agent_help(struct client *c, const char *subject);
 
+/* A channel is gone: forget who spoke there last (RT-3). */
+void	agent_channel_gone(const struct channel *);
+
 /* RT-8: tell c, now logged in, who mentioned it while it was away. */
 void	agent_tell_mentions(struct client *c);
 

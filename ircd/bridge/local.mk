@@ -4,6 +4,7 @@
 
 noinst_LIBRARIES += libbridge.a
 libbridge_a_SOURCES = \
+	ircd/bridge/bridge.c ircd/bridge/bridge.h \
 	ircd/bridge/agent.c ircd/bridge/agent.h \
 	ircd/bridge/agentcmd.c ircd/bridge/agentcmd.h \
 	ircd/bridge/card.c ircd/bridge/card.h \

@@ -37,6 +37,5 @@ void	schedule_drop(struct agent *, const char *key);
 void	schedule_drop_conv(const char *key);
 /* SC-8: tell a joiner what is scheduled in ch. */
 void	schedule_join_summary(struct client *, struct channel *);
-/* Is a turn for schedule id still waiting (SC-3)? turn.c knows. */
 
 #endif

@@ -1,0 +1,88 @@
+/*
+ * bridge.c: the bridge's side of the seam. It starts and stops the
+ * bridge's parts in order and turns the core's hooks (ircd/hook.h) into
+ * calls of the part each one concerns.
+ */
+#include "compat.h"
+
+#include <stdio.h>
+
+#include "ircd/bridge/agent.h"
+#include "ircd/bridge/bridge.h"
+#include "ircd/bridge/mcp.h"
+#include "ircd/bridge/schedule.h"
+#include "ircd/casemap.h"
+#include "ircd/channel.h"
+#include "ircd/conf.h"
+#include "ircd/history.h"
+#include "ircd/hook.h"
+
+static void
+bridge_channel_gone(const struct channel *ch)
+{
+	char key[CHANNELLEN + 1];
+
+	agent_channel_gone(ch);
+	/* SC-7: its schedules end, but a stopping server keeps them stored. */
+	if (!ircd.stopping) {
+		history_channel_conv(ch, key, sizeof(key));
+		schedule_drop_conv(key);
+	}
+}
+
+/* SC-7: the schedules of accounts the new file no longer has end. */
+static void
+bridge_rehash(const struct conf *old, const struct conf *new)
+{
+	size_t i, j;
+
+	for (i = 0; i < old->naccounts; i++) {
+		char key[NICKLEN * 2 + 3];
+
+		for (j = 0; j < new->naccounts; j++)
+			if (casemap_cmp(old->accounts[i].name,
+			    new->accounts[j].name) == 0)
+				break;
+		if (j < new->naccounts)
+			continue;
+		snprintf(key, sizeof(key), "a:");
+		casemap_fold(key + 2, old->accounts[i].name, sizeof(key) - 2);
+		schedule_drop_conv(key);
+	}
+}
+
+/* Agents' processes go before the users: an answer must not find them gone. */
+static void
+bridge_stopping(void)
+{
+	schedule_shutdown();
+	agent_shutdown();
+}
+
+static const struct ircd_hooks bridge_hooks = {
+	.channel_message = agent_channel_message,
+	.channel_gone = bridge_channel_gone,
+	.user_joined = schedule_join_summary,
+	.logged_in = agent_tell_mentions,
+	.help = agent_help,
+	.rehash = bridge_rehash,
+	.stopping = bridge_stopping,
+};
+
+int
+bridge_init(void)
+{
+	if (ircd.conf->nagents > 0 && mcp_init() == -1)
+		return -1;
+	if (agent_init() == -1 || schedule_init() == -1)
+		return -1;
+	return hook_register(&bridge_hooks);
+}
+
+void
+bridge_shutdown(void)
+{
+	bridge_stopping();
+	mcp_shutdown();
+	hook_unregister(&bridge_hooks);
+}
