@@ -29,32 +29,17 @@ channel_find(const char *name)
 	return dict_get(ircd.channels, key);
 }
 
-static unsigned
-channel_flag(char letter)
-{
-	switch (letter) {
-	case 'n': return CMODE_NOEXTERNAL;
-	case 't': return CMODE_TOPICLOCK;
-	case 'm': return CMODE_MODERATED;
-	case 's': return CMODE_SECRET;
-	case 'i': return CMODE_INVITEONLY;
-	}
-	return 0;
-}
-
 struct channel *
 channel_create(const char *name)
 {
 	struct channel *ch = xcalloc(1, sizeof(*ch));
 	char key[CHANNELLEN + 1];
-	const char *p;
 
 	strlcpy(ch->name, name, sizeof(ch->name));
 	ch->created = time(NULL);
 	TAILQ_INIT(&ch->members);
 	TAILQ_INIT(&ch->bans);
-	for (p = ircd.conf->default_modes; p != NULL && *p != '\0'; p++)
-		ch->modes |= channel_flag(*p);
+	ch->modes = mode_chan_flags(ircd.conf->default_modes);
 	casemap_fold(key, name, sizeof(key));
 	dict_set(ircd.channels, key, ch);
 	ircd.nchannels++;
@@ -219,18 +204,12 @@ channel_send(struct channel *ch, struct client *except, const char *fmt, ...)
 void
 channel_modes_string(const struct channel *ch, char *buf, size_t len, int show_args)
 {
-	static const struct { unsigned bit; char letter; } flags[] = {
-		{ CMODE_INVITEONLY, 'i' }, { CMODE_MODERATED, 'm' },
-		{ CMODE_NOEXTERNAL, 'n' }, { CMODE_SECRET, 's' },
-		{ CMODE_TOPICLOCK, 't' },
-	};
 	char letters[16], args[64] = "";
-	size_t i, n = 0;
+	size_t n;
 
-	letters[n++] = '+';
-	for (i = 0; i < sizeof(flags) / sizeof(flags[0]); i++)
-		if (ch->modes & flags[i].bit)
-			letters[n++] = flags[i].letter;
+	letters[0] = '+';
+	mode_chan_letters(ch->modes, letters + 1, sizeof(letters) - 3);
+	n = strlen(letters);
 	if (ch->key[0] != '\0') {
 		letters[n++] = 'k';
 		strlcat(args, " ", sizeof(args));

@@ -7,15 +7,10 @@
 
 #include "ircd/ircd.h"
 #include "ircd/client.h"
+#include "ircd/mode.h"		/* CMODE_* */
 
 #include <time.h>
 
-/* Channel flag modes, as bits. */
-#define CMODE_NOEXTERNAL	0x01	/* +n */
-#define CMODE_TOPICLOCK		0x02	/* +t */
-#define CMODE_MODERATED		0x04	/* +m */
-#define CMODE_SECRET		0x08	/* +s */
-#define CMODE_INVITEONLY	0x10	/* +i */
 
 /* Member prefixes, as bits, highest rank first in PREFIX. */
 #define MEMBER_OP	0x01	/* @ +o */

@@ -298,25 +298,6 @@ key_valid(const char *k)
 	return 1;
 }
 
-static unsigned
-cmode_bit(char letter)
-{
-	switch (letter) {
-	case 'n':
-		return CMODE_NOEXTERNAL;
-	case 't':
-		return CMODE_TOPICLOCK;
-	case 'm':
-		return CMODE_MODERATED;
-	case 's':
-		return CMODE_SECRET;
-	case 'i':
-		return CMODE_INVITEONLY;
-	default:
-		return 0;
-	}
-}
-
 /* +o/-o/+v/-v on a member. */
 static void
 cmode_prefix(struct client *c, struct channel *ch, struct mode_change *mc,
@@ -480,7 +461,7 @@ mode_channel(struct client *c, struct channel *ch, struct message *msg)
 			continue;	/* over the limit: ignored, as in 005 */
 		switch (t) {
 		case MODE_FLAG:
-			bit = cmode_bit(mc->letter);
+			bit = mode_chan_flag(mc->letter);
 			if (mc->dir == '+' && !(ch->modes & bit))
 				ch->modes |= bit;
 			else if (mc->dir == '-' && (ch->modes & bit))

@@ -58,23 +58,6 @@ history_store(void)
 	return store;
 }
 
-static unsigned
-history_mode_bits(const char *modes)
-{
-	unsigned bits = 0;
-
-	for (; modes != NULL && *modes != '\0'; modes++) {
-		switch (*modes) {
-		case 'n': bits |= CMODE_NOEXTERNAL; break;
-		case 't': bits |= CMODE_TOPICLOCK; break;
-		case 'm': bits |= CMODE_MODERATED; break;
-		case 's': bits |= CMODE_SECRET; break;
-		case 'i': bits |= CMODE_INVITEONLY; break;
-		}
-	}
-	return bits;
-}
-
 static void
 history_load_channel(const struct store_channel *sc, void *arg)
 {
@@ -86,7 +69,7 @@ history_load_channel(const struct store_channel *sc, void *arg)
 	if ((ch = channel_find(sc->name)) == NULL)
 		ch = channel_create(sc->name);
 	if (sc->modes != NULL)
-		ch->modes = history_mode_bits(sc->modes);
+		ch->modes = mode_chan_flags(sc->modes);
 	if (sc->created > 0)
 		ch->created = (time_t)sc->created;
 	if (sc->key != NULL)
@@ -357,17 +340,12 @@ void
 history_channel_save(struct channel *ch)
 {
 	struct store_channel sc;
-	char conv[CHANNELLEN + 1], modes[16], *p = modes;
+	char conv[CHANNELLEN + 1], modes[16];
 
 	if (store == NULL)
 		return;
 	history_channel_conv(ch, conv, sizeof(conv));
-	if (ch->modes & CMODE_INVITEONLY) *p++ = 'i';
-	if (ch->modes & CMODE_MODERATED) *p++ = 'm';
-	if (ch->modes & CMODE_NOEXTERNAL) *p++ = 'n';
-	if (ch->modes & CMODE_SECRET) *p++ = 's';
-	if (ch->modes & CMODE_TOPICLOCK) *p++ = 't';
-	*p = '\0';
+	mode_chan_letters(ch->modes, modes, sizeof(modes));
 	memset(&sc, 0, sizeof(sc));
 	sc.conv = conv;
 	sc.name = ch->name;

@@ -8,6 +8,53 @@
 
 #include "ircd/mode.h"
 
+/* The one table of channel flag letters, in the order they are shown. */
+static const struct {
+	char		 letter;
+	unsigned	 bit;
+} mode_flags[] = {
+	{ 'i', CMODE_INVITEONLY },
+	{ 'm', CMODE_MODERATED },
+	{ 'n', CMODE_NOEXTERNAL },
+	{ 's', CMODE_SECRET },
+	{ 't', CMODE_TOPICLOCK },
+};
+#define NFLAGS	(sizeof(mode_flags) / sizeof(mode_flags[0]))
+
+unsigned
+mode_chan_flag(char letter)
+{
+	size_t i;
+
+	for (i = 0; i < NFLAGS; i++)
+		if (mode_flags[i].letter == letter)
+			return mode_flags[i].bit;
+	return 0;
+}
+
+unsigned
+mode_chan_flags(const char *letters)
+{
+	unsigned bits = 0;
+
+	for (; letters != NULL && *letters != '\0'; letters++)
+		bits |= mode_chan_flag(*letters);
+	return bits;
+}
+
+void
+mode_chan_letters(unsigned bits, char *buf, size_t len)
+{
+	size_t i, n = 0;
+
+	if (len == 0)
+		return;
+	for (i = 0; i < NFLAGS && n + 1 < len; i++)
+		if (bits & mode_flags[i].bit)
+			buf[n++] = mode_flags[i].letter;
+	buf[n] = '\0';
+}
+
 enum mode_type
 mode_chan_type(char letter)
 {
@@ -18,17 +65,11 @@ mode_chan_type(char letter)
 		return MODE_ALWAYS;
 	case 'l':
 		return MODE_SETONLY;
-	case 'i':
-	case 'm':
-	case 'n':
-	case 's':
-	case 't':
-		return MODE_FLAG;
 	case 'o':
 	case 'v':
 		return MODE_PREFIX;
 	default:
-		return MODE_UNKNOWN;
+		return mode_chan_flag(letter) != 0 ? MODE_FLAG : MODE_UNKNOWN;
 	}
 }
 

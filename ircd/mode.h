@@ -5,7 +5,16 @@
 #ifndef IRCD_MODE_H
 #define IRCD_MODE_H
 
+#include <stddef.h>
+
 #define MODE_MAXCHANGES	32
+
+/* Channel flag modes (CHANMODES type D), as bits. */
+#define CMODE_NOEXTERNAL	0x01	/* +n */
+#define CMODE_TOPICLOCK		0x02	/* +t */
+#define CMODE_MODERATED		0x04	/* +m */
+#define CMODE_SECRET		0x08	/* +s */
+#define CMODE_INVITEONLY	0x10	/* +i */
 
 struct mode_change {
 	char		 dir;		/* '+' or '-' */
@@ -24,6 +33,12 @@ enum mode_type {
 };
 
 enum mode_type	mode_chan_type(char letter);
+/* The CMODE_* bit of a flag letter, or 0. */
+unsigned	mode_chan_flag(char letter);
+/* The bits of every flag letter in letters ('+', '-' and others ignored). */
+unsigned	mode_chan_flags(const char *letters);
+/* The letters of bits, in alphabetical order ("imnst"), into buf. */
+void		mode_chan_letters(unsigned bits, char *buf, size_t len);
 
 /*
  * Parse modestr with args[0..nargs). Letters of unknown type are returned

@@ -77,15 +77,10 @@ server_conf_channels(void)
 				words[nw++] = w;
 			ch->modes = 0;
 			for (p = nw > 0 ? words[0] : ""; *p != '\0'; p++) {
-				unsigned bit = 0;
+				unsigned bit = mode_chan_flag(*p);
 
 				switch (*p) {
 				case '+': case '-': dir = *p; continue;
-				case 'n': bit = CMODE_NOEXTERNAL; break;
-				case 't': bit = CMODE_TOPICLOCK; break;
-				case 'm': bit = CMODE_MODERATED; break;
-				case 's': bit = CMODE_SECRET; break;
-				case 'i': bit = CMODE_INVITEONLY; break;
 				case 'k':
 					if (dir == '+' && arg < nw)
 						strlcpy(ch->key, words[arg++], sizeof(ch->key));

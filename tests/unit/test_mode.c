@@ -168,10 +168,38 @@ test_parse(void)
 	is_int(n, 0, "NULL string: nothing");
 }
 
+/* The one letter <-> CMODE_* table, both ways. */
+static void
+test_flags(void)
+{
+	char buf[8];
+
+	is_int(mode_chan_flag('n'), CMODE_NOEXTERNAL, "n is CMODE_NOEXTERNAL");
+	is_int(mode_chan_flag('t'), CMODE_TOPICLOCK, "t is CMODE_TOPICLOCK");
+	is_int(mode_chan_flag('m'), CMODE_MODERATED, "m is CMODE_MODERATED");
+	is_int(mode_chan_flag('s'), CMODE_SECRET, "s is CMODE_SECRET");
+	is_int(mode_chan_flag('i'), CMODE_INVITEONLY, "i is CMODE_INVITEONLY");
+	is_int(mode_chan_flag('k'), 0, "k is no flag");
+	is_int(mode_chan_flag('\0'), 0, "NUL is no flag");
+	is_int(mode_chan_flags("+nt-s"), CMODE_NOEXTERNAL | CMODE_TOPICLOCK |
+	    CMODE_SECRET, "flags: every letter, signs ignored");
+	is_int(mode_chan_flags(NULL), 0, "flags of NULL: none");
+	mode_chan_letters(CMODE_TOPICLOCK | CMODE_NOEXTERNAL | CMODE_INVITEONLY,
+	    buf, sizeof(buf));
+	is_str(buf, "int", "letters in alphabetical order");
+	mode_chan_letters(mode_chan_flags("tsnmi"), buf, sizeof(buf));
+	is_str(buf, "imnst", "letters of every flag");
+	mode_chan_letters(mode_chan_flags("tsnmi"), buf, 3);
+	is_str(buf, "im", "letters cut to the buffer");
+	mode_chan_letters(0, buf, sizeof(buf));
+	is_str(buf, "", "no flags, no letters");
+}
+
 int
 main(void)
 {
 	test_types();
 	test_parse();
+	test_flags();
 	return tap_done();
 }
