@@ -9,7 +9,8 @@ libacp_a_SOURCES = \
 	acp/json.c \
 	acp/jsonrpc.c acp/jsonrpc.h \
 	acp/proc.c acp/proc.h \
-	acp/lifecycle.c \
+	acp/util.c \
+	acp/lifecycle.c acp/session.c acp/update.c acp/permission.c \
 	acp/pool.c
 
 ACP_LDADD = libacp.a libcompat.a $(DEPLIBS)
