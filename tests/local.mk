@@ -5,3 +5,9 @@
 # the core's library asks nothing of the bridge's).
 TESTS += tests/layers.sh
 EXTRA_DIST += tests/layers.sh
+
+# The core's hook table, linked without the bridge like every core test.
+check_PROGRAMS += tests/unit/test_hook
+TESTS += tests/unit/test_hook
+tests_unit_test_hook_SOURCES = tests/unit/test_hook.c tests/unit/tap.h
+tests_unit_test_hook_LDADD = $(UNIT_LDADD)
