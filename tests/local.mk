@@ -11,3 +11,8 @@ check_PROGRAMS += tests/unit/test_hook
 TESTS += tests/unit/test_hook
 tests_unit_test_hook_SOURCES = tests/unit/test_hook.c tests/unit/tap.h
 tests_unit_test_hook_LDADD = $(UNIT_LDADD)
+
+# tests/rules.sh: docs/rules.md has an entry for every rule id cited in
+# the code and tests, and every path it names exists.
+TESTS += tests/rules.sh
+EXTRA_DIST += tests/rules.sh docs/rules.md
