@@ -153,16 +153,4 @@ int	acp_perm_request(struct acp_agent *, const cJSON *params,
 void	acp_perm_withdraw(struct acp_agent *, const cJSON *request_id);
 void	acp_perms_cancel(struct acp_session *, int tell);
 
-/* pool.c */
-int	pool_acquire(struct acp_pool *, struct acp_agent *); /* 1: granted */
-void	pool_release(struct acp_pool *, struct acp_agent *);
-void	pool_touch(struct acp_pool *, struct acp_agent *);
-void	pool_check(struct acp_pool *);
-
-/* lifecycle.c, for the pool */
-int	agent_idle(struct acp_agent *);
-int	agent_stopping(struct acp_agent *);
-void	agent_evict(struct acp_agent *);
-void	agent_granted(struct acp_agent *);
-
 #endif

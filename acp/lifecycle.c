@@ -21,6 +21,7 @@
 #include "acp/internal.h"
 #include "acp/jsonrpc.h"
 #include "acp/log.h"
+#include "acp/pool.h"
 #include "acp/proc.h"
 
 #define ACP_PROTOCOL_VERSION	1
@@ -226,7 +227,9 @@ acp_agent_can_reopen(struct acp_agent *a)
 	return a->can_close && (a->can_load || a->can_resume);
 }
 
-int
+/* ---- the agent in the pool (SS-5) ---- */
+
+static int
 agent_idle(struct acp_agent *a)
 {
 	struct acp_session *s;
@@ -240,10 +243,39 @@ agent_idle(struct acp_agent *a)
 	return 1;
 }
 
-int
+static int
 agent_stopping(struct acp_agent *a)
 {
 	return a->state == AG_STOPPING;
+}
+
+static void
+agent_granted(struct acp_agent *a)
+{
+	if (a->state == AG_STARTING)
+		event_active(a->start_ev, EV_TIMEOUT, 0);
+}
+
+static void
+agent_evict(struct acp_agent *a)
+{
+	a->evicted = 1;
+	acp_agent_stop(a);
+}
+
+static const struct acp_pool_ops agent_pool_ops = {
+	.name = acp_agent_name,
+	.idle = agent_idle,
+	.stopping = agent_stopping,
+	.evict = agent_evict,
+	.granted = agent_granted
+};
+
+/* A pool of agents: pool.c is given what it needs to know of them. */
+struct acp_pool *
+acp_pool_new(int max)
+{
+	return acp_pool_create(max, &agent_pool_ops);
 }
 
 /* ---- process and protocol plumbing ---- */
@@ -481,7 +513,7 @@ agent_fin_cb(evutil_socket_t fd, short ev, void *arg)
 	a->auth_tried = 0;
 	CALL_A(a, on_agent_exit, a, &ex, a->arg);
 	if (a->pool != NULL)
-		pool_release(a->pool, a);
+		acp_pool_release(a->pool, a);
 	if (a->state == AG_BROKEN || (failed && want)) {
 		/* TN-9: the turn that saw the failure ends; the next
 		 * restarts. */
@@ -587,7 +619,7 @@ agent_spawn(struct acp_agent *a)
 		a->failures++;
 		a->next_start = now_ms() + backoff_ms(a);
 		if (a->pool != NULL)
-			pool_release(a->pool, a);
+			acp_pool_release(a->pool, a);
 		if (a->failures >= a->cfg.max_failures) {
 			a->state = AG_BROKEN;
 			snprintf(a->broken_reason, sizeof(a->broken_reason),
@@ -635,16 +667,9 @@ agent_start_cb(evutil_socket_t fd, short ev, void *arg)
 		acp_timer_ms(a->start_ev, wait);
 		return;
 	}
-	if (a->pool != NULL && !pool_acquire(a->pool, a))
+	if (a->pool != NULL && !acp_pool_acquire(a->pool, a))
 		return;		/* agent_granted() comes back here */
 	agent_spawn(a);
-}
-
-void
-agent_granted(struct acp_agent *a)
-{
-	if (a->state == AG_STARTING)
-		event_active(a->start_ev, EV_TIMEOUT, 0);
 }
 
 /* Someone needs the process: start it (always from the loop, later). */
@@ -667,20 +692,13 @@ acp_agent_start(struct acp_agent *a)
 }
 
 void
-agent_evict(struct acp_agent *a)
-{
-	a->evicted = 1;
-	acp_agent_stop(a);
-}
-
-void
 acp_agent_stop(struct acp_agent *a)
 {
 	if (a->proc == NULL) {
 		if (a->state == AG_STARTING) {
 			a->state = AG_STOPPED;
 			if (a->pool != NULL)
-				pool_release(a->pool, a);
+				acp_pool_release(a->pool, a);
 		}
 		return;
 	}
@@ -715,7 +733,7 @@ agent_destroy(struct acp_agent *a)
 	if (a->proc != NULL)
 		proc_free(a->proc);
 	if (a->pool != NULL)
-		pool_release(a->pool, a);
+		acp_pool_release(a->pool, a);
 	if (a->start_ev != NULL)
 		event_free(a->start_ev);
 	if (a->fin_ev != NULL)

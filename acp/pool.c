@@ -2,13 +2,16 @@
  * pool.c: SS-5, at most max agent processes at once. A newcomer takes a
  * free slot, or the least recently used idle agent is stopped for it; an
  * agent in a turn is never evicted, so the newcomer may have to wait.
+ * What an agent is (idle, stopping) and how it is evicted or started the
+ * pool learns only through its ops (pool.h).
  */
 #include "compat.h"
 
 #include <stdlib.h>
 
-#include "acp/internal.h"
+#include "acp/acp.h"
 #include "acp/log.h"
+#include "acp/pool.h"
 
 struct pool_node {
 	TAILQ_ENTRY(pool_node)	 entry;
@@ -17,6 +20,7 @@ struct pool_node {
 TAILQ_HEAD(pool_nodes, pool_node);
 
 struct acp_pool {
+	const struct acp_pool_ops *ops;
 	int			 max;
 	int			 nrun;
 	struct pool_nodes	 run;	/* head: least recently used */
@@ -25,12 +29,13 @@ struct acp_pool {
 };
 
 struct acp_pool *
-acp_pool_new(int max)
+acp_pool_create(int max, const struct acp_pool_ops *ops)
 {
 	struct acp_pool *p;
 
 	if ((p = calloc(1, sizeof(*p))) == NULL)
 		return NULL;
+	p->ops = ops;
 	p->max = max > 0 ? max : 2;
 	TAILQ_INIT(&p->run);
 	TAILQ_INIT(&p->wait);
@@ -59,7 +64,7 @@ void
 acp_pool_set_max(struct acp_pool *p, int max)
 {
 	p->max = max > 0 ? max : 1;
-	pool_check(p);
+	acp_pool_check(p);
 }
 
 int
@@ -80,7 +85,7 @@ find(struct pool_nodes *l, struct acp_agent *a)
 }
 
 int
-pool_acquire(struct acp_pool *p, struct acp_agent *a)
+acp_pool_acquire(struct acp_pool *p, struct acp_agent *a)
 {
 	struct pool_node *n;
 
@@ -97,14 +102,14 @@ pool_acquire(struct acp_pool *p, struct acp_agent *a)
 		return 1;
 	}
 	acp_info("%s waits for a free agent slot (max-loaded-agents %d)",
-	    acp_agent_name(a), p->max);
+	    p->ops->name(a), p->max);
 	TAILQ_INSERT_TAIL(&p->wait, n, entry);
-	pool_check(p);
+	acp_pool_check(p);
 	return 0;
 }
 
 void
-pool_release(struct acp_pool *p, struct acp_agent *a)
+acp_pool_release(struct acp_pool *p, struct acp_agent *a)
 {
 	struct pool_node *n;
 
@@ -116,11 +121,11 @@ pool_release(struct acp_pool *p, struct acp_agent *a)
 		TAILQ_REMOVE(&p->wait, n, entry);
 		free(n);
 	}
-	pool_check(p);
+	acp_pool_check(p);
 }
 
 void
-pool_touch(struct acp_pool *p, struct acp_agent *a)
+acp_pool_touch(struct acp_pool *p, struct acp_agent *a)
 {
 	struct pool_node *n;
 
@@ -130,9 +135,8 @@ pool_touch(struct acp_pool *p, struct acp_agent *a)
 	}
 }
 
-/* Grant free slots to waiters; stop idle agents for the rest. */
 void
-pool_check(struct acp_pool *p)
+acp_pool_check(struct acp_pool *p)
 {
 	struct pool_node *n;
 	int waiting = 0, stopping = 0;
@@ -144,22 +148,22 @@ pool_check(struct acp_pool *p)
 		TAILQ_REMOVE(&p->wait, n, entry);
 		TAILQ_INSERT_TAIL(&p->run, n, entry);
 		p->nrun++;
-		agent_granted(n->a);
+		p->ops->granted(n->a);
 	}
 	TAILQ_FOREACH(n, &p->wait, entry)
 		waiting++;
 	TAILQ_FOREACH(n, &p->run, entry)
-		if (agent_stopping(n->a))
+		if (p->ops->stopping(n->a))
 			stopping++;
 	/* Slots about to be freed already serve that many waiters. */
 	waiting -= stopping + (p->max - p->nrun > 0 ? p->max - p->nrun : 0);
 	TAILQ_FOREACH(n, &p->run, entry) {
 		if (waiting <= 0)
 			break;
-		if (!agent_stopping(n->a) && agent_idle(n->a)) {
+		if (!p->ops->stopping(n->a) && p->ops->idle(n->a)) {
 			acp_info("evicting %s, the least recently used idle "
-			    "agent", acp_agent_name(n->a));
-			agent_evict(n->a);
+			    "agent", p->ops->name(n->a));
+			p->ops->evict(n->a);
 			waiting--;
 		}
 	}

@@ -18,6 +18,7 @@
 #include "acp/internal.h"
 #include "acp/jsonrpc.h"
 #include "acp/log.h"
+#include "acp/pool.h"
 
 struct cfgset {
 	char	*id;
@@ -160,7 +161,7 @@ acp_session_free(struct acp_session *s)
 	}
 	acp_session_destroy(s);
 	if (a->pool != NULL)
-		pool_check(a->pool);
+		acp_pool_check(a->pool);
 }
 
 int
@@ -561,7 +562,7 @@ acp_session_open_failed(struct acp_session *s, const char *why)
 	}
 	/* The agent may be idle now: its slot can serve a waiting agent. */
 	if (a->pool != NULL && !a->dead)
-		pool_check(a->pool);
+		acp_pool_check(a->pool);
 }
 
 int
@@ -665,8 +666,8 @@ turn_end(struct acp_session *s, struct acp_turn_end *te)
 	acp_perms_cancel(s, 1);
 	CALL_S(s, on_turn_end, s, te, s->arg);
 	if (a->pool != NULL) {
-		pool_touch(a->pool, a);
-		pool_check(a->pool);
+		acp_pool_touch(a->pool, a);
+		acp_pool_check(a->pool);
 	}
 }
 
@@ -743,7 +744,7 @@ acp_session_prompt(struct acp_session *s, struct acp_prompt *p)
 	s->in_turn = 1;
 	s->cancel_sent = s->timed_out = 0;
 	if (a->pool != NULL)
-		pool_touch(a->pool, a);
+		acp_pool_touch(a->pool, a);
 	if (s->st == S_OPEN && a->state == AG_READY)
 		session_send_prompt(s);
 	else if (s->st == S_CLOSED && !s->want_open) {
