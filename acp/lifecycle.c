@@ -46,13 +46,13 @@ int
 acp_init(struct event_base *base)
 {
 	acp_evbase = base;
-	return proc_init(base);
+	return acp_proc_init(base);
 }
 
 void
 acp_shutdown(void)
 {
-	proc_shutdown();
+	acp_proc_shutdown();
 	acp_evbase = NULL;
 }
 
@@ -194,7 +194,7 @@ acp_agent_broken_reason(struct acp_agent *a)
 long
 acp_agent_pid(struct acp_agent *a)
 {
-	return a->proc != NULL ? (long)proc_pid(a->proc) : -1;
+	return a->proc != NULL ? (long)acp_proc_pid(a->proc) : -1;
 }
 
 const char *
@@ -286,7 +286,7 @@ rpc_write(const char *buf, size_t len, void *arg)
 	struct acp_agent *a = arg;
 
 	if (a->proc != NULL)
-		proc_write(a->proc, buf, len);
+		acp_proc_write(a->proc, buf, len);
 }
 
 static void
@@ -359,7 +359,7 @@ out_eof(struct evbuffer *buf, void *arg)
 		event_active(a->fin_ev, EV_TIMEOUT, 0);
 	else if (a->proc != NULL) {
 		/* stdout closed but alive: it is of no use any more. */
-		proc_stop(a->proc, a->cfg.grace_ms);
+		acp_proc_stop(a->proc, a->cfg.grace_ms);
 	}
 }
 
@@ -404,7 +404,7 @@ acp_agent_hold(struct acp_agent *a, int on)
 	if (a->rpc != NULL)
 		jsonrpc_pause(a->rpc, on);
 	if (a->proc != NULL)
-		proc_hold(a->proc, on);
+		acp_proc_hold(a->proc, on);
 	/* Not from here: the caller may be inside one of our callbacks. */
 	if (!on)
 		event_active(a->resume_ev, EV_TIMEOUT, 0);
@@ -421,9 +421,9 @@ agent_resume_cb(evutil_socket_t fd, short ev, void *arg)
 		return;
 	if (a->eof_held) {
 		a->eof_held = 0;
-		out_eof(proc_stdout(a->proc), a);
+		out_eof(acp_proc_stdout(a->proc), a);
 	} else if (a->rpc != NULL)
-		jsonrpc_input(a->rpc, proc_stdout(a->proc));
+		jsonrpc_input(a->rpc, acp_proc_stdout(a->proc));
 }
 
 static long long
@@ -452,7 +452,7 @@ agent_fin_cb(evutil_socket_t fd, short ev, void *arg)
 	if (a->proc == NULL)
 		return;
 	event_del(a->eof_ev);
-	proc_status_str(a->reaped ? a->status : -1, st, sizeof(st));
+	acp_proc_status_str(a->reaped ? a->status : -1, st, sizeof(st));
 	if (a->abort_reason[0] != '\0')
 		snprintf(why, sizeof(why), "%s (%s)", a->abort_reason, st);
 	else
@@ -483,7 +483,7 @@ agent_fin_cb(evutil_socket_t fd, short ev, void *arg)
 	a->news = 0;
 	jsonrpc_free(a->rpc);
 	a->rpc = NULL;
-	proc_free(a->proc);
+	acp_proc_free(a->proc);
 	a->proc = NULL;
 	a->eof = a->reaped = 0;
 	/* A hold was on that process; the next one starts free. */
@@ -539,7 +539,7 @@ acp_agent_abort(struct acp_agent *a, const char *why)
 	a->state = AG_STOPPING;
 	if (a->rpc != NULL)
 		jsonrpc_close(a->rpc, JSONRPC_CLOSED, why);
-	proc_kill(a->proc);
+	acp_proc_kill(a->proc);
 }
 
 static void
@@ -612,7 +612,7 @@ agent_spawn(struct acp_agent *a)
 
 	a->eof = a->reaped = 0;
 	a->status = -1;
-	a->proc = proc_spawn(acp_evbase, a->name, a->argv, a->cwd,
+	a->proc = acp_proc_spawn(acp_evbase, a->name, a->argv, a->cwd,
 	    (const char *const *)a->env, &cbs, a, err, sizeof(err));
 	if (a->proc == NULL) {
 		acp_error("%s: %s", a->name, err);
@@ -707,7 +707,7 @@ acp_agent_stop(struct acp_agent *a)
 		acp_info("%s: stopping%s", a->name,
 		    a->evicted ? " (evicted)" : "");
 	a->state = AG_STOPPING;
-	proc_stop(a->proc, a->cfg.grace_ms);
+	acp_proc_stop(a->proc, a->cfg.grace_ms);
 }
 
 void
@@ -731,7 +731,7 @@ agent_destroy(struct acp_agent *a)
 	if (a->rpc != NULL)
 		jsonrpc_free(a->rpc);
 	if (a->proc != NULL)
-		proc_free(a->proc);
+		acp_proc_free(a->proc);
 	if (a->pool != NULL)
 		acp_pool_release(a->pool, a);
 	if (a->start_ev != NULL)
@@ -782,7 +782,7 @@ acp_agent_free(struct acp_agent *a)
 	if (a->depth > 0) {
 		/* Inside one of its callbacks: later, from the loop. */
 		if (a->proc != NULL)
-			proc_kill(a->proc);
+			acp_proc_kill(a->proc);
 		acp_agent_gc_later(a);
 		return;
 	}

@@ -140,21 +140,31 @@ fail:
 	return NULL;
 }
 
+/*
+ * Blanks between words: sh's space and tab, and \r \f \v as well, so that
+ * no word carries a control character nobody sees in the config.
+ */
+static int
+argv_blank(int c)
+{
+	return c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v';
+}
+
 char **
-acp_argv_parse(const char *s, const char **err)
+acp_argv_split(const char *s, enum acp_argv_error *why)
 {
 	char **argv = NULL, **nv, *word;
 	size_t n = 0, len, wl;
 	int inword, q;
 
-	*err = NULL;
+	*why = ACP_ARGV_OK;
 	len = strlen(s);
 	if ((word = malloc(len + 1)) == NULL) {
-		*err = "out of memory";
+		*why = ACP_ARGV_NOMEM;
 		return NULL;
 	}
 	for (;;) {
-		while (*s == ' ' || *s == '\t')
+		while (argv_blank((unsigned char)*s))
 			s++;
 		if (*s == '\0')
 			break;
@@ -177,14 +187,14 @@ acp_argv_parse(const char *s, const char **err)
 					word[wl++] = *s;
 				} else
 					word[wl++] = *s;
-			} else if (*s == ' ' || *s == '\t') {
+			} else if (argv_blank((unsigned char)*s)) {
 				inword = 0;
 				continue;
 			} else if (*s == '\'' || *s == '"')
 				q = *s;
 			else if (*s == '\\') {
 				if (s[1] == '\0') {
-					*err = "trailing backslash";
+					*why = ACP_ARGV_BACKSLASH;
 					goto fail;
 				}
 				s++;
@@ -194,7 +204,7 @@ acp_argv_parse(const char *s, const char **err)
 			s++;
 		}
 		if (q != 0) {
-			*err = "unterminated quote";
+			*why = q == '\'' ? ACP_ARGV_SQUOTE : ACP_ARGV_DQUOTE;
 			goto fail;
 		}
 		word[wl] = '\0';
@@ -207,13 +217,19 @@ acp_argv_parse(const char *s, const char **err)
 	}
 	free(word);
 	if (n == 0) {
-		*err = "empty command";
+		*why = ACP_ARGV_EMPTY;
 		free(argv);
+		return NULL;
+	}
+	/* execvp("") finds nothing: say so now, not when the agent starts. */
+	if (argv[0][0] == '\0') {
+		*why = ACP_ARGV_NOPROG;
+		acp_argv_free(argv);
 		return NULL;
 	}
 	return argv;
 oom:
-	*err = "out of memory";
+	*why = ACP_ARGV_NOMEM;
 fail:
 	free(word);
 	if (argv != NULL) {
@@ -221,6 +237,26 @@ fail:
 		acp_argv_free(argv);
 	}
 	return NULL;
+}
+
+char **
+acp_argv_parse(const char *s, const char **err)
+{
+	static const char *const why_str[] = {
+		[ACP_ARGV_OK] = NULL,
+		[ACP_ARGV_NOMEM] = "out of memory",
+		[ACP_ARGV_EMPTY] = "empty command",
+		[ACP_ARGV_NOPROG] = "empty program name",
+		[ACP_ARGV_SQUOTE] = "unterminated quote",
+		[ACP_ARGV_DQUOTE] = "unterminated quote",
+		[ACP_ARGV_BACKSLASH] = "trailing backslash",
+	};
+	enum acp_argv_error why;
+	char **argv;
+
+	argv = acp_argv_split(s, &why);
+	*err = why_str[why];
+	return argv;
 }
 
 void
@@ -236,7 +272,7 @@ acp_argv_free(char **argv)
 }
 
 void
-proc_status_str(int status, char *buf, size_t len)
+acp_proc_status_str(int status, char *buf, size_t len)
 {
 	if (status == -1)
 		snprintf(buf, len, "exit status unknown");
@@ -302,7 +338,7 @@ reap(evutil_socket_t sig, short ev, void *arg)
 }
 
 int
-proc_init(struct event_base *base)
+acp_proc_init(struct event_base *base)
 {
 	if (sigchld_ev != NULL)
 		return 0;
@@ -315,7 +351,7 @@ proc_init(struct event_base *base)
 }
 
 void
-proc_shutdown(void)
+acp_proc_shutdown(void)
 {
 	struct acp_proc *p;
 	int status;
@@ -455,7 +491,7 @@ out_event(struct bufferevent *bev, short what, void *arg)
 }
 
 void
-proc_hold(struct acp_proc *p, int on)
+acp_proc_hold(struct acp_proc *p, int on)
 {
 	/* After EOF there is nothing more to read, and reading again would
 	 * report the EOF twice. */
@@ -468,7 +504,7 @@ proc_hold(struct acp_proc *p, int on)
 }
 
 struct evbuffer *
-proc_stdout(struct acp_proc *p)
+acp_proc_stdout(struct acp_proc *p)
 {
 	return bufferevent_get_input(p->out);
 }
@@ -506,7 +542,7 @@ set_nonblock(int fd)
 }
 
 struct acp_proc *
-proc_spawn(struct event_base *base, const char *name, char *const argv[],
+acp_proc_spawn(struct event_base *base, const char *name, char *const argv[],
     const char *cwd, const char *const *env_add,
     const struct acp_proc_cbs *cbs, void *arg, char *err, size_t errlen)
 {
@@ -598,7 +634,7 @@ proc_spawn(struct event_base *base, const char *name, char *const argv[],
 			close(pout[0]);
 		if (p->err == NULL)
 			close(perr[0]);
-		proc_free(p);
+		acp_proc_free(p);
 		return NULL;
 	}
 	bufferevent_setcb(p->in, NULL, NULL, in_event, p);
@@ -631,7 +667,7 @@ fail:
  * and its death is handled as a crash.
  */
 int
-proc_write(struct acp_proc *p, const char *buf, size_t len)
+acp_proc_write(struct acp_proc *p, const char *buf, size_t len)
 {
 	if (p->in == NULL)
 		return -1;
@@ -641,7 +677,7 @@ proc_write(struct acp_proc *p, const char *buf, size_t len)
 			acp_warn("%s: does not read its input (%u MiB waiting); "
 			    "killing it", p->name, PROC_STDIN_MAX >> 20);
 			p->overrun = 1;
-			proc_kill(p);
+			acp_proc_kill(p);
 		}
 		return -1;
 	}
@@ -679,7 +715,7 @@ term_step(evutil_socket_t fd, short ev, void *arg)
 }
 
 void
-proc_stop(struct acp_proc *p, int grace_ms)
+acp_proc_stop(struct acp_proc *p, int grace_ms)
 {
 	struct timeval tv = { grace_ms / 1000, (grace_ms % 1000) * 1000 };
 
@@ -696,33 +732,27 @@ proc_stop(struct acp_proc *p, int grace_ms)
 	p->term_ev = evtimer_new(p->base, term_step, p);
 	p->kill_ev = evtimer_new(p->base, kill_step, p);
 	if (p->term_ev == NULL || p->kill_ev == NULL) {
-		proc_kill(p);
+		acp_proc_kill(p);
 		return;
 	}
 	evtimer_add(p->term_ev, &tv);
 }
 
 void
-proc_kill(struct acp_proc *p)
+acp_proc_kill(struct acp_proc *p)
 {
 	if (!p->reaped)
 		kill(-p->pid, SIGKILL);
 }
 
 pid_t
-proc_pid(struct acp_proc *p)
+acp_proc_pid(struct acp_proc *p)
 {
 	return p->pid;
 }
 
-int
-proc_exited(struct acp_proc *p)
-{
-	return p->reaped;
-}
-
 void
-proc_free(struct acp_proc *p)
+acp_proc_free(struct acp_proc *p)
 {
 	if (p == NULL)
 		return;
