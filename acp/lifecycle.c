@@ -34,7 +34,7 @@ static void	agent_fin_cb(evutil_socket_t, short, void *);
 static void	agent_gc_cb(evutil_socket_t, short, void *);
 static void	agent_eof_cb(evutil_socket_t, short, void *);
 static void	agent_resume_cb(evutil_socket_t, short, void *);
-static void	out_eof(struct evbuffer *, void *);
+static void	agent_stdout_eof(struct evbuffer *, void *);
 
 struct event_base *
 acp_base(void)
@@ -333,7 +333,7 @@ rpc_notify(struct jsonrpc *j, const char *method, const cJSON *params,
 /* ---- agent lifecycle ---- */
 
 static void
-out_data(struct evbuffer *buf, void *arg)
+agent_stdout_cb(struct evbuffer *buf, void *arg)
 {
 	struct acp_agent *a = arg;
 
@@ -342,7 +342,7 @@ out_data(struct evbuffer *buf, void *arg)
 }
 
 static void
-out_eof(struct evbuffer *buf, void *arg)
+agent_stdout_eof(struct evbuffer *buf, void *arg)
 {
 	struct acp_agent *a = arg;
 
@@ -364,7 +364,7 @@ out_eof(struct evbuffer *buf, void *arg)
 }
 
 static void
-proc_exit(int status, void *arg)
+agent_exit_cb(int status, void *arg)
 {
 	struct acp_agent *a = arg;
 
@@ -421,13 +421,13 @@ agent_resume_cb(evutil_socket_t fd, short ev, void *arg)
 		return;
 	if (a->eof_held) {
 		a->eof_held = 0;
-		out_eof(acp_proc_stdout(a->proc), a);
+		agent_stdout_eof(acp_proc_stdout(a->proc), a);
 	} else if (a->rpc != NULL)
 		jsonrpc_input(a->rpc, acp_proc_stdout(a->proc));
 }
 
 static long long
-backoff_ms(struct acp_agent *a)
+agent_backoff_ms(struct acp_agent *a)
 {
 	long long d = a->cfg.backoff_ms;
 	int i;
@@ -490,7 +490,7 @@ agent_fin_cb(evutil_socket_t fd, short ev, void *arg)
 	a->held = a->eof_held = 0;
 	if (failed) {
 		a->failures++;
-		a->next_start = now_ms() + backoff_ms(a);
+		a->next_start = now_ms() + agent_backoff_ms(a);
 	}
 	memset(&ex, 0, sizeof(ex));
 	ex.status = a->status;
@@ -543,8 +543,8 @@ acp_agent_abort(struct acp_agent *a, const char *why)
 }
 
 static void
-init_reply(struct jsonrpc *j, const cJSON *res, const struct jsonrpc_error *err,
-    void *arg)
+agent_init_reply(struct jsonrpc *j, const cJSON *res,
+    const struct jsonrpc_error *err, void *arg)
 {
 	struct acp_agent *a = arg;
 	struct acp_session *s, *ts;
@@ -602,8 +602,8 @@ init_reply(struct jsonrpc *j, const cJSON *res, const struct jsonrpc_error *err,
 static void
 agent_spawn(struct acp_agent *a)
 {
-	static const struct acp_proc_cbs cbs = { out_data, out_eof,
-	    proc_exit };
+	static const struct acp_proc_cbs cbs = { agent_stdout_cb,
+	    agent_stdout_eof, agent_exit_cb };
 	static const struct jsonrpc_handlers h = { rpc_request, rpc_notify,
 	    rpc_write, rpc_fatal };
 	struct acp_session *s, *ts;
@@ -617,7 +617,7 @@ agent_spawn(struct acp_agent *a)
 	if (a->proc == NULL) {
 		acp_error("%s: %s", a->name, err);
 		a->failures++;
-		a->next_start = now_ms() + backoff_ms(a);
+		a->next_start = now_ms() + agent_backoff_ms(a);
 		if (a->pool != NULL)
 			acp_pool_release(a->pool, a);
 		if (a->failures >= a->cfg.max_failures) {
@@ -649,7 +649,7 @@ agent_spawn(struct acp_agent *a)
 	cJSON_AddStringToObject(ci, "name", "agentircd");
 	cJSON_AddStringToObject(ci, "version", PACKAGE_VERSION);
 	jsonrpc_call(a->rpc, "initialize", p, a->cfg.init_timeout_ms,
-	    init_reply, a);
+	    agent_init_reply, a);
 }
 
 static void

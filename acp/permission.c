@@ -26,7 +26,7 @@ struct perm {
 static uint64_t		 perm_seq;
 
 static cJSON *
-outcome_cancelled(void)
+perm_cancelled(void)
 {
 	cJSON *r = cJSON_CreateObject(), *o;
 
@@ -72,7 +72,7 @@ acp_perm_request(struct acp_agent *a, const cJSON *params, const cJSON *id)
 	    a->cb.on_permission == NULL) {
 		acp_info("%s: permission request answered \"cancelled\"",
 		    a->name);
-		return jsonrpc_respond(a->rpc, id, outcome_cancelled());
+		return jsonrpc_respond(a->rpc, id, perm_cancelled());
 	}
 	/* Each waits for a person: more than a few is a flood, not a
 	 * question. */
@@ -81,14 +81,14 @@ acp_perm_request(struct acp_agent *a, const cJSON *params, const cJSON *id)
 			acp_warn("%s: over %d permission requests waiting; "
 			    "answered \"cancelled\"", a->name,
 			    MAX_PERMS_PENDING);
-			return jsonrpc_respond(a->rpc, id, outcome_cancelled());
+			return jsonrpc_respond(a->rpc, id, perm_cancelled());
 		}
 	tc = cJSON_GetObjectItemCaseSensitive(params, "toolCall");
 	tid = acp_jstr(tc, "toolCallId");
 	t = acp_tool_find(s, tid != NULL ? tid : "", 1);
 	ol = cJSON_GetObjectItemCaseSensitive(params, "options");
 	if (t == NULL || (pe = calloc(1, sizeof(*pe))) == NULL) {
-		jsonrpc_respond(a->rpc, id, outcome_cancelled());
+		jsonrpc_respond(a->rpc, id, perm_cancelled());
 		return 0;
 	}
 	acp_tool_merge(t, tc);
@@ -119,7 +119,7 @@ acp_perm_request(struct acp_agent *a, const cJSON *params, const cJSON *id)
 }
 
 static int
-json_ids_equal(const cJSON *x, const cJSON *y)
+perm_ids_equal(const cJSON *x, const cJSON *y)
 {
 	if (x == NULL || y == NULL)
 		return 0;
@@ -140,7 +140,7 @@ perm_settle(struct acp_session *s, struct perm *pe, const char *option,
 	uint64_t id = pe->id;
 
 	if (option == NULL)
-		r = outcome_cancelled();
+		r = perm_cancelled();
 	else {
 		r = cJSON_CreateObject();
 		o = cJSON_AddObjectToObject(r, "outcome");
@@ -177,7 +177,7 @@ acp_perm_withdraw(struct acp_agent *a, const cJSON *rid)
 
 	TAILQ_FOREACH_SAFE(s, &a->sessions, entry, ts)
 		TAILQ_FOREACH_SAFE(pe, &s->perms, entry, tp)
-			if (json_ids_equal(pe->rid, rid))
+			if (perm_ids_equal(pe->rid, rid))
 				perm_settle(s, pe, NULL, 1);
 }
 

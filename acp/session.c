@@ -29,10 +29,14 @@ struct acp_prompt {
 	cJSON	*blocks;
 };
 
-static void	session_send_prompt(struct acp_session *);
-static void	session_turn_cb(evutil_socket_t, short, void *);
-static void	session_cancel_cb(evutil_socket_t, short, void *);
-static void	session_defer_cb(evutil_socket_t, short, void *);
+static void	sess_send_prompt(struct acp_session *);
+static void	sess_turn_cb(evutil_socket_t, short, void *);
+static void	sess_cancel_cb(evutil_socket_t, short, void *);
+static void	sess_defer_cb(evutil_socket_t, short, void *);
+static void	sess_open_reply(struct jsonrpc *, const cJSON *,
+		    const struct jsonrpc_error *, void *);
+static void	sess_config_reply(struct jsonrpc *, const cJSON *,
+		    const struct jsonrpc_error *, void *);
 
 /* ---- sessions ---- */
 
@@ -49,9 +53,9 @@ acp_session_new(struct acp_agent *a, const char *id, void *arg)
 	TAILQ_INIT(&s->perms);
 	TAILQ_INIT(&s->tools);
 	s->id = acp_str_copy(id);
-	s->turn_ev = evtimer_new(acp_base(), session_turn_cb, s);
-	s->cancel_ev = evtimer_new(acp_base(), session_cancel_cb, s);
-	s->defer_ev = evtimer_new(acp_base(), session_defer_cb, s);
+	s->turn_ev = evtimer_new(acp_base(), sess_turn_cb, s);
+	s->cancel_ev = evtimer_new(acp_base(), sess_cancel_cb, s);
+	s->defer_ev = evtimer_new(acp_base(), sess_defer_cb, s);
 	if ((id != NULL && s->id == NULL) || s->turn_ev == NULL ||
 	    s->cancel_ev == NULL || s->defer_ev == NULL) {
 		TAILQ_INSERT_TAIL(&a->sessions, s, entry);
@@ -78,7 +82,7 @@ acp_session_find(struct acp_agent *a, const char *id)
 }
 
 static void
-modes_clear(struct acp_session *s)
+sess_modes_clear(struct acp_session *s)
 {
 	size_t i;
 
@@ -104,7 +108,7 @@ acp_session_destroy(struct acp_session *s)
 		jsonrpc_forget_arg(a->rpc, s);
 	acp_perms_cancel(s, 0);
 	acp_tools_clear(s);
-	modes_clear(s);
+	sess_modes_clear(s);
 	if (s->turn_ev != NULL)
 		event_free(s->turn_ev);
 	if (s->cancel_ev != NULL)
@@ -234,7 +238,7 @@ acp_session_set_mcp(struct acp_session *s, const char *json,
 }
 
 static void
-session_modes(struct acp_session *s, const cJSON *res)
+sess_modes_parse(struct acp_session *s, const cJSON *res)
 {
 	const cJSON *m = cJSON_GetObjectItemCaseSensitive(res, "modes"), *l,
 	    *e;
@@ -242,7 +246,7 @@ session_modes(struct acp_session *s, const cJSON *res)
 
 	if (!cJSON_IsObject(m))
 		return;
-	modes_clear(s);
+	sess_modes_clear(s);
 	if (acp_jstr(m, "currentModeId") != NULL)
 		acp_str_set(&s->mode_cur, acp_jstr(m, "currentModeId"));
 	l = cJSON_GetObjectItemCaseSensitive(m, "availableModes");
@@ -264,17 +268,17 @@ session_modes(struct acp_session *s, const cJSON *res)
 }
 
 static void
-open_done(struct acp_session *s)
+sess_open_done(struct acp_session *s)
 {
 	s->st = S_OPEN;
 	CALL_S(s, on_open, s, s->how, NULL, s->arg);
 	if (!s->dead && s->prompt != NULL && s->st == S_OPEN &&
 	    s->a->state == AG_READY)
-		session_send_prompt(s);
+		sess_send_prompt(s);
 }
 
 static void
-reapply_reply(struct jsonrpc *j, const cJSON *res,
+sess_reapply_reply(struct jsonrpc *j, const cJSON *res,
     const struct jsonrpc_error *err, void *arg)
 {
 	struct acp_session *s = arg;
@@ -286,11 +290,12 @@ reapply_reply(struct jsonrpc *j, const cJSON *res,
 		    err->message);
 	if (s->reapply > 0 && --s->reapply == 0 && s->st == S_OPENING &&
 	    (err == NULL || err->code != JSONRPC_CLOSED))
-		open_done(s);
+		sess_open_done(s);
 }
 
 static int64_t
-send_set_mode(struct acp_session *s, const char *mode, jsonrpc_reply_fn *fn)
+sess_send_set_mode(struct acp_session *s, const char *mode,
+    jsonrpc_reply_fn *fn)
 {
 	cJSON *p = cJSON_CreateObject();
 
@@ -300,11 +305,8 @@ send_set_mode(struct acp_session *s, const char *mode, jsonrpc_reply_fn *fn)
 	    s->a->cfg.request_timeout_ms, fn, s);
 }
 
-static void config_reply(struct jsonrpc *, const cJSON *,
-    const struct jsonrpc_error *, void *);
-
 static int64_t
-send_set_config(struct acp_session *s, const struct cfgset *c,
+sess_send_set_config(struct acp_session *s, const struct cfgset *c,
     jsonrpc_reply_fn *fn)
 {
 	cJSON *p = cJSON_CreateObject();
@@ -322,24 +324,25 @@ send_set_config(struct acp_session *s, const struct cfgset *c,
 
 /* The session is back: apply the chosen mode and options again (SS-4). */
 static void
-session_reapply(struct acp_session *s)
+sess_reapply(struct acp_session *s)
 {
 	size_t i;
 
 	s->reapply = 1;		/* held while we send */
 	if (s->mode_want != NULL && (s->mode_cur == NULL ||
 	    strcmp(s->mode_cur, s->mode_want) != 0) &&
-	    send_set_mode(s, s->mode_want, reapply_reply) >= 0)
+	    sess_send_set_mode(s, s->mode_want, sess_reapply_reply) >= 0)
 		s->reapply++;
 	for (i = 0; i < s->ncfg; i++)
-		if (send_set_config(s, &s->cfg[i], reapply_reply) >= 0)
+		if (sess_send_set_config(s, &s->cfg[i],
+		    sess_reapply_reply) >= 0)
 			s->reapply++;
 	if (--s->reapply == 0)
-		open_done(s);
+		sess_open_done(s);
 }
 
 static int
-pick_auth(struct acp_agent *a, const char **idp)
+sess_pick_auth(struct acp_agent *a, const char **idp)
 {
 	const cJSON *m;
 	const char *id, *type;
@@ -376,8 +379,8 @@ pick_auth(struct acp_agent *a, const char **idp)
 }
 
 static void
-auth_message(struct acp_agent *a, const struct jsonrpc_error *err, char *buf,
-    size_t len)
+sess_auth_message(struct acp_agent *a, const struct jsonrpc_error *err,
+    char *buf, size_t len)
 {
 	const cJSON *m;
 	const char *dm = acp_jstr(err->data, "message");
@@ -396,11 +399,8 @@ auth_message(struct acp_agent *a, const struct jsonrpc_error *err, char *buf,
 	    names[0] ? ")" : "");
 }
 
-static void open_reply(struct jsonrpc *, const cJSON *,
-    const struct jsonrpc_error *, void *);
-
 static void
-send_open(struct acp_session *s, const char *method)
+sess_send_open(struct acp_session *s, const char *method)
 {
 	struct acp_agent *a = s->a;
 	cJSON *p = cJSON_CreateObject(), *servers;
@@ -417,14 +417,14 @@ send_open(struct acp_session *s, const char *method)
 	if (servers != NULL && !cJSON_IsArray(servers))
 		cJSON_Delete(servers);
 	s->open_rid = jsonrpc_call(a->rpc, method, p,
-	    a->cfg.request_timeout_ms, open_reply, s);
+	    a->cfg.request_timeout_ms, sess_open_reply, s);
 	if (s->open_rid < 0)
 		acp_session_open_failed(s, "the agent is gone");
 }
 
 static void
-auth_reply(struct jsonrpc *j, const cJSON *res, const struct jsonrpc_error *err,
-    void *arg)
+sess_auth_reply(struct jsonrpc *j, const cJSON *res,
+    const struct jsonrpc_error *err, void *arg)
 {
 	struct acp_session *s = arg;
 	char msg[512];
@@ -439,22 +439,22 @@ auth_reply(struct jsonrpc *j, const cJSON *res, const struct jsonrpc_error *err,
 		return;
 	}
 	s->a->news++;
-	send_open(s, "session/new");
+	sess_send_open(s, "session/new");
 }
 
 static void
-open_new(struct acp_session *s)
+sess_open_new(struct acp_session *s)
 {
 	free(s->id);
 	s->id = NULL;
 	s->how = ACP_OPEN_NEW;
 	s->a->news++;
-	send_open(s, "session/new");
+	sess_send_open(s, "session/new");
 }
 
 static void
-open_reply(struct jsonrpc *j, const cJSON *res, const struct jsonrpc_error *err,
-    void *arg)
+sess_open_reply(struct jsonrpc *j, const cJSON *res,
+    const struct jsonrpc_error *err, void *arg)
 {
 	struct acp_session *s = arg;
 	struct acp_agent *a = s->a;
@@ -474,11 +474,11 @@ open_reply(struct jsonrpc *j, const cJSON *res, const struct jsonrpc_error *err,
 			/* The agent lost it: start afresh (SS-4). */
 			acp_info("%s: cannot resume session %s (%s), opening "
 			    "a new one", a->name, s->id, err->message);
-			open_new(s);
+			sess_open_new(s);
 			return;
 		}
 		if (err->code == -32000 || strcasestr(err->message, "auth")) {
-			if (!a->auth_tried && pick_auth(a, &mid)) {
+			if (!a->auth_tried && sess_pick_auth(a, &mid)) {
 				a->auth_tried = 1;
 				acp_info("%s: authenticating with %s",
 				    a->name, mid);
@@ -486,10 +486,11 @@ open_reply(struct jsonrpc *j, const cJSON *res, const struct jsonrpc_error *err,
 				cJSON_AddStringToObject(p, "methodId", mid);
 				s->open_rid = jsonrpc_call(a->rpc,
 				    "authenticate", p,
-				    a->cfg.request_timeout_ms, auth_reply, s);
+				    a->cfg.request_timeout_ms, sess_auth_reply,
+				    s);
 				return;
 			}
-			auth_message(a, err, msg, sizeof(msg));
+			sess_auth_message(a, err, msg, sizeof(msg));
 		} else
 			snprintf(msg, sizeof(msg), "%s: %s%s%s", a->name,
 			    err->message, acp_jstr(err->data, "message") ?
@@ -508,7 +509,7 @@ open_reply(struct jsonrpc *j, const cJSON *res, const struct jsonrpc_error *err,
 		}
 		acp_str_set(&s->id, sid);
 	}
-	session_modes(s, res);
+	sess_modes_parse(s, res);
 	s->st = S_OPENING;	/* routable from now on */
 	if (s->how == ACP_OPEN_NEW)
 		acp_update_early(s);	/* what came before the answer */
@@ -516,7 +517,7 @@ open_reply(struct jsonrpc *j, const cJSON *res, const struct jsonrpc_error *err,
 	    "configOptions"));
 	if (s->dead)
 		return;
-	session_reapply(s);
+	sess_reapply(s);
 }
 
 void
@@ -530,12 +531,12 @@ acp_session_do_open(struct acp_session *s)
 	if (s->id != NULL && a->can_load) {
 		s->how = ACP_OPEN_LOADED;
 		s->replaying = 1;
-		send_open(s, "session/load");
+		sess_send_open(s, "session/load");
 	} else if (s->id != NULL && a->can_resume) {
 		s->how = ACP_OPEN_RESUMED;
-		send_open(s, "session/resume");
+		sess_send_open(s, "session/resume");
 	} else
-		open_new(s);
+		sess_open_new(s);
 }
 
 void
@@ -635,7 +636,7 @@ acp_prompt_free(struct acp_prompt *p)
 }
 
 static enum acp_stop
-stop_parse(const char *r)
+sess_stop_parse(const char *r)
 {
 	if (r == NULL || strcmp(r, "end_turn") == 0)
 		return ACP_STOP_END_TURN;
@@ -651,7 +652,7 @@ stop_parse(const char *r)
 }
 
 static void
-turn_end(struct acp_session *s, struct acp_turn_end *te)
+sess_turn_end(struct acp_session *s, struct acp_turn_end *te)
 {
 	struct acp_agent *a = s->a;
 
@@ -672,7 +673,7 @@ turn_end(struct acp_session *s, struct acp_turn_end *te)
 }
 
 static void
-prompt_reply(struct jsonrpc *j, const cJSON *res,
+sess_prompt_reply(struct jsonrpc *j, const cJSON *res,
     const struct jsonrpc_error *err, void *arg)
 {
 	struct acp_session *s = arg;
@@ -687,7 +688,7 @@ prompt_reply(struct jsonrpc *j, const cJSON *res,
 		dm = acp_jstr(err->data, "message");
 		te.code = err->code;
 		if (err->code == -32000)
-			auth_message(s->a, err, msg, sizeof(msg));
+			sess_auth_message(s->a, err, msg, sizeof(msg));
 		else
 			snprintf(msg, sizeof(msg), "%s%s%s", err->message,
 			    dm ? ": " : "", dm ? dm : "");
@@ -696,14 +697,14 @@ prompt_reply(struct jsonrpc *j, const cJSON *res,
 		te.stop = s->cancel_sent ? ACP_STOP_CANCELLED : ACP_STOP_ERROR;
 	} else {
 		te.stop_reason = acp_jstr(res, "stopReason");
-		te.stop = stop_parse(te.stop_reason);
+		te.stop = sess_stop_parse(te.stop_reason);
 		s->a->failures = 0;	/* a turn went through: healthy */
 	}
-	turn_end(s, &te);
+	sess_turn_end(s, &te);
 }
 
 static void
-session_send_prompt(struct acp_session *s)
+sess_send_prompt(struct acp_session *s)
 {
 	struct acp_agent *a = s->a;
 	struct acp_prompt *pr = s->prompt;
@@ -719,14 +720,14 @@ session_send_prompt(struct acp_session *s)
 	 * starts now, as starting the agent has timeouts of its own. */
 	acp_timer_ms(s->turn_ev, a->cfg.turn_timeout_ms);
 	s->prompt_rid = jsonrpc_call(a->rpc, "session/prompt", p, 0,
-	    prompt_reply, s);
+	    sess_prompt_reply, s);
 	if (s->prompt_rid < 0) {
 		struct acp_turn_end te;
 
 		memset(&te, 0, sizeof(te));
 		te.stop = ACP_STOP_ERROR;
 		te.error = "the agent is gone";
-		turn_end(s, &te);
+		sess_turn_end(s, &te);
 	}
 }
 
@@ -746,7 +747,7 @@ acp_session_prompt(struct acp_session *s, struct acp_prompt *p)
 	if (a->pool != NULL)
 		acp_pool_touch(a->pool, a);
 	if (s->st == S_OPEN && a->state == AG_READY)
-		session_send_prompt(s);
+		sess_send_prompt(s);
 	else if (s->st == S_CLOSED && !s->want_open) {
 		s->want_open = 1;
 		if (a->state == AG_READY)
@@ -758,7 +759,7 @@ acp_session_prompt(struct acp_session *s, struct acp_prompt *p)
 }
 
 static void
-session_defer_cb(evutil_socket_t fd, short ev, void *arg)
+sess_defer_cb(evutil_socket_t fd, short ev, void *arg)
 {
 	struct acp_session *s = arg;
 	struct acp_turn_end te;
@@ -767,7 +768,7 @@ session_defer_cb(evutil_socket_t fd, short ev, void *arg)
 	(void)ev;
 	memset(&te, 0, sizeof(te));
 	te.stop = ACP_STOP_CANCELLED;
-	turn_end(s, &te);
+	sess_turn_end(s, &te);
 }
 
 int
@@ -800,7 +801,7 @@ acp_session_cancel(struct acp_session *s)
 }
 
 static void
-session_turn_cb(evutil_socket_t fd, short ev, void *arg)
+sess_turn_cb(evutil_socket_t fd, short ev, void *arg)
 {
 	struct acp_session *s = arg;
 
@@ -817,7 +818,7 @@ session_turn_cb(evutil_socket_t fd, short ev, void *arg)
 }
 
 static void
-session_cancel_cb(evutil_socket_t fd, short ev, void *arg)
+sess_cancel_cb(evutil_socket_t fd, short ev, void *arg)
 {
 	struct acp_session *s = arg;
 	char why[128];
@@ -835,7 +836,7 @@ session_cancel_cb(evutil_socket_t fd, short ev, void *arg)
 }
 
 static void
-mode_reply(struct jsonrpc *j, const cJSON *res,
+sess_mode_reply(struct jsonrpc *j, const cJSON *res,
     const struct jsonrpc_error *err, void *arg)
 {
 	struct acp_session *s = arg;
@@ -859,12 +860,13 @@ acp_session_set_mode(struct acp_session *s, const char *mode)
 {
 	acp_str_set(&s->mode_want, mode);
 	if (s->st == S_OPEN && s->a->rpc != NULL)
-		return send_set_mode(s, mode, mode_reply) >= 0 ? 0 : -1;
+		return sess_send_set_mode(s, mode, sess_mode_reply) >= 0 ?
+		    0 : -1;
 	return 0;	/* applied when the session opens */
 }
 
 static void
-config_reply(struct jsonrpc *j, const cJSON *res,
+sess_config_reply(struct jsonrpc *j, const cJSON *res,
     const struct jsonrpc_error *err, void *arg)
 {
 	struct acp_session *s = arg;
@@ -902,6 +904,7 @@ acp_session_set_config(struct acp_session *s, const char *id,
 	if (c->id == NULL || c->value == NULL)
 		return -1;
 	if (s->st == S_OPEN && s->a->rpc != NULL)
-		return send_set_config(s, c, config_reply) >= 0 ? 0 : -1;
+		return sess_send_set_config(s, c, sess_config_reply) >= 0 ?
+		    0 : -1;
 	return 0;
 }

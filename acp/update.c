@@ -255,7 +255,7 @@ acp_update_config(struct acp_session *s, const cJSON *opts)
 }
 
 static void
-update_session(struct acp_session *s, const cJSON *u)
+update_dispatch(struct acp_session *s, const cJSON *u)
 {
 	const char *k = acp_jstr(u, "sessionUpdate");
 
@@ -325,7 +325,7 @@ acp_update_route(struct acp_agent *a, const cJSON *params)
 	size_t bytes = 0;
 
 	if ((s = acp_session_find(a, sid)) != NULL) {
-		update_session(s,
+		update_dispatch(s,
 		    cJSON_GetObjectItemCaseSensitive(params, "update"));
 		return;
 	}
