@@ -5,13 +5,15 @@
 # and searches for new inputs.
 
 FUZZ_TARGETS = tests/fuzz/fuzz_message tests/fuzz/fuzz_route \
-	tests/fuzz/fuzz_conf tests/fuzz/fuzz_jsonrpc
+	tests/fuzz/fuzz_conf tests/fuzz/fuzz_jsonrpc tests/fuzz/fuzz_mention
 check_PROGRAMS += $(FUZZ_TARGETS)
 TESTS += $(FUZZ_TARGETS)
 tests_fuzz_fuzz_message_SOURCES = tests/fuzz/fuzz_message.c tests/fuzz/replay.c
 tests_fuzz_fuzz_message_LDADD = $(UNIT_LDADD)
 tests_fuzz_fuzz_route_SOURCES = tests/fuzz/fuzz_route.c tests/fuzz/replay.c
 tests_fuzz_fuzz_route_LDADD = $(BRIDGE_LDADD)
+tests_fuzz_fuzz_mention_SOURCES = tests/fuzz/fuzz_mention.c tests/fuzz/replay.c
+tests_fuzz_fuzz_mention_LDADD = $(BRIDGE_LDADD)
 tests_fuzz_fuzz_conf_SOURCES = tests/fuzz/fuzz_conf.c tests/fuzz/replay.c
 tests_fuzz_fuzz_conf_LDADD = $(UNIT_LDADD)
 tests_fuzz_fuzz_jsonrpc_SOURCES = tests/fuzz/fuzz_jsonrpc.c tests/fuzz/replay.c
