@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "ircd/casemap.h"
+#include "ircd/bridge/mention.h"
 #include "ircd/bridge/route.h"
 #include "ircd/xmalloc.h"
 
@@ -19,15 +20,7 @@ enum hit {
 	HIT_AMBIGUOUS,
 };
 
-/* Letters, digits and []\`_^{|}- (Modern IRC nick characters). */
-static int
-is_nickchar(int c)
-{
-	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-	    (c >= '0' && c <= '9') || (c != '\0' && strchr("[]\\`_^{|}-", c));
-}
-
-/* Control bytes count as space: IRC formatting (^B, ^O...) wraps names. */
+/* Control bytes count as space, as in mention.c. */
 static int
 is_space(int c)
 {
@@ -39,39 +32,6 @@ is_punct(int c)
 {
 	return (c >= '!' && c <= '/') || (c >= ':' && c <= '@') ||
 	    (c >= '[' && c <= '`') || (c >= '{' && c <= '~');
-}
-
-/*
- * May an '@' follow c and start a mention? Not when glued to a word
- * (sam@alice.com, node@20, @@alice); yes after space, an opening mark,
- * or a UTF-8 byte, since CJK text glues '@' to the sentence.
- */
-static int
-opens_mention(int c)
-{
-	return is_space(c) || c >= 0x80 || strchr("(\"'<*", c) != NULL;
-}
-
-/*
- * May c end a mention's name? Trailing .,:;!?) and quotes are not part
- * of it (RT-1); '/' or '@' right after mean a path or an address
- * (@scope/pkg, @alice@host), not somebody.
- */
-static int
-closes_mention(int c)
-{
-	return c == '\0' || is_space(c) || c >= 0x80 ||
-	    strchr(".,:;!?)\"'>*", c) != NULL;
-}
-
-static size_t
-name_len(const char *p)
-{
-	size_t n = 0;
-
-	while (is_nickchar((unsigned char)p[n]))
-		n++;
-	return n;
 }
 
 /* Is word[0..len) a casefolded prefix (or all) of name? */
@@ -197,7 +157,7 @@ take_address(const char *text, const struct route_names *names,
 		p++;
 	at = *p == '@';
 	w = p + at;
-	n = name_len(w);
+	n = mention_namelen(w);
 	if (n == 0 || (w[n] != ':' && w[n] != ',') ||
 	    (w[n + 1] != '\0' && !is_space((unsigned char)w[n + 1])))
 		return NULL;
@@ -207,6 +167,24 @@ take_address(const char *text, const struct route_names *names,
 	while (is_space((unsigned char)*p))
 		p++;
 	return p;
+}
+
+/*
+ * Copy text [p, end) to *out. Returns 1 when it says something: more
+ * than spaces and punctuation (RT-4).
+ */
+static int
+copy_text(char **out, const char *p, const char *end)
+{
+	int said = 0;
+
+	for (; p < end; p++) {
+		if (!is_space((unsigned char)*p) &&
+		    !is_punct((unsigned char)*p))
+			said = 1;
+		*(*out)++ = *p;
+	}
+	return said;
 }
 
 /*
@@ -241,9 +219,10 @@ void
 route_decide(const char *text, const struct route_names *names,
     struct route_result *res)
 {
+	struct mention_scan ms;
+	struct mention m;
 	const char *p;
 	char *out;
-	size_t n;
 	int said = 0, named = 0, blank = 1;
 
 	memset(res, 0, sizeof(*res));
@@ -256,30 +235,24 @@ route_decide(const char *text, const struct route_names *names,
 		named = 1;
 	else
 		p = text;
-	while (*p != '\0') {
-		if (*p == '@' && (p == text ||
-		    opens_mention((unsigned char)p[-1])) &&
-		    (n = name_len(p + 1)) > 0 &&
-		    closes_mention((unsigned char)p[n + 1])) {
-			if (take(p + 1, n, 1, names, res)) {
-				/* RT-5: keep the name as typed, without '@'. */
-				memcpy(out, p + 1, n);
-				out += n;
-				named = 1;
-			} else {
-				/* Nobody by that name: it is just text. */
-				memcpy(out, p, n + 1);
-				out += n + 1;
-				said = 1;
-			}
-			p += n + 1;
-			continue;
-		}
-		if (!is_space((unsigned char)*p) &&
-		    !is_punct((unsigned char)*p))
+	/* The address ends in a space, so p may start the scan. */
+	mention_begin(&ms, p, MENTION_PEOPLE);
+	while (mention_next(&ms, &m)) {
+		said |= copy_text(&out, p, m.at);
+		if (take(m.name, m.len, 1, names, res)) {
+			/* RT-5: keep the name as typed, without '@'. */
+			memcpy(out, m.name, m.len);
+			out += m.len;
+			named = 1;
+		} else {
+			/* Nobody by that name: it is just text. */
+			memcpy(out, m.at, m.len + 1);
+			out += m.len + 1;
 			said = 1;
-		*out++ = *p++;
+		}
+		p = m.name + m.len;
 	}
+	said |= copy_text(&out, p, p + strlen(p));
 	*out = '\0';
 	for (p = text; *p != '\0'; p++)
 		if (!is_space((unsigned char)*p))
