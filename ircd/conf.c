@@ -18,6 +18,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "ircd/casemap.h"
 #include "ircd/conf.h"
 #include "ircd/ircd.h"
 #include "ircd/passwd.h"
@@ -213,34 +214,6 @@ conf_isxdigit(int c)
 	    (c >= 'A' && c <= 'F');
 }
 
-/* rfc1459 folding, so "[agent Foo]" and "[agent foo]" collide as nicks do. */
-static int
-conf_fold(int c)
-{
-	if (c >= 'A' && c <= 'Z')
-		return c - 'A' + 'a';
-	switch (c) {
-	case '[':
-		return '{';
-	case ']':
-		return '}';
-	case '\\':
-		return '|';
-	case '~':
-		return '^';
-	}
-	return c;
-}
-
-static int
-conf_casecmp(const char *a, const char *b)
-{
-	for (; *a != '\0' && conf_fold((unsigned char)*a) ==
-	    conf_fold((unsigned char)*b); a++, b++)
-		;
-	return conf_fold((unsigned char)*a) - conf_fold((unsigned char)*b);
-}
-
 static char *
 conf_trim(char *s)
 {
@@ -349,25 +322,6 @@ conf_default_database(const char *path, const char *dir)
 	free(stem);
 	free(db);
 	return s;
-}
-
-static int
-conf_valid_nick(const char *s)
-{
-	size_t i, n = strlen(s);
-
-	if (n == 0 || n > NICKLEN)
-		return 0;
-	for (i = 0; i < n; i++) {
-		int c = (unsigned char)s[i];
-
-		if (conf_isalpha(c) || strchr("[]\\`_^{|}", c) != NULL)
-			continue;
-		if (i > 0 && (conf_isdigit(c) || c == '-'))
-			continue;
-		return 0;
-	}
-	return 1;
 }
 
 static int
@@ -840,7 +794,7 @@ conf_set(struct conf_parser *p, const struct conf_key *k, char *v)
 				continue;
 			if (!conf_isxdigit((unsigned char)v[i]))
 				b = 1;
-			s[j++] = (char)conf_fold((unsigned char)v[i]);
+			s[j++] = (char)casemap_lower((unsigned char)v[i]);
 		}
 		s[j] = '\0';
 		if (b || j != 64) {
@@ -1031,6 +985,10 @@ conf_section_begin(struct conf_parser *p, char *s)
 	else
 		xasprintf(&p->label, "[%s]", word);
 
+	/*
+	 * Names compare as the server will compare them (rfc1459), so
+	 * "[agent Foo]" and "[agent foo]" collide as the two nicks would.
+	 */
 	switch (p->section) {
 	case SEC_SERVER:
 		if (p->server_line != 0)
@@ -1046,7 +1004,7 @@ conf_section_begin(struct conf_parser *p, char *s)
 		break;
 	case SEC_ACCOUNT:
 		for (i = 0; i < c->naccounts; i++)
-			if (conf_casecmp(c->accounts[i].name, name) == 0)
+			if (casemap_cmp(c->accounts[i].name, name) == 0)
 				return conf_error(p, p->line, "duplicate "
 				    "account \"%s\", first at line %d", name,
 				    c->accounts[i].line);
@@ -1058,7 +1016,7 @@ conf_section_begin(struct conf_parser *p, char *s)
 		break;
 	case SEC_OPER:
 		for (i = 0; i < c->nopers; i++)
-			if (conf_casecmp(c->opers[i].name, name) == 0)
+			if (casemap_cmp(c->opers[i].name, name) == 0)
 				return conf_error(p, p->line, "duplicate "
 				    "operator \"%s\", first at line %d", name,
 				    c->opers[i].line);
@@ -1075,7 +1033,7 @@ conf_section_begin(struct conf_parser *p, char *s)
 			    "# then up to %d bytes without spaces, commas or "
 			    "control characters", name, CHANNELLEN - 1);
 		for (i = 0; i < c->nchannels; i++)
-			if (conf_casecmp(c->channels[i].name, name) == 0)
+			if (casemap_cmp(c->channels[i].name, name) == 0)
 				return conf_error(p, p->line, "duplicate "
 				    "channel \"%s\", first at line %d", name,
 				    c->channels[i].line);
@@ -1086,12 +1044,12 @@ conf_section_begin(struct conf_parser *p, char *s)
 		c->channels[c->nchannels++].line = p->line;
 		break;
 	case SEC_AGENT:
-		if (!conf_valid_nick(name))
+		if (!casemap_valid_nick(name, NICKLEN))
 			return conf_error(p, p->line, "bad agent name \"%s\": "
 			    "it must be a valid nick of up to %d characters",
 			    name, NICKLEN);
 		for (i = 0; i < c->nagents; i++)
-			if (conf_casecmp(c->agents[i].name, name) == 0)
+			if (casemap_cmp(c->agents[i].name, name) == 0)
 				return conf_error(p, p->line, "duplicate "
 				    "agent \"%s\", first at line %d", name,
 				    c->agents[i].line);

@@ -601,6 +601,13 @@ test_errors(void)
 	parse_fails("[agent alice]\ncommand = x\n[agent ALICE]\n",
 	    "e.conf:3: duplicate agent \"ALICE\", first at line 1",
 	    "duplicate agent");
+	/* rfc1459: [ ] \ ^ are the capitals of { } | ~, as in nicks. */
+	parse_fails("[agent a[\\]]\ncommand = x\n[agent A{|}]\n",
+	    "e.conf:3: duplicate agent \"A{|}\", first at line 1",
+	    "duplicate agent (rfc1459 casemapping)");
+	parse_fails("[account x^]\ncertfp = " FP64 "\n[account X~]\n",
+	    "e.conf:3: duplicate account \"X~\", first at line 1",
+	    "duplicate account (^ and ~ are one letter)");
 	parse_fails("[agent a]\ncommand = foo 'bar\n",
 	    "e.conf:2: bad command: unterminated ' quote",
 	    "unterminated single quote");
