@@ -56,24 +56,37 @@ char	 *acp_json_print(const struct cJSON *, size_t *len);
  */
 int	  acp_utf8_scrub(const char *, size_t, char **out, size_t *outlen);
 
-/* 0 means the default, given in brackets. */
+/*
+ * An agent. A number left 0 takes its default: ACP_DEFAULT_<FIELD> below,
+ * but max_frame and max_bad_lines take JSON-RPC's (acp/jsonrpc.h:
+ * JSONRPC_MAX_FRAME_DEFAULT, JSONRPC_MAX_BAD_DEFAULT).
+ */
 struct acp_agent_config {
-	const char	 *name;		/* for logs */
+	const char	 *name;		/* for logs ["agent"] */
 	const char	 *command;	/* parsed with acp_argv_parse */
 	const char	 *cwd;		/* absolute; [the daemon's cwd] */
 	const char	**env;		/* "NAME=value" added, NULL-ended */
 	const char	 *auth_method;	/* authenticate with this id [none] */
-	size_t		  max_frame;	/* bytes [32 MiB] */
-	int		  max_bad_lines; /* non-JSON lines in a row [100] */
-	int		  init_timeout_ms;	/* initialize [60 s] */
-	int		  request_timeout_ms;	/* session/new etc. [60 s] */
-	int		  turn_timeout_ms;	/* TN-8 watchdog [30 min] */
-	int		  cancel_timeout_ms;	/* then restart [10 s] */
-	int		  grace_ms;	/* EOF->TERM->KILL steps [2 s] */
-	int		  backoff_ms;	/* first restart delay [1 s] */
-	int		  backoff_max_ms;	/* [60 s] */
-	int		  max_failures;	/* in a row, then broken [5] */
+	size_t		  max_frame;	/* bytes */
+	int		  max_bad_lines; /* non-JSON lines in a row */
+	int		  init_timeout_ms;	/* initialize */
+	int		  request_timeout_ms;	/* session/new etc. */
+	int		  turn_timeout_ms;	/* TN-8 watchdog */
+	int		  cancel_timeout_ms;	/* then restart */
+	int		  grace_ms;	/* EOF->TERM->KILL steps */
+	int		  backoff_ms;	/* first restart delay */
+	int		  backoff_max_ms;
+	int		  max_failures;	/* in a row, then broken */
 };
+
+#define ACP_DEFAULT_INIT_TIMEOUT_MS	(60 * 1000)
+#define ACP_DEFAULT_REQUEST_TIMEOUT_MS	(60 * 1000)
+#define ACP_DEFAULT_TURN_TIMEOUT_MS	(30 * 60 * 1000)
+#define ACP_DEFAULT_CANCEL_TIMEOUT_MS	(10 * 1000)
+#define ACP_DEFAULT_GRACE_MS		(2 * 1000)
+#define ACP_DEFAULT_BACKOFF_MS		1000
+#define ACP_DEFAULT_BACKOFF_MAX_MS	(60 * 1000)
+#define ACP_DEFAULT_MAX_FAILURES	5
 
 enum acp_text_kind {
 	ACP_TEXT_AGENT,		/* agent_message_chunk */
@@ -211,7 +224,11 @@ struct acp_callbacks {
 int	 acp_init(struct event_base *);
 void	 acp_shutdown(void);
 
-/* SS-5: at most max processes; LRU eviction of idle agents. */
+/*
+ * SS-5: at most max processes (0: ACP_DEFAULT_POOL_MAX); LRU eviction of
+ * idle agents.
+ */
+#define ACP_DEFAULT_POOL_MAX	2
 struct acp_pool	*acp_pool_new(int max);
 void		 acp_pool_free(struct acp_pool *);
 void		 acp_pool_set_max(struct acp_pool *, int);

@@ -102,6 +102,11 @@ struct acp_agent {
 	struct event		*start_ev, *fin_ev, *gc_ev, *eof_ev, *resume_ev;
 };
 
+/* After the process exits, how long (ms) its stdout may take to close. */
+#define ACP_EOF_WAIT_MS		1000
+/* While held, a timer that came due looks again this much later (ms). */
+#define ACP_HELD_RETRY_MS	1000
+
 /* User callbacks run with depth raised, so frees inside them wait. */
 #define CALL_A(a, fn, ...) do {						\
 	if (!(a)->dead && (a)->cb.fn != NULL) {				\

@@ -17,6 +17,9 @@
 #include "acp/jsonrpc.h"
 #include "acp/log.h"
 
+/* Paused, a request that times out is looked at again this much later. */
+#define PAUSED_RETRY_SEC	1
+
 struct jsonrpc_req {
 	TAILQ_ENTRY(jsonrpc_req) entry;
 	struct jsonrpc		*j;
@@ -168,7 +171,7 @@ req_timeout(evutil_socket_t fd, short ev, void *arg)
 	(void)ev;
 	/* Paused, its answer may be waiting in our buffer: try again later. */
 	if (j->paused) {
-		struct timeval tv = { 1, 0 };
+		struct timeval tv = { PAUSED_RETRY_SEC, 0 };
 
 		evtimer_add(r->timer, &tv);
 		return;

@@ -108,14 +108,19 @@ acp_agent_new(struct acp_pool *pool, const struct acp_agent_config *cfg,
 	a->cfg.max_frame = cfg->max_frame > 0 ? cfg->max_frame :
 	    JSONRPC_MAX_FRAME_DEFAULT;
 	a->cfg.max_bad_lines = DEF(cfg->max_bad_lines, JSONRPC_MAX_BAD_DEFAULT);
-	a->cfg.init_timeout_ms = DEF(cfg->init_timeout_ms, 60000);
-	a->cfg.request_timeout_ms = DEF(cfg->request_timeout_ms, 60000);
-	a->cfg.turn_timeout_ms = DEF(cfg->turn_timeout_ms, 30 * 60 * 1000);
-	a->cfg.cancel_timeout_ms = DEF(cfg->cancel_timeout_ms, 10000);
-	a->cfg.grace_ms = DEF(cfg->grace_ms, 2000);
-	a->cfg.backoff_ms = DEF(cfg->backoff_ms, 1000);
-	a->cfg.backoff_max_ms = DEF(cfg->backoff_max_ms, 60000);
-	a->cfg.max_failures = DEF(cfg->max_failures, 5);
+	a->cfg.init_timeout_ms = DEF(cfg->init_timeout_ms,
+	    ACP_DEFAULT_INIT_TIMEOUT_MS);
+	a->cfg.request_timeout_ms = DEF(cfg->request_timeout_ms,
+	    ACP_DEFAULT_REQUEST_TIMEOUT_MS);
+	a->cfg.turn_timeout_ms = DEF(cfg->turn_timeout_ms,
+	    ACP_DEFAULT_TURN_TIMEOUT_MS);
+	a->cfg.cancel_timeout_ms = DEF(cfg->cancel_timeout_ms,
+	    ACP_DEFAULT_CANCEL_TIMEOUT_MS);
+	a->cfg.grace_ms = DEF(cfg->grace_ms, ACP_DEFAULT_GRACE_MS);
+	a->cfg.backoff_ms = DEF(cfg->backoff_ms, ACP_DEFAULT_BACKOFF_MS);
+	a->cfg.backoff_max_ms = DEF(cfg->backoff_max_ms,
+	    ACP_DEFAULT_BACKOFF_MAX_MS);
+	a->cfg.max_failures = DEF(cfg->max_failures, ACP_DEFAULT_MAX_FAILURES);
 	a->cfg.name = a->cfg.command = a->cfg.cwd = NULL;
 	a->cfg.auth_method = NULL;
 	a->cfg.env = NULL;
@@ -376,7 +381,7 @@ agent_exit_cb(int status, void *arg)
 		event_active(a->fin_ev, EV_TIMEOUT, 0);
 	else
 		/* The last answers may still sit in the pipe: read them. */
-		acp_timer_ms(a->eof_ev, 1000);
+		acp_timer_ms(a->eof_ev, ACP_EOF_WAIT_MS);
 }
 
 static void
@@ -388,7 +393,7 @@ agent_eof_cb(evutil_socket_t fd, short ev, void *arg)
 	(void)ev;
 	/* Held, we do not read: what is in the pipe is still to come. */
 	if (a->held || a->eof_held) {
-		acp_timer_ms(a->eof_ev, 1000);
+		acp_timer_ms(a->eof_ev, ACP_HELD_RETRY_MS);
 		return;
 	}
 	/* A grandchild keeps stdout open: stop waiting for EOF. */

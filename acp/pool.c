@@ -36,7 +36,7 @@ acp_pool_create(int max, const struct acp_pool_ops *ops)
 	if ((p = calloc(1, sizeof(*p))) == NULL)
 		return NULL;
 	p->ops = ops;
-	p->max = max > 0 ? max : 2;
+	p->max = max > 0 ? max : ACP_DEFAULT_POOL_MAX;
 	TAILQ_INIT(&p->run);
 	TAILQ_INIT(&p->wait);
 	return p;

@@ -20,6 +20,8 @@
 #include "acp/log.h"
 #include "acp/pool.h"
 
+#define ACP_ERROR_AUTH_REQUIRED	-32000	/* ACP's authRequired */
+
 struct cfgset {
 	char	*id;
 	char	*value;
@@ -477,7 +479,8 @@ sess_open_reply(struct jsonrpc *j, const cJSON *res,
 			sess_open_new(s);
 			return;
 		}
-		if (err->code == -32000 || strcasestr(err->message, "auth")) {
+		if (err->code == ACP_ERROR_AUTH_REQUIRED ||
+		    strcasestr(err->message, "auth")) {
 			if (!a->auth_tried && sess_pick_auth(a, &mid)) {
 				a->auth_tried = 1;
 				acp_info("%s: authenticating with %s",
@@ -687,7 +690,7 @@ sess_prompt_reply(struct jsonrpc *j, const cJSON *res,
 	if (err != NULL) {
 		dm = acp_jstr(err->data, "message");
 		te.code = err->code;
-		if (err->code == -32000)
+		if (err->code == ACP_ERROR_AUTH_REQUIRED)
 			sess_auth_message(s->a, err, msg, sizeof(msg));
 		else
 			snprintf(msg, sizeof(msg), "%s%s%s", err->message,
@@ -809,7 +812,7 @@ sess_turn_cb(evutil_socket_t fd, short ev, void *arg)
 	(void)ev;
 	/* Held, its answer may be waiting for us: we do not blame it. */
 	if (s->a->held) {
-		acp_timer_ms(s->turn_ev, 1000);
+		acp_timer_ms(s->turn_ev, ACP_HELD_RETRY_MS);
 		return;
 	}
 	acp_warn("%s: turn over the time limit, cancelling", s->a->name);
@@ -826,7 +829,7 @@ sess_cancel_cb(evutil_socket_t fd, short ev, void *arg)
 	(void)fd;
 	(void)ev;
 	if (s->a->held) {
-		acp_timer_ms(s->cancel_ev, 1000);
+		acp_timer_ms(s->cancel_ev, ACP_HELD_RETRY_MS);
 		return;
 	}
 	snprintf(why, sizeof(why), "no answer to session/cancel within %d s",
