@@ -9,7 +9,9 @@
 
 #include "ircd/bridge/agent.h"
 #include "ircd/bridge/bridge.h"
+#include "ircd/bridge/dispatch.h"
 #include "ircd/bridge/mcp.h"
+#include "ircd/bridge/offline.h"
 #include "ircd/bridge/schedule.h"
 #include "ircd/casemap.h"
 #include "ircd/channel.h"

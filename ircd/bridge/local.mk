@@ -6,11 +6,16 @@ noinst_LIBRARIES += libbridge.a
 libbridge_a_SOURCES = \
 	ircd/bridge/bridge.c ircd/bridge/bridge.h \
 	ircd/bridge/agent.c ircd/bridge/agent.h \
+	ircd/bridge/conv.c ircd/bridge/conv.h \
+	ircd/bridge/stream.c ircd/bridge/stream.h \
+	ircd/bridge/ask.c ircd/bridge/ask.h \
+	ircd/bridge/callbacks.c ircd/bridge/callbacks.h \
+	ircd/bridge/dispatch.c ircd/bridge/dispatch.h \
+	ircd/bridge/offline.c ircd/bridge/offline.h \
 	ircd/bridge/agentcmd.c ircd/bridge/agentcmd.h \
 	ircd/bridge/card.c ircd/bridge/card.h \
 	ircd/bridge/mcp.c ircd/bridge/mcp.h \
 	ircd/bridge/schedule.c ircd/bridge/schedule.h \
 	ircd/bridge/turn.c ircd/bridge/turn.h \
 	ircd/bridge/prompt.c ircd/bridge/prompt.h \
-	ircd/bridge/route.c ircd/bridge/route.h \
-	ircd/bridge/mention.c ircd/bridge/mention.h
+	ircd/bridge/route.c ircd/bridge/route.h

@@ -12,6 +12,8 @@
 #include <string.h>
 
 #include "ircd/bridge/agent.h"
+#include "ircd/bridge/ask.h"
+#include "ircd/bridge/stream.h"
 #include "ircd/casemap.h"
 #include "ircd/client.h"
 #include "ircd/conf.h"

@@ -1,0 +1,156 @@
+/*
+ * ask.c: a turn reaches its agent. The conversation's session is opened
+ * first when it is not (SS-4), then the prompt goes: what the session
+ * has not seen, read from the store, and the message answered (prompt.c
+ * words them). A cancelled turn is cancelled at the agent too (TN-6).
+ */
+#include "compat.h"
+
+#include <event2/event.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "acp/acp.h"
+#include "ircd/bridge/agent.h"
+#include "ircd/bridge/agentcmd.h"
+#include "ircd/bridge/ask.h"
+#include "ircd/bridge/prompt.h"
+#include "ircd/bridge/stream.h"
+#include "ircd/bridge/turn.h"
+#include "ircd/client.h"
+#include "ircd/conf.h"
+#include "ircd/history.h"
+#include "ircd/xmalloc.h"
+#include "store/store.h"
+
+/* TN-3: typing notifications, at most every 3 seconds. */
+#define TYPING_SEC	3
+
+/* ---- turns ---- */
+
+struct collect {
+	struct prompt_line	*lines;
+	size_t			 n, cap;
+};
+
+static void
+agent_collect(const struct store_msg *sm, void *arg)
+{
+	struct collect *c = arg;
+
+	/* CM-6: the server's own ! commands are never the agents' business. */
+	if (agentcmd_is_server(sm->text))
+		return;
+	if (c->n == c->cap) {
+		c->cap = c->cap ? c->cap * 2 : 16;
+		c->lines = xreallocarray(c->lines, c->cap, sizeof(*c->lines));
+	}
+	c->lines[c->n].nick = xstrdup(sm->nick);
+	c->lines[c->n].text = xstrdup(sm->text);
+	c->lines[c->n].hid = sm->id;
+	c->n++;
+}
+
+void
+agent_turn_send(struct turn *t)
+{
+	struct conv *cv = t->conv;
+	struct agent *a = cv->agent;
+	struct store *st = history_store();
+	struct collect col = { NULL, 0, 0 };
+	struct acp_prompt *p;
+	struct timeval tv = { TYPING_SEC, 0 };
+	char where[CHANNELLEN + 64], *text;
+	size_t i;
+
+	/*
+	 * CM-2: a slash command goes as the exact text, with no transcript,
+	 * so the agent recognises it by its first character; what it missed
+	 * meanwhile waits for the next ordinary prompt.
+	 */
+	if (t->text[0] == '/') {
+		p = acp_prompt_new();
+		acp_prompt_text(p, t->text);
+		goto send;
+	}
+	/*
+	 * One more than the limit: the message answered, when it is the last,
+	 * is not part of the transcript (prompt.c leaves it out).
+	 */
+	if (cv->carry)
+		store_history_query(st, cv->key, STORE_LATEST, NULL, NULL,
+		    ircd.conf->transcript_lines + 1, agent_collect, &col);
+	else if (ircd.conf->transcript_lines > 0)
+		store_history_since(st, cv->key, cv->seen_id, a->client->nick,
+		    ircd.conf->transcript_lines + 1, agent_collect, &col);
+	if (col.n > (size_t)ircd.conf->transcript_lines &&
+	    (col.n == 0 || col.lines[col.n - 1].hid != t->hid)) {
+		/* The answered message is not last: keep the newest limit. */
+		free((char *)(uintptr_t)col.lines[0].nick);
+		free((char *)(uintptr_t)col.lines[0].text);
+		memmove(col.lines, col.lines + 1, --col.n * sizeof(*col.lines));
+	}
+	if (cv->private)
+		snprintf(where, sizeof(where), "private conversation with %s",
+		    cv->target);
+	else
+		strlcpy(where, cv->target, sizeof(where));
+	text = prompt_build(where, col.lines, col.n, t->hid, cv->carry,
+	    t->speaker, t->text, (size_t)ircd.conf->transcript_chars);
+	for (i = 0; i < col.n; i++) {
+		free((char *)(uintptr_t)col.lines[i].nick);
+		free((char *)(uintptr_t)col.lines[i].text);
+	}
+	free(col.lines);
+	p = acp_prompt_new();
+	acp_prompt_text(p, text);
+	free(text);
+	/* Everything up to now is in this prompt, or was let go (SS-2). */
+	cv->seen_id = store_history_last_id(st, cv->key);
+	cv->carry = 0;
+	store_session_set(st, a->client->nick, cv->key, NULL, cv->seen_id);
+send:
+	if (acp_session_prompt(cv->session, p) == -1) {
+		agent_conv_notice(cv, "%s cannot answer now%s%s", a->client->nick,
+		    acp_agent_broken(a->acp) ? ": " : "",
+		    acp_agent_broken(a->acp) ? acp_agent_broken_reason(a->acp) : "");
+		turn_done(t);
+		return;
+	}
+	agent_typing(cv, "active");
+	t->typing = event_new(ircd.base, -1, EV_PERSIST, agent_typing_cb, t);
+	event_add(t->typing, &tv);
+}
+
+void
+agent_turn_start(struct turn *t)
+{
+	struct conv *cv = t->conv;
+
+	cv->used = ++conv_clock;
+	if (acp_session_is_open(cv->session)) {
+		agent_turn_send(t);
+		return;
+	}
+	/* Open first, so the prompt knows whether the session remembers (SS-4). */
+	cv->opening = 1;
+	if (acp_session_open(cv->session) == -1) {
+		cv->opening = 0;
+		agent_conv_notice(cv, "%s cannot start: %s", cv->agent->client->nick,
+		    acp_agent_broken(cv->agent->acp) ?
+		    acp_agent_broken_reason(cv->agent->acp) : "unknown error");
+		turn_done(t);
+	}
+}
+
+void
+agent_turn_cancel(struct turn *t)
+{
+	/* TN-6: nothing more is said for a cancelled turn. */
+	agent_turn_silence(t);
+	if (t->conv->opening)
+		return;		/* on_open ends it */
+	acp_session_cancel(t->conv->session);
+}

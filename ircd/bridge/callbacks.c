@@ -1,0 +1,269 @@
+/*
+ * callbacks.c: what an agent's ACP sessions say, back into IRC: a session
+ * opened, the answer streaming (stream.c), tool calls, permission
+ * requests (card.c, or the policy), the commands it announces, the end
+ * of a turn, and the agent's process ready or gone.
+ */
+#include "compat.h"
+
+#include <event2/event.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "acp/acp.h"
+#include "ircd/bridge/agent.h"
+#include "ircd/bridge/ask.h"
+#include "ircd/bridge/callbacks.h"
+#include "ircd/bridge/card.h"
+#include "ircd/bridge/stream.h"
+#include "ircd/bridge/turn.h"
+#include "ircd/client.h"
+#include "ircd/conf.h"
+#include "ircd/history.h"
+#include "ircd/log.h"
+#include "ircd/message.h"
+#include "ircd/xmalloc.h"
+#include "store/store.h"
+
+/* ---- ACP callbacks ---- */
+
+static void
+agent_on_open(struct acp_session *s, enum acp_open_how how, const char *error,
+    void *arg)
+{
+	struct conv *cv = arg;
+	struct agent *a = cv->agent;
+	struct turn *t = cv->turn;
+
+	(void)s;
+	cv->opening = 0;
+	if (how == ACP_OPEN_FAILED) {
+		if (t != NULL) {
+			agent_conv_notice(cv, "%s could not open a session: %s",
+			    a->client->nick, error != NULL ? error : "unknown error");
+			turn_done(t);
+		}
+		return;
+	}
+	/* A new session where the conversation has a past: give it the past. */
+	if (how == ACP_OPEN_NEW && cv->seen_id > 0)
+		cv->carry = 1;
+	/* SS-4, PM-5: the mode chosen here is applied again, after a restart too. */
+	{
+		char mkey[200], mode[64];
+		const char *cur = acp_session_mode(cv->session);
+
+		snprintf(mkey, sizeof(mkey), "mode.%s.%s", a->client->nick, cv->key);
+		if (store_kv_get(history_store(), mkey, mode, sizeof(mode)) == 0 &&
+		    (cur == NULL || strcmp(cur, mode) != 0))
+			acp_session_set_mode(cv->session, mode);
+	}
+	store_session_set(history_store(), a->client->nick, cv->key,
+	    acp_session_id(cv->session), -1);
+	if (t != NULL)
+		agent_turn_send(t);
+}
+
+static void
+agent_on_text(struct acp_session *s, const struct acp_text *txt, void *arg)
+{
+	struct conv *cv = arg;
+	struct turn *t = cv->turn;
+
+	(void)s;
+	/* SS-4: a load's replay is old; TN-5: thoughts are not shown. */
+	if (txt->replay || txt->kind != ACP_TEXT_AGENT || t == NULL || t->cancelled)
+		return;
+	if (t->len + txt->len + 1 > t->cap) {
+		t->cap = (t->len + txt->len + 1) * 2;
+		t->buf = xreallocarray(t->buf, t->cap, 1);
+	}
+	memcpy(t->buf + t->len, txt->text, txt->len);
+	t->len += txt->len;
+	if (!t->held && agent_flush(cv, t, 0))
+		agent_hold(cv, t);
+}
+
+static void
+agent_on_tool(struct acp_session *s, const struct acp_tool *tool, void *arg)
+{
+	struct conv *cv = arg;
+	struct turn *t = cv->turn;
+	const char *what;
+	char line[IRC_LINELEN];
+	size_t i;
+	int failed;
+
+	(void)s;
+	if (tool->replay || t == NULL || tool->status == NULL || t->cancelled)
+		return;
+	failed = strcmp(tool->status, "failed") == 0;
+	if (!failed && strcmp(tool->status, "completed") != 0)
+		return;
+	if (cv->agent->conf->tools != NULL &&
+	    strcmp(cv->agent->conf->tools, "hide") == 0)
+		return;
+	/* TN-5: once per tool call. */
+	for (i = 0; i < t->ntools; i++)
+		if (strcmp(t->tools[i], tool->id) == 0)
+			return;
+	if (t->ntools < sizeof(t->tools) / sizeof(t->tools[0]))
+		t->tools[t->ntools++] = xstrdup(tool->id);
+	/* Whatever was streamed before the tool goes out before it. */
+	agent_flush(cv, t, 1);
+	what = tool->path != NULL ? tool->path : tool->title;
+	snprintf(line, sizeof(line), "%s %s%s", agent_tool_verb(tool->kind), what,
+	    failed ? " \xe2\x80\x94 failed" : "");
+	for (i = 0; line[i] != '\0'; i++)
+		if (line[i] == '\r' || line[i] == '\n')
+			line[i] = ' ';
+	agent_say(cv, t, line, message_utf8_trunc(line, strlen(line),
+	    agent_budget(cv) - 10), 1);
+}
+
+static void
+agent_on_permission(struct acp_session *s, const struct acp_permission *p,
+    void *arg)
+{
+	struct conv *cv = arg;
+	const char *policy = cv->policy[0] != '\0' ? cv->policy :
+	    cv->agent->conf->permissions != NULL ? cv->agent->conf->permissions : "ask";
+	const char *kind = p->tool != NULL ? p->tool->kind : NULL;
+	enum acp_perm_kind want;
+	size_t i;
+
+	/* PM-4: the policy answers what it can; a person answers the rest. */
+	if (strcmp(policy, "allow-all") == 0 || (strcmp(policy, "allow-reads") == 0 &&
+	    kind != NULL && (strcmp(kind, "read") == 0 || strcmp(kind, "search") == 0)))
+		want = ACP_PERM_ALLOW_ONCE;
+	else if (strcmp(policy, "deny-all") == 0)
+		want = ACP_PERM_REJECT_ONCE;
+	else {
+		card_open(cv, cv->turn, p);
+		return;
+	}
+	for (i = 0; i < p->noptions; i++)
+		if (p->options[i].kind == want)
+			break;
+	card_auto(cv, p, policy, i < p->noptions ? &p->options[i] : NULL);
+	acp_session_permit(s, p->id, i < p->noptions ? p->options[i].id : NULL);
+}
+
+static void
+agent_on_permission_gone(struct acp_session *s, uint64_t id, void *arg)
+{
+	(void)s;
+	card_gone(arg, id);
+}
+
+static void
+agent_on_commands(struct acp_session *s, const struct acp_command *cmds,
+    size_t n, void *arg)
+{
+	struct conv *cv = arg;
+	struct agent *a = cv->agent;
+	size_t i;
+
+	(void)s;
+	agent_free_cmds(a);
+	for (i = 0; i < n; i++)
+		agent_add_cmd(a, cmds[i].name, cmds[i].description, cmds[i].hint);
+	a->cmds_known = 1;
+	agent_save_cmds(a);
+}
+
+static void
+agent_on_turn_end(struct acp_session *s, const struct acp_turn_end *e, void *arg)
+{
+	struct conv *cv = arg;
+	struct turn *t = cv->turn;
+	const char *nick = cv->agent->client->nick;
+
+	(void)s;
+	if (t == NULL)
+		return;
+	/*
+	 * TN-6: after !stop, nothing more than what was already streamed.
+	 * (While the agent is held no turn ends: acp_agent_hold().)
+	 */
+	if ((e->stop != ACP_STOP_CANCELLED && !e->cancelled) || e->timed_out)
+		agent_flush(cv, t, 1);
+	agent_paragraph_end(cv, t);
+	if (t->typing != NULL) {
+		event_free(t->typing);
+		t->typing = NULL;
+	}
+	agent_typing(cv, "done");
+	switch (e->stop) {
+	case ACP_STOP_END_TURN:
+		break;
+	case ACP_STOP_CANCELLED:
+		/* TN-8: cancelled by the watchdog, not by a person. */
+		if (e->timed_out)
+			agent_conv_notice(cv, "%s took too long and was stopped%s%s",
+			    nick, e->error ? ": " : "", e->error ? e->error : "");
+		break;
+	case ACP_STOP_MAX_TOKENS:
+		agent_conv_notice(cv, "%s stopped: it reached its token limit", nick);
+		break;
+	case ACP_STOP_MAX_TURN_REQUESTS:
+		agent_conv_notice(cv, "%s stopped: too many requests in one turn", nick);
+		break;
+	case ACP_STOP_REFUSAL:
+		agent_conv_notice(cv, "%s refused to answer", nick);
+		break;
+	case ACP_STOP_ERROR:
+		if (e->timed_out)
+			agent_conv_notice(cv, "%s took too long and was stopped%s%s",
+			    nick, e->error ? ": " : "", e->error ? e->error : "");
+		else if (!e->cancelled)
+			agent_conv_notice(cv, "%s failed: %s", nick,
+			    e->error != NULL ? e->error : "unknown error");
+		break;
+	}
+	turn_done(t);
+	/* A conversation closed (KICK) while it answered goes now. */
+	if (cv->closing)
+		conv_free(cv);
+	/* One that could not be closed while it answered may go now. */
+	agent_trim_soon();
+}
+
+/* AG-1: the realname becomes the agent's own title once it is known. */
+static void
+agent_on_ready(struct acp_agent *acp, void *arg)
+{
+	struct agent *a = arg;
+	const char *title = acp_agent_title(acp);
+
+	if (title != NULL && title[0] != '\0')
+		client_set_realname(a->client, title, strlen(title));
+}
+
+static void
+agent_on_exit(struct acp_agent *acp, const struct acp_exit *e, void *arg)
+{
+	struct agent *a = arg;
+
+	(void)acp;
+	log_info("agent %s: process ended (%s)%s", a->client->nick,
+	    e->reason != NULL ? e->reason : "?",
+	    e->broken ? "; marked broken" : "");
+	if (e->broken && a->active != NULL)
+		agent_conv_notice(a->active, "%s is broken (%s); INVITE it again "
+		    "to retry", a->client->nick, e->reason != NULL ? e->reason : "?");
+}
+
+const struct acp_callbacks agent_callbacks = {
+	.on_ready = agent_on_ready,
+	.on_open = agent_on_open,
+	.on_text = agent_on_text,
+	.on_tool = agent_on_tool,
+	.on_permission = agent_on_permission,
+	.on_permission_gone = agent_on_permission_gone,
+	.on_commands = agent_on_commands,
+	.on_turn_end = agent_on_turn_end,
+	.on_agent_exit = agent_on_exit,
+};

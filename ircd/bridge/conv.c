@@ -1,0 +1,199 @@
+/*
+ * conv.c: conversations (SS-1). An agent has one per channel it is in
+ * and per person who writes to it privately, each with its own ACP
+ * session; the least recently used idle ones are let go (SEC-4).
+ */
+#include "compat.h"
+
+#include <event2/event.h>
+#include <cjson/cJSON.h>
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "acp/acp.h"
+#include "ircd/bridge/agent.h"
+#include "ircd/bridge/card.h"
+#include "ircd/bridge/mcp.h"
+#include "ircd/bridge/stream.h"
+#include "ircd/bridge/turn.h"
+#include "ircd/channel.h"
+#include "ircd/client.h"
+#include "ircd/conf.h"
+#include "ircd/history.h"
+#include "ircd/log.h"
+#include "ircd/reply.h"
+#include "ircd/xmalloc.h"
+#include "store/store.h"
+
+struct event *trim_ev;
+uint64_t conv_clock;
+
+/* ---- conversations ---- */
+
+struct conv *
+conv_find(struct agent *a, const char *key)
+{
+	struct conv *cv;
+
+	TAILQ_FOREACH(cv, &a->convs, entry)
+		if (strcmp(cv->key, key) == 0)
+			return cv;
+	return NULL;
+}
+
+struct conv *
+conv_get(struct agent *a, const char *key, const char *target, int private)
+{
+	struct conv *cv = conv_find(a, key);
+	char sid[256] = "";
+	int64_t seen = 0;
+
+	if (cv != NULL) {
+		strlcpy(cv->target, target, sizeof(cv->target));
+		cv->used = ++conv_clock;
+		return cv;
+	}
+	cv = xcalloc(1, sizeof(*cv));
+	cv->agent = a;
+	strlcpy(cv->key, key, sizeof(cv->key));
+	strlcpy(cv->target, target, sizeof(cv->target));
+	cv->private = private;
+	cv->used = ++conv_clock;
+	/* SS-4: a stored session id is resumed (session/load) when it can be. */
+	if (store_session_get(history_store(), a->client->nick, key, sid,
+	    sizeof(sid), &seen) != 0)
+		sid[0] = '\0';
+	cv->seen_id = seen;
+	cv->session = acp_session_new(a->acp, sid[0] != '\0' ? sid : NULL, cv);
+	TAILQ_INSERT_TAIL(&a->convs, cv, entry);
+	/* SEC-3: the session's own token to the server's MCP tools. */
+	{
+		char *mcp = mcp_servers_json(cv), *mcp_http = mcp_servers_http_json(cv);
+
+		if (mcp != NULL)
+			acp_session_set_mcp(cv->session, mcp, mcp_http);
+		cJSON_free(mcp);
+		cJSON_free(mcp_http);
+	}
+	agent_trim_soon();
+	return cv;
+}
+
+/*
+ * Forget a conversation; one that is answering goes when its turn ends,
+ * and says nothing more meanwhile: it was taken out (AG-2).
+ */
+void
+conv_free(struct conv *cv)
+{
+	turn_drop_conv(cv);
+	if (cv->turn != NULL) {
+		cv->closing = 1;
+		agent_turn_silence(cv->turn);
+		acp_session_cancel(cv->session);
+		return;
+	}
+	card_drop_conv(cv);
+	mcp_forget(cv);
+	TAILQ_REMOVE(&cv->agent->convs, cv, entry);
+	acp_session_free(cv->session);
+	free(cv);
+}
+
+/*
+ * May cv be forgotten without anyone noticing? Nothing runs, waits or
+ * asks in it, it has no !policy of its own (kept only here), and the
+ * agent holds no session for it, or holds one it can close and take back.
+ */
+static int
+conv_idle(struct conv *cv)
+{
+	if (cv->turn != NULL || cv->opening || cv->closing ||
+	    cv->policy[0] != '\0' || turn_conv_waiting(cv) || card_conv_open(cv))
+		return 0;
+	if (acp_session_is_closed(cv->session))
+		return 1;
+	return acp_session_is_open(cv->session) &&
+	    !acp_session_in_turn(cv->session) &&
+	    acp_agent_can_reopen(cv->agent->acp);
+}
+
+/*
+ * SEC-4: every conversation an agent is spoken to in (each person who
+ * writes to it privately, too) has a session, which costs the agent
+ * (some run a process per session) and the server. Past
+ * max-open-sessions, the least recently used idle conversations are
+ * forgotten and their sessions closed (session/close). The session id
+ * stays stored, so the next message there takes it back (SS-4).
+ * This runs from the loop, never under a caller holding a conversation.
+ */
+static void
+agent_trim_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct agent *a;
+	struct conv *cv, *lru;
+	size_t n;
+
+	(void)fd;
+	(void)what;
+	(void)arg;
+	TAILQ_FOREACH(a, &all_agents, entry) {
+		n = 0;
+		TAILQ_FOREACH(cv, &a->convs, entry)
+			n++;
+		while (n > (size_t)ircd.conf->max_open_sessions) {
+			lru = NULL;
+			TAILQ_FOREACH(cv, &a->convs, entry)
+				if ((lru == NULL || cv->used < lru->used) &&
+				    conv_idle(cv))
+					lru = cv;
+			if (lru == NULL)
+				break;
+			log_debug("%s: closing the idle session of %s",
+			    a->client->nick, lru->key);
+			conv_free(lru);
+			n--;
+		}
+	}
+}
+
+void
+agent_trim_soon(void)
+{
+	if (trim_ev == NULL)
+		trim_ev = event_new(ircd.base, -1, 0, agent_trim_cb, NULL);
+	event_active(trim_ev, 0, 0);
+}
+
+void
+agent_conv_notice(struct conv *cv, const char *fmt, ...)
+{
+	char text[IRC_LINELEN];
+	va_list ap;
+	struct channel *ch;
+	struct client *c;
+
+	va_start(ap, fmt);
+	vsnprintf(text, sizeof(text), fmt, ap);
+	va_end(ap);
+	if (!cv->private && (ch = channel_find(cv->target)) != NULL)
+		channel_send(ch, NULL, ":%s NOTICE %s :%s", ircd.conf->name,
+		    ch->name, text);
+	else if (cv->private && (c = client_find(cv->target)) != NULL)
+		reply_notice(c, "%s", text);
+}
+
+struct conv *
+agent_conv(struct agent *a, const char *key, const char *target, int private)
+{
+	return conv_get(a, key, target, private);
+}
+
+struct conv *
+agent_conv_find(struct agent *a, const char *key)
+{
+	return conv_find(a, key);
+}

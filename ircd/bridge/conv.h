@@ -1,0 +1,53 @@
+/*
+ * conv.h: conversations (SS-1). An agent has one per channel it is in
+ * and per person who writes to it privately, each with its own ACP
+ * session.
+ */
+#ifndef IRCD_BRIDGE_CONV_H
+#define IRCD_BRIDGE_CONV_H
+
+#include <stdint.h>
+
+#include "ircd/ircd.h"
+
+struct acp_session;
+struct agent;
+struct event;
+struct turn;
+
+/* One (agent, conversation): a channel, or a private query with a person. */
+struct conv {
+	TAILQ_ENTRY(conv)	 entry;
+	struct agent		*agent;
+	char			 key[160];	/* the store's conversation key */
+	char			 target[CHANNELLEN + 1];	/* "#chan", or the person's nick */
+	int			 private;
+	struct acp_session	*session;
+	int64_t			 seen_id;	/* history the session has seen (SS-2) */
+	int			 carry;		/* new session: give it the past (SS-4) */
+	int			 opening;
+	int			 closing;	/* KICKed while answering: free at turn end */
+	char			 policy[16];	/* PM-4 override here, "" for the agent's */
+	struct turn		*turn;		/* running here, or NULL */
+	uint64_t		 used;		/* last asked or answering (a count): LRU */
+};
+
+extern struct event	*trim_ev;
+extern uint64_t		 conv_clock;
+
+struct conv	*conv_find(struct agent *, const char *key);
+struct conv	*conv_get(struct agent *, const char *key, const char *target,
+		    int private);
+void		 conv_free(struct conv *);
+void		 agent_trim_soon(void);
+
+/* The agent's conversation key (created on first use). */
+struct conv	*agent_conv(struct agent *, const char *key, const char *target,
+		    int private);
+/* The same, only if it is in memory now (NULL: none, or closed while idle). */
+struct conv	*agent_conv_find(struct agent *, const char *key);
+/* A server NOTICE in a conversation (channel, or the person of a query). */
+void		 agent_conv_notice(struct conv *, const char *fmt, ...)
+		    __attribute__((format(printf, 2, 3)));
+
+#endif

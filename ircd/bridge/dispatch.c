@@ -1,0 +1,200 @@
+/*
+ * dispatch.c: what people say, to the agents it concerns. A person's
+ * message in a channel (the core's channel_message hook) or to an agent
+ * privately is filtered (RT-6), may be one of the server's ! commands or
+ * an agent's / command (agentcmd.c), brings in an agent it mentions
+ * (AG-2), and is routed (route.c) to the agents that answer it as turns.
+ */
+#include "compat.h"
+
+#include <string.h>
+
+#include "ircd/bridge/agent.h"
+#include "ircd/bridge/agentcmd.h"
+#include "ircd/bridge/dispatch.h"
+#include "ircd/bridge/offline.h"
+#include "ircd/bridge/route.h"
+#include "ircd/bridge/schedule.h"
+#include "ircd/bridge/turn.h"
+#include "ircd/casemap.h"
+#include "ircd/channel.h"
+#include "ircd/client.h"
+#include "ircd/conf.h"
+#include "ircd/dict.h"
+#include "ircd/history.h"
+#include "ircd/reply.h"
+#include "store/store.h"
+
+/* RT-3: casefolded channel name -> the agent that spoke there last. */
+struct dict *last_spoke;
+
+/* ---- who spoke last in a channel (RT-3) ---- */
+
+void
+agent_spoke(const struct channel *ch, struct agent *a)
+{
+	char key[CHANNELLEN + 1];
+
+	if (last_spoke == NULL)
+		last_spoke = dict_new();
+	casemap_fold(key, ch->name, sizeof(key));
+	dict_set(last_spoke, key, a);
+}
+
+static const char *
+agent_last_spoke(const struct channel *ch)
+{
+	char key[CHANNELLEN + 1];
+	struct agent *a;
+
+	if (last_spoke == NULL)
+		return NULL;
+	casemap_fold(key, ch->name, sizeof(key));
+	return (a = dict_get(last_spoke, key)) != NULL ? a->client->nick : NULL;
+}
+
+void
+agent_channel_gone(const struct channel *ch)
+{
+	char key[CHANNELLEN + 1];
+
+	if (last_spoke == NULL)
+		return;
+	casemap_fold(key, ch->name, sizeof(key));
+	dict_del(last_spoke, key);
+}
+
+/* AG-2: -1 when an agent mentioned could not come (agent_join said why). */
+static int
+agent_join_mentioned(struct client *from, struct channel *ch, const char *text)
+{
+	struct agent *a;
+	const char *p;
+	int ret = 0;
+
+	for (p = text; (p = strchr(p, '@')) != NULL; p++) {
+		char word[NICKLEN + 1];
+		size_t n = 0;
+		const char *q;
+
+		if (p != text && p[-1] != ' ' && p[-1] != '(')
+			continue;
+		for (q = p + 1; *q != '\0' && n < NICKLEN &&
+		    strchr(" .,:;!?)'\"", *q) == NULL; q++)
+			word[n++] = *q;
+		word[n] = '\0';
+		if ((a = agent_find(word)) != NULL && agent_join(a, from, ch) == -1)
+			ret = -1;
+	}
+	return ret;
+}
+
+void
+agent_channel_message(struct client *from, struct channel *ch, struct outmsg *om)
+{
+	const char *agents[ROUTE_MAX * 8], *humans[256];
+	struct agent *byidx[ROUTE_MAX * 8];
+	struct route_names names;
+	struct route_result r;
+	struct member *m;
+	size_t na = 0, nh = 0, i;
+	char key[CHANNELLEN + 1];
+
+	/* RT-6: notices, CTCP, bots and agents start nothing. */
+	if (om->text == NULL || om->text[0] == '\x01' || (from->umodes & UMODE_BOT) ||
+	    agent_of(from) != NULL)
+		return;
+	history_channel_conv(ch, key, sizeof(key));
+	if (ircd.conf->naccounts > 0)
+		agent_keep_mentions(from, ch, om);
+	if (ch->nservices == 0 && TAILQ_EMPTY(&all_agents))
+		return;
+	/* SC-5: a person writing here (not a ! command) releases what was held. */
+	if (!agentcmd_is_server(om->text))
+		schedule_person_spoke(key);
+	/* CM: slash commands, and the server's own ! commands. */
+	if (agentcmd_channel(from, ch, key, om))
+		return;
+	/*
+	 * AG-2: an @mention of a known agent not here yet brings it in first,
+	 * so that routing sees it like the others (order, RT-4, RT-5). A
+	 * message naming one that cannot come starts nothing: no other agent
+	 * answers in its place.
+	 */
+	if (agent_join_mentioned(from, ch, om->text) == -1)
+		return;
+	TAILQ_FOREACH(m, &ch->members, by_channel) {
+		struct agent *a = agent_of(m->client);
+
+		if (a != NULL && na < sizeof(agents) / sizeof(agents[0])) {
+			byidx[na] = a;
+			agents[na++] = a->client->nick;
+		} else if (a == NULL && nh < sizeof(humans) / sizeof(humans[0]))
+			humans[nh++] = m->client->nick;
+	}
+	names.agents = agents;
+	names.nagents = na;
+	names.humans = humans;
+	names.nhumans = nh;
+	names.last_speaker = agent_last_spoke(ch);
+	route_decide(om->text, &names, &r);
+	switch (r.outcome) {
+	case ROUTE_DISPATCH:
+		for (i = 0; i < r.nagents; i++) {
+			struct agent *a = byidx[r.agents[i]];
+			struct conv *cv = conv_get(a, key, ch->name, 0);
+
+			turn_enqueue(cv, from, from->nick, r.text, om->msgid, om->hid);
+		}
+		break;
+	case ROUTE_AMBIGUOUS: {
+		char list[IRC_LINELEN] = "";
+
+		for (i = 0; i < r.ncandidates; i++) {
+			if (i > 0)
+				strlcat(list, ", ", sizeof(list));
+			strlcat(list, agents[r.candidates[i]], sizeof(list));
+		}
+		reply_notice(from, "\"%s\" could be %s: say which", r.word, list);
+		break;
+	}
+	case ROUTE_CHOOSE: {
+		char list[IRC_LINELEN] = "";
+
+		for (i = 0; i < na; i++) {
+			if (i > 0)
+				strlcat(list, ", ", sizeof(list));
+			strlcat(list, "@", sizeof(list));
+			strlcat(list, agents[i], sizeof(list));
+		}
+		reply_notice(from, "Several agents are in %s; name the one you "
+		    "mean: %s", ch->name, list);
+		break;
+	}
+	case ROUTE_NONE:
+		break;
+	}
+	route_result_free(&r);
+}
+
+void
+agent_op_message(struct client *to, struct client *from, struct outmsg *om)
+{
+	struct agent *a = to->priv;
+	char p1[128], p2[128], key[160];
+	struct conv *cv;
+
+	/* RT-6 and RT-7: a person's private PRIVMSG always reaches the agent. */
+	if (om->tagmsg || strcmp(om->cmd, "PRIVMSG") != 0 || om->text[0] == '\x01' ||
+	    (from->umodes & UMODE_BOT) || agent_of(from) != NULL)
+		return;
+	history_principal(from, p1, sizeof(p1));
+	history_principal(to, p2, sizeof(p2));
+	store_private_key(key, sizeof(key), p1, p2);
+	if (!agentcmd_is_server(om->text))
+		schedule_person_spoke(key);
+	if (agentcmd_private(from, a, key, om))
+		return;
+	cv = conv_get(a, key, from->nick, 1);
+	turn_enqueue(cv, from, from->nick, om->text, om->msgid, om->hid);
+}

@@ -1,0 +1,125 @@
+/*
+ * offline.c: mentions of people who are away (RT-8). An "@name" of a
+ * configured account that nobody is logged in as is kept, and told to
+ * the person, one NOTICE per channel, when they next log in.
+ */
+#include "compat.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "ircd/bridge/offline.h"
+#include "ircd/bridge/prompt.h"
+#include "ircd/casemap.h"
+#include "ircd/channel.h"
+#include "ircd/client.h"
+#include "ircd/conf.h"
+#include "ircd/history.h"
+#include "ircd/reply.h"
+#include "store/store.h"
+
+/* ---- mentions of people who are away (RT-8) ---- */
+
+static int
+agent_account_online(const char *account)
+{
+	struct client *c;
+
+	TAILQ_FOREACH(c, &ircd.all, entry)
+		if (c->account != NULL && casemap_cmp(c->account, account) == 0)
+			return 1;
+	return 0;
+}
+
+/* Keep "@name" mentions of configured accounts nobody is logged in as. */
+void
+agent_keep_mentions(struct client *from, struct channel *ch, struct outmsg *om)
+{
+	const char *p = om->text;
+	size_t i;
+
+	while ((p = strchr(p, '@')) != NULL) {
+		char word[NICKLEN + 1], folded[NICKLEN + 1];
+		size_t n = 0;
+
+		/* An @ glued to the word before it is no mention (sam@host). */
+		if (p != om->text && p[-1] != ' ') {
+			p++;
+			continue;
+		}
+		for (p++; *p != '\0' && n < NICKLEN && strchr(" .,:;!?)", *p) == NULL; p++)
+			word[n++] = *p;
+		word[n] = '\0';
+		if (n == 0 || client_find(word) != NULL)
+			continue;	/* here, or an agent: not this rule */
+		for (i = 0; i < ircd.conf->naccounts; i++) {
+			struct store_mention sm;
+
+			if (casemap_cmp(ircd.conf->accounts[i].name, word) != 0 ||
+			    agent_account_online(word))
+				continue;
+			casemap_fold(folded, ircd.conf->accounts[i].name, sizeof(folded));
+			sm.account = folded;
+			sm.target = ch->name;
+			sm.from = from->nick;
+			sm.time = om->time_ms;
+			sm.text = om->text;
+			store_mention_add(history_store(), &sm);
+			break;
+		}
+	}
+}
+
+struct told {
+	struct client	*c;
+	char		 target[CHANNELLEN + 1];
+	unsigned	 more;
+};
+
+static void
+agent_told_flush(struct told *t)
+{
+	if (t->more > 0)
+		reply_notice(t->c, "... and %u more mention%s in %s", t->more,
+		    t->more == 1 ? "" : "s", t->target);
+	t->more = 0;
+}
+
+static void
+agent_tell_one(const struct store_mention *sm, void *arg)
+{
+	struct told *t = arg;
+	char ts[32], *words;
+	time_t secs = (time_t)(sm->time / 1000);
+	struct tm tm;
+
+	/* One NOTICE per channel: the first mention, then how many more. */
+	if (strcmp(t->target, sm->target) == 0) {
+		t->more++;
+		return;
+	}
+	agent_told_flush(t);
+	strlcpy(t->target, sm->target, sizeof(t->target));
+	gmtime_r(&secs, &tm);
+	strftime(ts, sizeof(ts), "%Y-%m-%d %H:%M UTC", &tm);
+	words = prompt_shorten(sm->text, 80);
+	reply_notice(t->c, "While you were away, %s mentioned you in %s at %s: %s",
+	    sm->from, sm->target, ts, words);
+	free(words);
+}
+
+void
+agent_tell_mentions(struct client *c)
+{
+	struct told t;
+	char folded[NICKLEN * 2 + 1];
+
+	if (c->account == NULL || history_store() == NULL)
+		return;
+	memset(&t, 0, sizeof(t));
+	t.c = c;
+	casemap_fold(folded, c->account, sizeof(folded));
+	store_mention_take(history_store(), folded, agent_tell_one, &t);
+	agent_told_flush(&t);
+}

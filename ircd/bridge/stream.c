@@ -1,0 +1,380 @@
+/*
+ * stream.c: an agent's answer as IRC lines (TN-3, TN-4, TN-5). What it
+ * streams is cut into lines, stored and sent as they complete; code
+ * fences keep their lines, paragraphs go to draft/multiline clients as
+ * one batch, typing notifications show it is at work, each tool call is
+ * one ACTION line, and the answer waits for readers who fall behind.
+ */
+#include "compat.h"
+
+#include <event2/event.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "acp/acp.h"
+#include "ircd/bridge/agent.h"
+#include "ircd/bridge/dispatch.h"
+#include "ircd/bridge/stream.h"
+#include "ircd/bridge/turn.h"
+#include "ircd/cap.h"
+#include "ircd/channel.h"
+#include "ircd/client.h"
+#include "ircd/conf.h"
+#include "ircd/conn.h"
+#include "ircd/history.h"
+#include "ircd/message.h"
+#include "ircd/multiline.h"
+#include "ircd/xmalloc.h"
+
+/* A streamed line longer than this is cut (between words) before sending. */
+#define STREAM_MAX	(64 * 1024)
+/*
+ * Backpressure (TN-4: no text is ever dropped). An agent can say a few MB
+ * in one chunk, far faster than people read: queued to every member at
+ * once, it would cost each its SendQ. So after every slice of a quarter
+ * SendQ the rest waits, and with it everything else the agent says (its
+ * input is held), until no member has more than half a SendQ queued. A
+ * member that stays over half for OUT_WAIT_MS is waited for no longer:
+ * the answer goes on and its SendQ decides, as for any traffic.
+ */
+#define OUT_LINE_COST	512	/* wire bytes of a line besides its text, at most */
+#define OUT_POLL_MS	20
+#define OUT_WAIT_MS	10000
+
+/* ---- what the agent says ---- */
+
+/* Send one line (no CR/LF) from the agent in cv, stored first (HS-2). */
+void
+agent_send(struct conv *cv, struct turn *t, const char *cmd, const char *text,
+    size_t len, int action)
+{
+	struct agent *a = cv->agent;
+	struct outmsg om;
+	struct channel *ch = NULL;
+	struct client *peer = NULL;
+	struct member *m;
+	char body[IRC_LINELEN], ctags[96];
+
+	/* AG-5: a leading \x01 would make it CTCP. */
+	while (len > 0 && text[0] == '\x01') {
+		text++;
+		len--;
+	}
+	if (len == 0)
+		return;
+	if (action)
+		snprintf(body, sizeof(body), "\x01" "ACTION %.*s\x01", (int)len, text);
+	else
+		snprintf(body, sizeof(body), "%.*s", (int)len, text);
+	if (cv->private)
+		peer = client_find(cv->target);
+	else if ((ch = channel_find(cv->target)) == NULL)
+		return;
+	memset(&om, 0, sizeof(om));
+	om.from = a->client;
+	om.cmd = cmd;
+	om.target = cv->private ? cv->target : ch->name;
+	om.text = body;
+	if (t != NULL && t->msgid[0] != '\0') {
+		snprintf(ctags, sizeof(ctags), "+reply=%s", t->msgid);
+		om.ctags = ctags;
+	}
+	outmsg_render(&om);
+	if (history_add(a->client, cv->key, &om) == -1)
+		return;
+	/*
+	 * TN-4: clients with draft/multiline get the paragraph as one batch
+	 * when it ends; the others each line as it comes.
+	 */
+	if (t != NULL && !action && strcmp(cmd, "PRIVMSG") == 0) {
+		if (t->para == NULL)
+			t->para = xcalloc(MULTILINE_MAX_LINES, sizeof(*t->para));
+		if (t->npara == MULTILINE_MAX_LINES)
+			agent_paragraph_end(cv, t);
+		t->para[t->npara++] = om;
+	} else if (t != NULL)
+		agent_paragraph_end(cv, t);
+	if (ch != NULL) {
+		agent_spoke(ch, a);
+		TAILQ_FOREACH(m, &ch->members, by_channel)
+			if (m->client != a->client && (om.tagmsg || action ||
+			    t == NULL || strcmp(cmd, "PRIVMSG") != 0 ||
+			    !(m->client->caps & CAP_MULTILINE)))
+				m->client->ops->deliver(m->client, &om);
+	} else if (peer != NULL && (t == NULL || action ||
+	    strcmp(cmd, "PRIVMSG") != 0 || !(peer->caps & CAP_MULTILINE)))
+		peer->ops->deliver(peer, &om);
+}
+
+/* The paragraph ends: multiline clients get it now, as one batch. */
+void
+agent_paragraph_end(struct conv *cv, struct turn *t)
+{
+	struct channel *ch;
+	struct client *peer;
+	struct member *m;
+	char reply[96];
+	size_t i;
+
+	if (t->npara == 0)
+		return;
+	/*
+	 * The copies were made from pointers into agent_send's stack: point
+	 * them at their own line again, and at the reply tag of this turn.
+	 */
+	snprintf(reply, sizeof(reply), "+reply=%s", t->msgid);
+	for (i = 0; i < t->npara; i++) {
+		char *colon = strstr(t->para[i].line, " :");
+
+		t->para[i].text = colon != NULL ? colon + 2 : "";
+		t->para[i].target = cv->target;
+		t->para[i].ctags = t->msgid[0] != '\0' ? reply : NULL;
+		t->para[i].cmd = "PRIVMSG";
+	}
+	if (!cv->private && (ch = channel_find(cv->target)) != NULL) {
+		TAILQ_FOREACH(m, &ch->members, by_channel)
+			if (m->client != cv->agent->client &&
+			    (m->client->caps & CAP_MULTILINE))
+				multiline_deliver(m->client, t->para, t->npara, NULL);
+	} else if (cv->private && (peer = client_find(cv->target)) != NULL &&
+	    (peer->caps & CAP_MULTILINE))
+		multiline_deliver(peer, t->para, t->npara, NULL);
+	t->npara = 0;
+}
+
+void
+agent_say(struct conv *cv, struct turn *t, const char *text, size_t len,
+    int action)
+{
+	agent_send(cv, t, "PRIVMSG", text, len, action);
+}
+
+struct say {
+	struct conv	*cv;
+	struct turn	*t;
+};
+
+static void
+agent_say_piece(const char *piece, size_t len, void *arg)
+{
+	struct say *s = arg;
+
+	agent_say(s->cv, s->t, piece, len, 0);
+}
+
+/* The bytes a line may carry after ":nick!agent@host PRIVMSG target :". */
+size_t
+agent_budget(const struct conv *cv)
+{
+	const struct client *c = cv->agent->client;
+	size_t fixed = 14 + 10 + strlen(c->nick) + strlen(c->user) +
+	    strlen(c->host) + strlen(cv->target) + 16;	/* +reply room */
+
+	return fixed < IRC_LINELEN - 64 ? IRC_LINELEN - fixed : 64;
+}
+
+/* One complete line of the answer: code fences keep their lines (TN-4). */
+static void
+agent_line(struct conv *cv, struct turn *t, const char *line, size_t len)
+{
+	struct say s = { cv, t };
+	size_t i = 0;
+
+	t->sent += len + OUT_LINE_COST * (1 + len / agent_budget(cv));
+	while (i < len && (line[i] == ' ' || line[i] == '\t'))
+		i++;
+	if (len - i >= 3 && strncmp(line + i, "```", 3) == 0)
+		t->in_fence = !t->in_fence;
+	if (i == len) {
+		/* Blank lines are not sent, except inside code, as one space. */
+		if (t->in_fence)
+			agent_say(cv, t, " ", 1, 0);
+		else
+			agent_paragraph_end(cv, t);
+		return;
+	}
+	message_split(line, len, agent_budget(cv), agent_say_piece, &s);
+}
+
+/*
+ * Send the complete lines so far (all: the rest too). As a chunk comes
+ * (all == 0) only while the slice has room: returns 1 when lines wait.
+ */
+int
+agent_flush(struct conv *cv, struct turn *t, int all)
+{
+	size_t start = 0, i, slice = ircd.conf->sendq / 4;
+	int full = 0;
+
+	for (i = 0; i < t->len; i++) {
+		if (t->buf[i] != '\n')
+			continue;
+		if (!all && t->sent >= slice) {
+			full = 1;
+			break;
+		}
+		agent_line(cv, t, t->buf + start, i - start);
+		start = i + 1;
+	}
+	if (all && start < t->len) {
+		agent_line(cv, t, t->buf + start, t->len - start);
+		start = t->len;
+	}
+	/* A line that never ends is sent in pieces rather than kept growing. */
+	if (!all && !full && t->len - start > STREAM_MAX) {
+		agent_line(cv, t, t->buf + start, t->len - start);
+		start = t->len;
+	}
+	if (start > 0) {
+		memmove(t->buf, t->buf + start, t->len - start);
+		t->len -= start;
+	}
+	return full;
+}
+
+/* Has a member of the conversation more than half its SendQ queued? */
+static int
+agent_congested(const struct conv *cv)
+{
+	size_t half = ircd.conf->sendq / 2;
+	const struct channel *ch;
+	const struct member *m;
+	const struct client *peer;
+
+	if (cv->private)
+		return (peer = client_find(cv->target)) != NULL &&
+		    peer->conn != NULL && conn_sendq(peer->conn) > half;
+	if ((ch = channel_find(cv->target)) == NULL)
+		return 0;
+	TAILQ_FOREACH(m, &ch->members, by_channel)
+		if (m->client->conn != NULL && conn_sendq(m->client->conn) > half)
+			return 1;
+	return 0;
+}
+
+/* The next check comes after ms, and after this loop turn's output left. */
+static void
+agent_drain_later(struct turn *t, int ms)
+{
+	struct timeval tv = { 0, ms * 1000 };
+
+	evtimer_add(t->drain, &tv);
+}
+
+static void
+agent_drain_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct turn *t = arg;
+	struct conv *cv = t->conv;
+	uint64_t now = server_now_ms();
+
+	(void)fd;
+	(void)what;
+	if (!t->cancelled && agent_congested(cv)) {
+		if (t->wait_since == 0)
+			t->wait_since = now;
+		if (now - t->wait_since < OUT_WAIT_MS) {
+			agent_drain_later(t, OUT_POLL_MS);
+			return;
+		}
+		/* Waited enough: go on, and wait no more until it clears. */
+	} else
+		t->wait_since = 0;
+	t->sent = 0;
+	if (agent_flush(cv, t, 0)) {
+		agent_drain_later(t, 0);
+		return;
+	}
+	t->held = 0;
+	acp_agent_hold(cv->agent->acp, 0);
+}
+
+/* Lines wait: so does the agent, until the members have read. */
+void
+agent_hold(struct conv *cv, struct turn *t)
+{
+	if (t->drain == NULL)
+		t->drain = evtimer_new(ircd.base, agent_drain_cb, t);
+	if (!t->held) {
+		t->held = 1;
+		acp_agent_hold(cv->agent->acp, 1);
+	}
+	agent_drain_later(t, 0);
+}
+
+void
+agent_turn_free(struct turn *t)
+{
+	if (t->drain != NULL)
+		event_free(t->drain);
+	t->drain = NULL;
+	if (t->held)
+		acp_agent_hold(t->conv->agent->acp, 0);
+	t->held = 0;
+}
+
+void
+agent_typing(struct conv *cv, const char *state)
+{
+	struct outmsg om;
+	struct channel *ch;
+	struct client *peer;
+	struct member *m;
+	char ctags[32];
+
+	memset(&om, 0, sizeof(om));
+	om.from = cv->agent->client;
+	om.cmd = "TAGMSG";
+	om.target = cv->target;
+	om.tagmsg = 1;
+	snprintf(ctags, sizeof(ctags), "+typing=%s", state);
+	om.ctags = ctags;
+	outmsg_render(&om);
+	if (!cv->private && (ch = channel_find(cv->target)) != NULL) {
+		TAILQ_FOREACH(m, &ch->members, by_channel)
+			if (m->client != om.from)
+				m->client->ops->deliver(m->client, &om);
+	} else if (cv->private && (peer = client_find(cv->target)) != NULL)
+		peer->ops->deliver(peer, &om);
+}
+
+void
+agent_typing_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct turn *t = arg;
+
+	(void)fd;
+	(void)what;
+	agent_typing(t->conv, "active");
+}
+
+/* Nothing more is said for t: what waits is dropped (TN-6, AG-2). */
+void
+agent_turn_silence(struct turn *t)
+{
+	t->cancelled = 1;
+	if (t->held) {
+		/* Its answer to the cancel waits behind the hold: let it come. */
+		t->len = 0;
+		agent_drain_later(t, 0);
+	}
+}
+
+const char *
+agent_tool_verb(const char *kind)
+{
+	static const struct { const char *kind, *verb; } verbs[] = {
+		{ "read", "read" }, { "edit", "edited" }, { "delete", "deleted" },
+		{ "move", "moved" }, { "search", "searched" },
+		{ "execute", "ran" }, { "think", "thought about" },
+		{ "fetch", "fetched" },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(verbs) / sizeof(verbs[0]); i++)
+		if (kind != NULL && strcmp(kind, verbs[i].kind) == 0)
+			return verbs[i].verb;
+	return "used";
+}
