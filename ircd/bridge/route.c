@@ -106,12 +106,13 @@ add_once(size_t *set, size_t *n, size_t i)
 }
 
 /*
- * Look up one word and remember what it reached. Returns 1 when it is a
- * principal, so the caller drops the address or the '@' (RT-5).
+ * Look up one word and remember what it reached (*human: a human was
+ * named, RT-8). Returns 1 when it is a principal, so the caller drops
+ * the address or the '@' (RT-5).
  */
 static int
 take(const char *word, size_t len, int prefix_ok,
-    const struct route_names *names, struct route_result *res)
+    const struct route_names *names, struct route_result *res, int *human)
 {
 	size_t idx = 0, cand[ROUTE_MAX], ncand = 0;
 	size_t wl;
@@ -121,7 +122,7 @@ take(const char *word, size_t len, int prefix_ok,
 		add_once(res->agents, &res->nagents, idx);
 		return 1;
 	case HIT_HUMAN:
-		add_once(res->humans, &res->nhumans, idx);
+		*human = 1;
 		return 1;
 	case HIT_AMBIGUOUS:
 		/* The first ambiguous word is the one the NOTICE names. */
@@ -147,7 +148,7 @@ take(const char *word, size_t len, int prefix_ok,
  */
 static const char *
 take_address(const char *text, const struct route_names *names,
-    struct route_result *res)
+    struct route_result *res, int *human)
 {
 	const char *p = text, *w;
 	size_t n;
@@ -161,7 +162,7 @@ take_address(const char *text, const struct route_names *names,
 	if (n == 0 || (w[n] != ':' && w[n] != ',') ||
 	    (w[n + 1] != '\0' && !is_space((unsigned char)w[n + 1])))
 		return NULL;
-	if (!take(w, n, at, names, res))
+	if (!take(w, n, at, names, res, human))
 		return NULL;	/* left alone; an '@' one meets the scan */
 	p = w + n + 1;
 	while (is_space((unsigned char)*p))
@@ -223,7 +224,7 @@ route_decide(const char *text, const struct route_names *names,
 	struct mention m;
 	const char *p;
 	char *out;
-	int said = 0, named = 0, blank = 1;
+	int said = 0, named = 0, blank = 1, human = 0;
 
 	memset(res, 0, sizeof(*res));
 	if (text == NULL)
@@ -231,7 +232,7 @@ route_decide(const char *text, const struct route_names *names,
 	/* The rewritten text only ever shrinks. */
 	res->text = out = xmalloc(strlen(text) + 1);
 
-	if ((p = take_address(text, names, res)) != NULL)
+	if ((p = take_address(text, names, res, &human)) != NULL)
 		named = 1;
 	else
 		p = text;
@@ -239,7 +240,7 @@ route_decide(const char *text, const struct route_names *names,
 	mention_begin(&ms, p, MENTION_PEOPLE);
 	while (mention_next(&ms, &m)) {
 		said |= copy_text(&out, p, m.at);
-		if (take(m.name, m.len, 1, names, res)) {
+		if (take(m.name, m.len, 1, names, res, &human)) {
 			/* RT-5: keep the name as typed, without '@'. */
 			memcpy(out, m.name, m.len);
 			out += m.len;
@@ -262,17 +263,13 @@ route_decide(const char *text, const struct route_names *names,
 		/* Never a silent guess: nothing goes anywhere (RT-1). */
 		res->outcome = ROUTE_AMBIGUOUS;
 		res->nagents = 0;
-		res->nhumans = 0;
 	} else if (blank || (named && !said)) {
-		/*
-		 * RT-4: only mentions. Humans stay listed: RT-8 still owes
-		 * an absent one the mention.
-		 */
+		/* RT-4: only mentions. */
 		res->outcome = ROUTE_NONE;
 		res->nagents = 0;
 	} else if (res->nagents > 0)
 		res->outcome = ROUTE_DISPATCH;
-	else if (res->nhumans > 0)
+	else if (human)
 		res->outcome = ROUTE_NONE;	/* RT-8: a human was meant */
 	else
 		fallback(names, res);

@@ -8,6 +8,8 @@
 
 #include <stddef.h>
 
+#include "ircd/ircd.h"
+
 #define ROUTE_MAX	8	/* agents one message may address */
 
 /* Who is in the conversation, as route sees it. */
@@ -30,13 +32,14 @@ struct route_result {
 	enum route_outcome	 outcome;
 	size_t			 agents[ROUTE_MAX];	/* indexes into names->agents */
 	size_t			 nagents;
-	/* ROUTE_AMBIGUOUS: the word and the candidates (indexes into agents). */
-	char			 word[64];
+	/*
+	 * ROUTE_AMBIGUOUS: the word and the candidates (indexes into
+	 * agents). The word is a prefix of two names, so it is never
+	 * longer than a nick.
+	 */
+	char			 word[NICKLEN + 1];
 	size_t			 candidates[ROUTE_MAX];
 	size_t			 ncandidates;
-	/* Humans mentioned (indexes into names->humans), for RT-8. */
-	size_t			 humans[ROUTE_MAX];
-	size_t			 nhumans;
 	/*
 	 * The text the agents receive (RT-5): the leading "nick:" or "nick,"
 	 * address removed, '@' dropped from mentions. NUL-terminated.
@@ -45,12 +48,15 @@ struct route_result {
 };
 
 /*
- * Decide for text (a channel PRIVMSG from a human). Matching is
- * case-insensitive with the server's casemapping: exact name first, else
- * a unique prefix; agents are tried before humans and one word reaches at
- * most one principal. Trailing ".,:;!?)" are not part of a name. A text
- * that is only mentions dispatches nothing (RT-4). The caller frees
- * result->text with route_result_free().
+ * Decide for text (a channel PRIVMSG from a human). Mentions are found
+ * by mention.c (MENTION_PEOPLE: trailing ".,:;!?)" are not part of a
+ * name). Matching is case-insensitive with the server's casemapping:
+ * exact name first, else a unique prefix; agents are tried before humans
+ * and one word reaches at most one principal. A human mentioned
+ * dispatches nothing (RT-8), nor does a text that is only mentions
+ * (RT-4). Keeping mentions of absent people for later is not decided
+ * here: they are not in names. The caller frees result->text with
+ * route_result_free().
  */
 void	route_decide(const char *text, const struct route_names *,
 	    struct route_result *);
