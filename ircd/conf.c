@@ -18,6 +18,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "acp/proc.h"
 #include "ircd/casemap.h"
 #include "ircd/conf.h"
 #include "ircd/ircd.h"
@@ -568,68 +569,18 @@ done:
 }
 
 /*
- * Split a command line the way sh would, without a shell: 'single'
- * quotes are literal, "double" quotes take \" \\ \$ \` escapes, and a
- * backslash outside quotes keeps the next character.
+ * An agent's command is split by the launcher's own splitter, so the
+ * config refuses exactly what could not run. Here is why, in its words.
  */
-static int
-conf_split_argv(const char *s, char ***argvp, const char **why)
-{
-	char **argv = NULL, *word;
-	size_t n;
-
-	/* No word can be longer than the whole line. */
-	word = xmalloc(strlen(s) + 1);
-	*why = NULL;
-	for (;;) {
-		while (conf_isspace((unsigned char)*s))
-			s++;
-		if (*s == '\0')
-			break;
-		n = 0;
-		while (*s != '\0' && !conf_isspace((unsigned char)*s)) {
-			if (*s == '\'') {
-				for (s++; *s != '\0' && *s != '\''; s++)
-					word[n++] = *s;
-				if (*s++ == '\0') {
-					*why = "unterminated ' quote";
-					goto fail;
-				}
-			} else if (*s == '"') {
-				for (s++; *s != '\0' && *s != '"'; s++) {
-					if (*s == '\\' && s[1] != '\0' &&
-					    strchr("\"\\$`", s[1]) != NULL)
-						s++;
-					word[n++] = *s;
-				}
-				if (*s++ == '\0') {
-					*why = "unterminated \" quote";
-					goto fail;
-				}
-			} else if (*s == '\\') {
-				if (*++s == '\0') {
-					*why = "backslash at the end";
-					goto fail;
-				}
-				word[n++] = *s++;
-			} else
-				word[n++] = *s++;
-		}
-		conf_strv_add(&argv, xstrndup(word, n));
-	}
-	free(word);
-	if (argv == NULL || argv[0][0] == '\0') {
-		*why = "no program to run";
-		conf_strv_free(argv);
-		return -1;
-	}
-	*argvp = argv;
-	return 0;
-fail:
-	free(word);
-	conf_strv_free(argv);
-	return -1;
-}
+static const char *const conf_argv_why[] = {
+	[ACP_ARGV_OK] = NULL,
+	[ACP_ARGV_NOMEM] = "out of memory",
+	[ACP_ARGV_EMPTY] = "no program to run",
+	[ACP_ARGV_NOPROG] = "no program to run",
+	[ACP_ARGV_SQUOTE] = "unterminated ' quote",
+	[ACP_ARGV_DQUOTE] = "unterminated \" quote",
+	[ACP_ARGV_BACKSLASH] = "backslash at the end",
+};
 
 /* Undo "double quotes" around a value: \" and \\ are the escapes. */
 static int
@@ -692,7 +643,7 @@ conf_set(struct conf_parser *p, const struct conf_key *k, char *v)
 {
 	char *base = conf_section_base(p), *s, *eq;
 	char **list, ***vp;
-	const char *why;
+	enum acp_argv_error argv_why;
 	long long n;
 	size_t i, j;
 	int b;
@@ -813,13 +764,13 @@ conf_set(struct conf_parser *p, const struct conf_key *k, char *v)
 		conf_set_str((char **)(base + k->offset), xstrdup(v));
 		break;
 	case T_ARGV:
-		if (conf_split_argv(v, &list, &why) == -1)
+		if ((list = acp_argv_split(v, &argv_why)) == NULL)
 			return conf_error(p, p->line, "bad %s: %s", k->name,
-			    why);
+			    conf_argv_why[argv_why]);
 		vp = (char ***)(base + k->offset);
 		conf_strv_free(*vp);
 		*vp = list;
-		/* The agent library splits it again; keep the line as written. */
+		/* The launcher is given the line as written and splits it. */
 		if (p->section == SEC_AGENT) {
 			struct conf_agent *ag = (struct conf_agent *)(void *)base;
 

@@ -48,5 +48,18 @@ main(void)
 	is_str(joined("'x"), "ERR unterminated quote", "unterminated quote");
 	is_str(joined("x\\"), "ERR trailing backslash", "trailing backslash");
 	is_str(joined("   "), "ERR empty command", "empty command");
+	is_str(joined("a\rb\fc\vd\te f"), "[a][b][c][d][e][f]",
+	    "CR, FF and VT are blanks too");
+	is_str(joined("'a\rb' \"c\fd\" e\\\vf"), "[a\rb][c\fd][e\vf]",
+	    "quoted or escaped, they stay in the word");
+	is_str(joined(" \r\f\v\t "), "ERR empty command",
+	    "only blanks of every kind");
+	is_str(joined("'' -y"), "ERR empty program name",
+	    "empty program name");
+	is_str(joined("\"\" x"), "ERR empty program name",
+	    "empty program name, double quotes");
+	is_str(joined("x '' y"), "[x][][y]", "an empty argument is fine");
+	is_str(joined("x \"a"), "ERR unterminated quote",
+	    "unterminated double quote");
 	return tap_done();
 }

@@ -389,6 +389,7 @@ test_argv(void)
 	const char *a5[] = { "sh", "-c", "echo 'hi' \"$HOME\"", NULL };
 	const char *a6[] = { "it's", NULL };
 	const char *a7[] = { "abc", NULL };
+	const char *a8[] = { "a", "b", "c", NULL };
 
 	argv_is("codex-acp", a1, "argv: one word");
 	argv_is("  gemini \t --acp  ", a2, "argv: extra blanks");
@@ -399,6 +400,7 @@ test_argv(void)
 	    "argv: nested quotes, no expansion");
 	argv_is("it\\'s", a6, "argv: escaped single quote");
 	argv_is("a'b'\"c\"", a7, "argv: quotes join a word");
+	argv_is("a\fb\vc", a8, "argv: form feed and vertical tab are blanks");
 }
 
 static void
@@ -619,6 +621,9 @@ test_errors(void)
 	    "backslash");
 	parse_fails("[agent a]\ncommand = ''\n",
 	    "e.conf:2: bad command: no program to run", "empty program");
+	parse_fails("[agent a]\ncommand = \"\" -y\n",
+	    "e.conf:2: bad command: no program to run",
+	    "empty program before an argument");
 	parse_fails("[agent a]\ncwd = /tmp\n\n",
 	    "e.conf:1: [agent a] needs a command", "agent without a command");
 	parse_fails("[agent a]\ncommand = x\npermissions = maybe\n",
