@@ -231,7 +231,6 @@ void	 acp_shutdown(void);
 #define ACP_DEFAULT_POOL_MAX	2
 struct acp_pool	*acp_pool_new(int max);
 void		 acp_pool_free(struct acp_pool *);
-void		 acp_pool_set_max(struct acp_pool *, int);
 int		 acp_pool_running(struct acp_pool *);
 
 /* The config is copied. pool may be NULL (no cap). */
@@ -239,8 +238,6 @@ struct acp_agent *acp_agent_new(struct acp_pool *,
 		    const struct acp_agent_config *,
 		    const struct acp_callbacks *, void *arg);
 void		 acp_agent_free(struct acp_agent *);
-/* Start now (normally done on demand by a session). */
-int		 acp_agent_start(struct acp_agent *);
 /* Close stdin, SIGTERM, SIGKILL (grace periods between). */
 void		 acp_agent_stop(struct acp_agent *);
 /* Forget failures and the broken state (INVITE, config reload). */
@@ -258,7 +255,6 @@ void		 acp_agent_hold(struct acp_agent *, int on);
 const char	*acp_agent_name(struct acp_agent *);
 int		 acp_agent_running(struct acp_agent *);	/* has a process */
 int		 acp_agent_ready(struct acp_agent *);	/* initialized */
-int		 acp_agent_busy(struct acp_agent *);	/* a turn is on */
 int		 acp_agent_broken(struct acp_agent *);
 const char	*acp_agent_broken_reason(struct acp_agent *);
 long		 acp_agent_pid(struct acp_agent *);	/* or -1 */
@@ -266,7 +262,6 @@ long		 acp_agent_pid(struct acp_agent *);	/* or -1 */
 const char	*acp_agent_info(struct acp_agent *);
 /* agentInfo.title (else its name) once initialized, or NULL before. */
 const char	*acp_agent_title(struct acp_agent *);
-int		 acp_agent_can_load(struct acp_agent *);
 /*
  * Closing a session loses nothing: the agent closes sessions
  * (session/close) and takes them back (session/load or resume).
@@ -288,16 +283,12 @@ void		 acp_session_free(struct acp_session *);
  */
 int		 acp_session_set_mcp(struct acp_session *, const char *json,
 		    const char *http_json);
-/* Does the agent take MCP servers over HTTP (mcpCapabilities.http)? */
-int		 acp_agent_mcp_http(struct acp_agent *);
 /* Open (start the agent if needed; load/resume or new); on_open tells. */
 int		 acp_session_open(struct acp_session *);
 int		 acp_session_is_open(struct acp_session *);
 /* Neither open nor opening nor asked to open: the agent holds nothing. */
 int		 acp_session_is_closed(struct acp_session *);
 const char	*acp_session_id(struct acp_session *);	/* or NULL */
-struct acp_agent *acp_session_agent(struct acp_session *);
-void		*acp_session_arg(struct acp_session *);
 const char	*acp_session_mode(struct acp_session *);	/* or NULL */
 size_t		 acp_session_modes(struct acp_session *,
 		    const struct acp_mode **);

@@ -68,6 +68,7 @@ struct acp_session {
 TAILQ_HEAD(sessions, acp_session);
 
 struct acp_agent {
+	struct event_base	*base;		/* acp_init()'s */
 	struct acp_pool		*pool;
 	struct acp_agent_config	 cfg;
 	char			*name, *command, *cwd, *auth_method;
@@ -130,7 +131,6 @@ const char	*acp_jstr(const cJSON *, const char *key);
 void		 acp_timer_ms(struct event *, long long ms);
 
 /* lifecycle.c */
-struct event_base *acp_base(void);
 void	acp_agent_want(struct acp_agent *);
 void	acp_agent_abort(struct acp_agent *, const char *why);
 void	acp_agent_gc_later(struct acp_agent *);

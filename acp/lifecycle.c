@@ -36,12 +36,6 @@ static void	agent_eof_cb(evutil_socket_t, short, void *);
 static void	agent_resume_cb(evutil_socket_t, short, void *);
 static void	agent_stdout_eof(struct evbuffer *, void *);
 
-struct event_base *
-acp_base(void)
-{
-	return acp_evbase;
-}
-
 int
 acp_init(struct event_base *base)
 {
@@ -90,6 +84,7 @@ acp_agent_new(struct acp_pool *pool, const struct acp_agent_config *cfg,
 	}
 	if ((a = calloc(1, sizeof(*a))) == NULL)
 		return NULL;
+	a->base = acp_evbase;
 	a->pool = pool;
 	a->cfg = *cfg;
 	a->cb = *cb;
@@ -129,11 +124,11 @@ acp_agent_new(struct acp_pool *pool, const struct acp_agent_config *cfg,
 	a->env = calloc(n + 1, sizeof(*a->env));
 	for (i = 0; a->env != NULL && i < n; i++)
 		a->env[i] = strdup(cfg->env[i]);
-	a->start_ev = evtimer_new(acp_evbase, agent_start_cb, a);
-	a->fin_ev = evtimer_new(acp_evbase, agent_fin_cb, a);
-	a->gc_ev = evtimer_new(acp_evbase, agent_gc_cb, a);
-	a->eof_ev = evtimer_new(acp_evbase, agent_eof_cb, a);
-	a->resume_ev = evtimer_new(acp_evbase, agent_resume_cb, a);
+	a->start_ev = evtimer_new(a->base, agent_start_cb, a);
+	a->fin_ev = evtimer_new(a->base, agent_fin_cb, a);
+	a->gc_ev = evtimer_new(a->base, agent_gc_cb, a);
+	a->eof_ev = evtimer_new(a->base, agent_eof_cb, a);
+	a->resume_ev = evtimer_new(a->base, agent_resume_cb, a);
 	if (a->name == NULL || a->cwd == NULL || a->env == NULL ||
 	    a->start_ev == NULL || a->fin_ev == NULL || a->gc_ev == NULL ||
 	    a->eof_ev == NULL || a->resume_ev == NULL) {
@@ -174,17 +169,6 @@ acp_agent_ready(struct acp_agent *a)
 }
 
 int
-acp_agent_busy(struct acp_agent *a)
-{
-	struct acp_session *s;
-
-	TAILQ_FOREACH(s, &a->sessions, entry)
-		if (!s->dead && s->in_turn)
-			return 1;
-	return 0;
-}
-
-int
 acp_agent_broken(struct acp_agent *a)
 {
 	return a->state == AG_BROKEN;
@@ -208,22 +192,10 @@ acp_agent_info(struct acp_agent *a)
 	return a->info[0] != '\0' ? a->info : NULL;
 }
 
-int
-acp_agent_mcp_http(struct acp_agent *a)
-{
-	return a->mcp_http;
-}
-
 const char *
 acp_agent_title(struct acp_agent *a)
 {
 	return a->title[0] != '\0' ? a->title : NULL;
-}
-
-int
-acp_agent_can_load(struct acp_agent *a)
-{
-	return a->can_load;
 }
 
 int
@@ -617,7 +589,7 @@ agent_spawn(struct acp_agent *a)
 
 	a->eof = a->reaped = 0;
 	a->status = -1;
-	a->proc = acp_proc_spawn(acp_evbase, a->name, a->argv, a->cwd,
+	a->proc = acp_proc_spawn(a->base, a->name, a->argv, a->cwd,
 	    (const char *const *)a->env, &cbs, a, err, sizeof(err));
 	if (a->proc == NULL) {
 		acp_error("%s: %s", a->name, err);
@@ -636,7 +608,7 @@ agent_spawn(struct acp_agent *a)
 				acp_session_open_failed(s, err);
 		return;
 	}
-	if ((a->rpc = jsonrpc_new(acp_evbase, &h, a)) == NULL) {
+	if ((a->rpc = jsonrpc_new(a->base, &h, a)) == NULL) {
 		acp_agent_abort(a, "out of memory");
 		return;
 	}
@@ -685,15 +657,6 @@ acp_agent_want(struct acp_agent *a)
 		return;		/* starting, ready, or will restart */
 	a->state = AG_STARTING;
 	event_active(a->start_ev, EV_TIMEOUT, 0);
-}
-
-int
-acp_agent_start(struct acp_agent *a)
-{
-	if (a->state == AG_BROKEN || a->dead)
-		return -1;
-	acp_agent_want(a);
-	return 0;
 }
 
 void

@@ -60,13 +60,6 @@ acp_pool_free(struct acp_pool *p)
 	free(p);
 }
 
-void
-acp_pool_set_max(struct acp_pool *p, int max)
-{
-	p->max = max > 0 ? max : 1;
-	acp_pool_check(p);
-}
-
 int
 acp_pool_running(struct acp_pool *p)
 {

@@ -55,9 +55,9 @@ acp_session_new(struct acp_agent *a, const char *id, void *arg)
 	TAILQ_INIT(&s->perms);
 	TAILQ_INIT(&s->tools);
 	s->id = acp_str_copy(id);
-	s->turn_ev = evtimer_new(acp_base(), sess_turn_cb, s);
-	s->cancel_ev = evtimer_new(acp_base(), sess_cancel_cb, s);
-	s->defer_ev = evtimer_new(acp_base(), sess_defer_cb, s);
+	s->turn_ev = evtimer_new(a->base, sess_turn_cb, s);
+	s->cancel_ev = evtimer_new(a->base, sess_cancel_cb, s);
+	s->defer_ev = evtimer_new(a->base, sess_defer_cb, s);
 	if ((id != NULL && s->id == NULL) || s->turn_ev == NULL ||
 	    s->cancel_ev == NULL || s->defer_ev == NULL) {
 		TAILQ_INSERT_TAIL(&a->sessions, s, entry);
@@ -186,18 +186,6 @@ const char *
 acp_session_id(struct acp_session *s)
 {
 	return s->id;
-}
-
-struct acp_agent *
-acp_session_agent(struct acp_session *s)
-{
-	return s->a;
-}
-
-void *
-acp_session_arg(struct acp_session *s)
-{
-	return s->arg;
 }
 
 const char *
