@@ -1,6 +1,7 @@
 /*
  * kv.c: a small key/value table for server state that needs no table of
- * its own (a counter, a last-run time, a flag of a later issue).
+ * its own: the commands an agent announced, the mode chosen for a
+ * conversation.
  */
 #include "compat.h"
 

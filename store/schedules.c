@@ -1,7 +1,7 @@
 /*
  * schedules.c: scheduled prompts in the database, so they survive a
- * restart (SC-2). The engine (ircd/bridge/schedule.c) keeps them in memory too;
- * this file only writes and reads rows.
+ * restart (SC-2). The engine (ircd/bridge/schedule.c) keeps them in
+ * memory too; this file only writes and reads rows.
  */
 #include "compat.h"
 

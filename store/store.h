@@ -290,7 +290,7 @@ int	store_schedule_delete(struct store *, int64_t id);
 int	store_schedule_list(struct store *,
 	    void (*fn)(const struct store_schedule *, void *), void *arg);
 
-/* ---- key/value, for small server state that later issues need ---- */
+/* ---- key/value: small server state that needs no table of its own ---- */
 
 /* value NULL deletes the key. */
 int	store_kv_set(struct store *, const char *key, const char *value);
