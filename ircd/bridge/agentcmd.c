@@ -16,6 +16,7 @@
 #include "ircd/bridge/agent.h"
 #include "ircd/bridge/agentcmd.h"
 #include "ircd/bridge/card.h"
+#include "ircd/bridge/policy.h"
 #include "ircd/casemap.h"
 #include "ircd/channel.h"
 #include "ircd/client.h"
@@ -169,8 +170,8 @@ cmd_help(struct here *h)
 			    a->cmds[j].hint ? ">" : "", a->cmds[j].description);
 	}
 	reply_notice(h->from, "Server commands: !stop, !allow [n], !always [n], "
-	    "!deny [n], !mode [agent mode], !policy [agent] ask|allow-reads|"
-	    "allow-all|deny-all, !schedules, !unschedule <id>, !status, !help; "
+	    "!deny [n], !mode [agent mode], !policy [agent] " POLICY_NAMES
+	    ", !schedules, !unschedule <id>, !status, !help; "
 	    "!!text sends !text. "
 	    "Type //cmd (WeeChat, HexChat) or /say /cmd (irssi) for an agent's "
 	    "command, or !cmd.");
@@ -279,21 +280,15 @@ cmd_mode(struct here *h, const char *rest)
 static void
 cmd_policy(struct here *h, const char *rest)
 {
-	static const char *policies[] = { "ask", "allow-reads", "allow-all", "deny-all" };
-	char w1[NICKLEN + 1], w2[16];
-	const char *policy;
+	char w1[NICKLEN + 1], w2[NICKLEN + 1];
+	enum policy policy;
 	struct member *m;
-	size_t i, k;
+	size_t i;
 
 	rest = cmd_word(rest, w1, sizeof(w1));
 	cmd_word(rest, w2, sizeof(w2));
-	policy = w2[0] != '\0' ? w2 : w1;
-	for (k = 0; k < 4; k++)
-		if (strcmp(policy, policies[k]) == 0)
-			break;
-	if (k == 4) {
-		reply_notice(h->from, "Usage: !policy [agent] ask|allow-reads|"
-		    "allow-all|deny-all");
+	if (policy_parse(w2[0] != '\0' ? w2 : w1, &policy) == -1) {
+		reply_notice(h->from, "Usage: !policy [agent] " POLICY_NAMES);
 		return;
 	}
 	/* Operators only in a channel; in a query, the person of the query. */
@@ -308,9 +303,9 @@ cmd_policy(struct here *h, const char *rest)
 		if (w2[0] != '\0' && casemap_cmp(w1, h->agents[i]->client->nick) != 0)
 			continue;
 		cv = here_conv(h, h->agents[i]);
-		strlcpy(cv->policy, policies[k], sizeof(cv->policy));
+		strlcpy(cv->policy, policy_name(policy), sizeof(cv->policy));
 		reply_notice(h->from, "%s: permission policy here is now %s",
-		    h->agents[i]->client->nick, policies[k]);
+		    h->agents[i]->client->nick, policy_name(policy));
 	}
 }
 
