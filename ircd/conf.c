@@ -5,6 +5,8 @@
  */
 #include "compat.h"
 
+#include <sys/socket.h>
+
 #include <arpa/inet.h>
 #include <netinet/in.h>
 
@@ -485,29 +487,65 @@ conf_bool(const char *s, int *out)
 	return -1;
 }
 
-static int
-conf_check_cidr(const char *s)
+int
+conf_cidr_parse(const char *s, struct conf_cidr *net)
 {
-	struct in6_addr a6;
-	struct in_addr a4;
 	const char *slash;
 	char *host;
 	long long bits;
 	int max;
 
+	memset(net, 0, sizeof(*net));
 	slash = strchr(s, '/');
 	host = slash != NULL ? xstrndup(s, slash - s) : xstrdup(s);
-	if (inet_pton(AF_INET, host, &a4) == 1)
+	if (inet_pton(AF_INET, host, net->addr) == 1) {
+		net->family = AF_INET;
 		max = 32;
-	else if (inet_pton(AF_INET6, host, &a6) == 1)
+	} else if (inet_pton(AF_INET6, host, net->addr) == 1) {
+		net->family = AF_INET6;
 		max = 128;
-	else
+	} else
 		max = -1;
 	free(host);
 	if (max == -1)
 		return -1;
-	if (slash != NULL && conf_number(slash + 1, 0, max, &bits) == -1)
+	if (slash == NULL)
+		bits = max;
+	else if (conf_number(slash + 1, 0, max, &bits) == -1)
 		return -1;
+	net->bits = (int)bits;
+	return 0;
+}
+
+int
+conf_cidr_match(const struct conf_cidr *nets, size_t n,
+    const struct sockaddr *sa)
+{
+	const unsigned char *have;
+	size_t i;
+	int j, bits;
+
+	if (sa->sa_family == AF_INET)
+		have = (const unsigned char *)
+		    &((const struct sockaddr_in *)(const void *)sa)->sin_addr;
+	else if (sa->sa_family == AF_INET6)
+		have = (const unsigned char *)
+		    &((const struct sockaddr_in6 *)(const void *)sa)->sin6_addr;
+	else
+		return 0;
+	for (i = 0; i < n; i++) {
+		if (nets[i].family != sa->sa_family)
+			continue;
+		/* Whole bytes, then the high bits of the next one. */
+		for (j = 0, bits = nets[i].bits; bits >= 8; j++, bits -= 8)
+			if (nets[i].addr[j] != have[j])
+				break;
+		if (bits >= 8)
+			continue;
+		if (bits == 0 || ((nets[i].addr[j] ^ have[j]) &
+		    (0xff << (8 - bits)) & 0xff) == 0)
+			return 1;
+	}
 	return 0;
 }
 
@@ -638,6 +676,39 @@ conf_set_str(char **field, char *value)
 	*field = value;
 }
 
+/*
+ * flood-exempt, the one list of address blocks: kept as written, and
+ * parsed, so that an accepted connection is only compared.
+ */
+static int
+conf_set_cidrs(struct conf_parser *p, const struct conf_key *k,
+    const char *v)
+{
+	struct conf *c = p->conf;
+	struct conf_cidr *nets;
+	char **list;
+	size_t i, n;
+
+	list = conf_split_list(v);
+	n = conf_strv_len(list);
+	nets = n > 0 ? xreallocarray(NULL, n, sizeof(*nets)) : NULL;
+	for (i = 0; i < n; i++) {
+		if (conf_cidr_parse(list[i], &nets[i]) == -1) {
+			conf_error(p, p->line, "bad %s \"%s\": expected an "
+			    "address or address/bits", k->name, list[i]);
+			conf_strv_free(list);
+			free(nets);
+			return -1;
+		}
+	}
+	conf_strv_free(c->flood_exempt);
+	c->flood_exempt = list;
+	free(c->flood_nets);
+	c->flood_nets = nets;
+	c->nflood_nets = n;
+	return 0;
+}
+
 static int
 conf_set(struct conf_parser *p, const struct conf_key *k, char *v)
 {
@@ -704,20 +775,7 @@ conf_set(struct conf_parser *p, const struct conf_key *k, char *v)
 		conf_set_str((char **)(base + k->offset), xstrdup(v));
 		break;
 	case T_CIDRS:
-		list = conf_split_list(v);
-		for (i = 0; list != NULL && list[i] != NULL; i++) {
-			if (conf_check_cidr(list[i]) == -1) {
-				conf_error(p, p->line, "bad %s \"%s\": expected "
-				    "an address or address/bits", k->name,
-				    list[i]);
-				conf_strv_free(list);
-				return -1;
-			}
-		}
-		vp = (char ***)(base + k->offset);
-		conf_strv_free(*vp);
-		*vp = list;
-		break;
+		return conf_set_cidrs(p, k, v);
 	case T_DEFMODES:
 		if (conf_check_modes(p, k->name, v, "imnst") == -1)
 			return -1;
@@ -1261,6 +1319,7 @@ conf_free(struct conf *c)
 	free(c->database);
 	free(c->admin);
 	conf_strv_free(c->flood_exempt);
+	free(c->flood_nets);
 	free(c->default_modes);
 	free(c->client_tag_deny);
 	for (i = 0; i < c->nlistens; i++) {

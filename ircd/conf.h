@@ -8,6 +8,15 @@
 
 #include <stddef.h>
 
+struct sockaddr;
+
+/* An address block, addr/bits, of IPv4 or IPv6. */
+struct conf_cidr {
+	int		 family;	/* AF_INET or AF_INET6 */
+	int		 bits;		/* of the prefix that must match */
+	unsigned char	 addr[16];	/* network order; 4 bytes for IPv4 */
+};
+
 struct conf_listen {
 	char	*address;	/* as written: host:port, [v6]:port */
 	char	*host;		/* parsed host part */
@@ -77,6 +86,8 @@ struct conf {
 	int	 flood;		/* 0 disables flood control (benchmarks) */
 	int	 flood_burst;	/* seconds of penalty a client may run ahead */
 	char	**flood_exempt;	/* NULL-terminated list of CIDR masks */
+	struct conf_cidr *flood_nets;	/* the same, parsed */
+	size_t	 nflood_nets;
 	char	*default_modes;	/* modes of a new channel, default "+nt" */
 	char	*client_tag_deny; /* CLIENTTAGDENY value ("*,-typing"), or NULL */
 	int	 whowas;	/* WHOWAS entries kept */
@@ -118,5 +129,14 @@ struct conf	*conf_parse(const char *text, const char *filename,
  */
 struct conf	*conf_load(const char *path, char *err, size_t errlen);
 void		 conf_free(struct conf *);
+
+/* Parse "addr" or "addr/bits"; -1 if it is neither. */
+int		 conf_cidr_parse(const char *, struct conf_cidr *);
+/*
+ * Is the address in one of the n blocks? Only a block of its own family
+ * can hold it: an IPv4-mapped IPv6 address is not in an IPv4 block.
+ */
+int		 conf_cidr_match(const struct conf_cidr *, size_t n,
+		    const struct sockaddr *);
 
 #endif

@@ -1172,43 +1172,6 @@ static const struct client_ops conn_client_ops = {
 	.release = conn_release_op,
 };
 
-static int
-conn_ip_exempt(const struct sockaddr *sa)
-{
-	char *const *p;
-
-	for (p = ircd.conf->flood_exempt; p != NULL && *p != NULL; p++) {
-		char net[64], *slash;
-		unsigned char want[16], have[16];
-		int bits, family, alen, i;
-
-		strlcpy(net, *p, sizeof(net));
-		slash = strchr(net, '/');
-		if (slash != NULL)
-			*slash++ = '\0';
-		family = strchr(net, ':') != NULL ? AF_INET6 : AF_INET;
-		alen = family == AF_INET6 ? 16 : 4;
-		if (inet_pton(family, net, want) != 1)
-			continue;
-		bits = slash != NULL ? atoi(slash) : alen * 8;
-		if (sa->sa_family == AF_INET && family == AF_INET)
-			memcpy(have, &((const struct sockaddr_in *)sa)->sin_addr, 4);
-		else if (sa->sa_family == AF_INET6 && family == AF_INET6)
-			memcpy(have, &((const struct sockaddr_in6 *)sa)->sin6_addr, 16);
-		else
-			continue;
-		for (i = 0; i < alen && bits > 0; i++, bits -= 8) {
-			unsigned char mask = bits >= 8 ? 0xff : (unsigned char)(0xff << (8 - bits));
-
-			if ((want[i] & mask) != (have[i] & mask))
-				break;
-		}
-		if (i == alen || bits <= 0)
-			return 1;
-	}
-	return 0;
-}
-
 struct conn *
 conn_new(evutil_socket_t fd, struct bufferevent *tlsbev,
     const struct sockaddr *sa, socklen_t salen, struct listener *l)
@@ -1229,7 +1192,8 @@ conn_new(evutil_socket_t fd, struct bufferevent *tlsbev,
 	conn->bev = tlsbev;
 	conn->listener = l;
 	conn->last_read = time(NULL);
-	conn->flood_exempt = conn->ip_exempt = conn_ip_exempt(sa);
+	conn->flood_exempt = conn->ip_exempt =
+	    conf_cidr_match(ircd.conf->flood_nets, ircd.conf->nflood_nets, sa);
 	/* Replies are small and interactive: never wait for Nagle. */
 	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
 	if (sa->sa_family == AF_INET)

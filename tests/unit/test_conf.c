@@ -5,6 +5,11 @@
  */
 #include "compat.h"
 
+#include <sys/socket.h>
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
@@ -802,6 +807,103 @@ test_passwd(void)
 	return h;
 }
 
+/* Is ip (v4 or v6 text) in one of the blocks written in masks? */
+static int
+cidr_in(const char *masks, const char *ip)
+{
+	const char *list[8];
+	struct conf_cidr nets[8];
+	struct sockaddr_in sin;
+	struct sockaddr_in6 sin6;
+	const struct sockaddr *sa;
+	char buf[256], *s, *last;
+	size_t i, n = 0;
+
+	strlcpy(buf, masks, sizeof(buf));
+	for (s = strtok_r(buf, " ", &last); s != NULL && n < 8;
+	    s = strtok_r(NULL, " ", &last))
+		list[n++] = s;
+	for (i = 0; i < n; i++)
+		if (conf_cidr_parse(list[i], &nets[i]) == -1)
+			return -1;
+	memset(&sin, 0, sizeof(sin));
+	memset(&sin6, 0, sizeof(sin6));
+	if (inet_pton(AF_INET, ip, &sin.sin_addr) == 1) {
+		sin.sin_family = AF_INET;
+		sa = (const struct sockaddr *)&sin;
+	} else if (inet_pton(AF_INET6, ip, &sin6.sin6_addr) == 1) {
+		sin6.sin6_family = AF_INET6;
+		sa = (const struct sockaddr *)&sin6;
+	} else
+		return -1;
+	return conf_cidr_match(nets, n, sa);
+}
+
+static void
+test_cidr(void)
+{
+	struct conf_cidr net;
+	struct conf *c;
+
+	ok(conf_cidr_parse("10.1.2.3", &net) == 0 && net.family == AF_INET &&
+	    net.bits == 32 && net.addr[0] == 10 && net.addr[3] == 3,
+	    "cidr: a bare IPv4 address is a /32");
+	ok(conf_cidr_parse("fd00::/8", &net) == 0 &&
+	    net.family == AF_INET6 && net.bits == 8 && net.addr[0] == 0xfd,
+	    "cidr: IPv6 with a prefix");
+	ok(conf_cidr_parse("::1", &net) == 0 && net.bits == 128,
+	    "cidr: a bare IPv6 address is a /128");
+	ok(conf_cidr_parse("0.0.0.0/0", &net) == 0 && net.bits == 0,
+	    "cidr: /0");
+	ok(conf_cidr_parse("10.0.0.0/33", &net) == -1, "cidr: /33 refused");
+	ok(conf_cidr_parse("::/129", &net) == -1, "cidr: /129 refused");
+	ok(conf_cidr_parse("10.0.0.0/", &net) == -1, "cidr: empty prefix");
+	ok(conf_cidr_parse("10.0.0.0/+8", &net) == -1, "cidr: signed prefix");
+	ok(conf_cidr_parse("host.example", &net) == -1, "cidr: a host name");
+	ok(conf_cidr_parse("10.0.0", &net) == -1, "cidr: three octets");
+
+	is_int(cidr_in("127.0.0.1", "127.0.0.1"), 1, "match: same address");
+	is_int(cidr_in("127.0.0.1", "127.0.0.2"), 0, "match: other address");
+	is_int(cidr_in("127.0.0.0/8", "127.255.1.2"), 1, "match: in a /8");
+	is_int(cidr_in("127.0.0.0/8", "128.0.0.1"), 0, "match: out of a /8");
+	is_int(cidr_in("10.0.0.0/12", "10.15.255.255"), 1,
+	    "match: last address of a /12");
+	is_int(cidr_in("10.0.0.0/12", "10.16.0.0"), 0,
+	    "match: next address after a /12");
+	is_int(cidr_in("192.168.1.128/25", "192.168.1.200"), 1,
+	    "match: /25, high half");
+	is_int(cidr_in("192.168.1.128/25", "192.168.1.100"), 0,
+	    "match: /25, low half");
+	is_int(cidr_in("0.0.0.0/0", "203.0.113.9"), 1, "match: /0 is all v4");
+	is_int(cidr_in("0.0.0.0/0", "::1"), 0, "match: /0 v4 is no v6");
+	is_int(cidr_in("::1", "::1"), 1, "match: v6 loopback");
+	is_int(cidr_in("fd00::/8", "fdab::1"), 1, "match: v6 /8");
+	is_int(cidr_in("fd00::/8", "fe80::1"), 0, "match: out of a v6 /8");
+	is_int(cidr_in("2001:db8::/127", "2001:db8::1"), 1, "match: v6 /127");
+	is_int(cidr_in("2001:db8::/127", "2001:db8::2"), 0,
+	    "match: out of a v6 /127");
+	is_int(cidr_in("127.0.0.0/8", "::ffff:127.0.0.1"), 0,
+	    "match: a v4-mapped address is not in a v4 block");
+	is_int(cidr_in("10.0.0.0/8 ::1 127.0.0.1", "127.0.0.1"), 1,
+	    "match: the last of three");
+	is_int(cidr_in("", "127.0.0.1"), 0, "match: no blocks, no match");
+
+	c = parse_ok("[server]\nflood-exempt = 127.0.0.1, 10.0.0.0/8 fd00::/8\n",
+	    "c.conf", "flood-exempt parsed at load");
+	if (c != NULL) {
+		is_int(c->nflood_nets, 3, "flood-exempt: three parsed blocks");
+		ok(c->nflood_nets == 3 && c->flood_nets[1].family == AF_INET &&
+		    c->flood_nets[1].bits == 8 && c->flood_nets[2].family ==
+		    AF_INET6, "flood-exempt: families and prefixes");
+	}
+	conf_free(c);
+	c = parse_ok("[server]\n", "c.conf", "no flood-exempt");
+	if (c != NULL)
+		ok(c->flood_nets == NULL && c->nflood_nets == 0,
+		    "no flood-exempt: no blocks");
+	conf_free(c);
+}
+
 int
 main(void)
 {
@@ -813,6 +915,7 @@ main(void)
 	test_defaults();
 	test_database();
 	test_argv();
+	test_cidr();
 	test_errors();
 	test_accepted();
 	test_long_line();
