@@ -51,7 +51,7 @@ agent_acp_log(enum acp_log_level lvl, const char *msg, void *arg)
 	}
 }
 
-struct agent *
+static struct agent *
 agent_of(const struct client *c)
 {
 	return c->ops == &agent_ops ? c->priv : NULL;	/* NULL after shutdown */
@@ -82,7 +82,7 @@ agent_cmd_find(const struct agent *a, const char *name)
 	return NULL;
 }
 
-void
+static void
 agent_free_cmds(struct agent *a)
 {
 	size_t i;
@@ -97,7 +97,7 @@ agent_free_cmds(struct agent *a)
 	a->ncmds = 0;
 }
 
-void
+static void
 agent_add_cmd(struct agent *a, const char *name, const char *desc, const char *hint)
 {
 	struct agent_cmd *c;
@@ -112,7 +112,7 @@ agent_add_cmd(struct agent *a, const char *name, const char *desc, const char *h
 }
 
 /* CM-1: the list is kept in the database, known after a restart. */
-void
+static void
 agent_save_cmds(struct agent *a)
 {
 	cJSON *arr = cJSON_CreateArray(), *o;
@@ -155,9 +155,21 @@ agent_load_cmds(struct agent *a)
 }
 
 void
+agent_set_cmds(struct agent *a, const struct acp_command *cmds, size_t n)
+{
+	size_t i;
+
+	agent_free_cmds(a);
+	for (i = 0; i < n; i++)
+		agent_add_cmd(a, cmds[i].name, cmds[i].description, cmds[i].hint);
+	a->cmds_known = 1;
+	agent_save_cmds(a);
+}
+
+void
 agent_emit(struct conv *cv, const char *cmd, const char *text)
 {
-	agent_send(cv, NULL, cmd, text, message_utf8_trunc(text, strlen(text),
+	stream_send(cv, NULL, cmd, text, message_utf8_trunc(text, strlen(text),
 	    IRC_LINELEN - 100), 0);
 }
 
@@ -372,7 +384,7 @@ static const struct client_ops agent_ops = {
 	.joined = agent_op_joined,
 	.parted = agent_op_parted,
 	.invited = agent_op_invited,
-	.message = agent_op_message,
+	.message = dispatch_private,
 	.whois = agent_op_whois,
 	.service = "an agent of this server (!stop cancels what it is doing)",
 };
@@ -428,7 +440,7 @@ agent_new(const struct conf_agent *ca)
 	cfg.cwd = ca->cwd;
 	cfg.env = (const char **)(void *)ca->env;
 	cfg.turn_timeout_ms = ircd.conf->turn_timeout * 1000;
-	a->acp = acp_agent_new(pool, &cfg, &agent_callbacks, a);
+	a->acp = acp_agent_new(pool, &cfg, &callbacks_acp, a);
 	TAILQ_INSERT_TAIL(&all_agents, a, entry);
 	agent_load_cmds(a);
 
@@ -461,32 +473,19 @@ void
 agent_shutdown(void)
 {
 	struct agent *a;
-	struct conv *cv;
 
 	turn_shutdown();
 	while ((a = TAILQ_FIRST(&all_agents)) != NULL) {
 		TAILQ_REMOVE(&all_agents, a, entry);
-		while ((cv = TAILQ_FIRST(&a->convs)) != NULL) {
-			TAILQ_REMOVE(&a->convs, cv, entry);
-			card_drop_conv(cv);
-			mcp_forget(cv);
-			acp_session_free(cv->session);
-			free(cv);
-		}
+		conv_free_all(a);
 		acp_agent_free(a->acp);
 		agent_free_cmds(a);
 		/* Its user stays until the clients go; it has no agent behind it now. */
 		a->client->priv = NULL;
 		free(a);
 	}
-	if (trim_ev != NULL) {
-		event_free(trim_ev);
-		trim_ev = NULL;
-	}
-	if (last_spoke != NULL) {
-		dict_free(last_spoke);
-		last_spoke = NULL;
-	}
+	conv_shutdown();
+	dispatch_shutdown();
 	if (pool != NULL) {
 		acp_pool_free(pool);
 		pool = NULL;

@@ -7,12 +7,12 @@
 #ifndef IRCD_AGENT_H
 #define IRCD_AGENT_H
 
-#include <stdint.h>
+#include <stddef.h>
 
 #include "ircd/ircd.h"
 #include "ircd/bridge/conv.h"
 
-struct acp_session;
+struct acp_command;
 struct channel;
 struct client;
 struct outmsg;
@@ -47,7 +47,6 @@ int	agent_init(void);
 void	agent_shutdown(void);
 
 /* The agent behind a client, or NULL for a person. */
-struct agent	*agent_of(const struct client *);
 struct agent	*agent_of_client(const struct client *);
 /* The agent named nick exactly (casemapped), or NULL. */
 struct agent	*agent_find(const char *nick);
@@ -66,10 +65,21 @@ const struct agent_cmd *agent_cmd_find(const struct agent *, const char *name);
 /* HELP AGENTS or HELP <agent> (CM-5): 1 if subject was one of those. */
 int		 agent_help(struct client *c, const char *subject);
 
-/* The commands an agent announced (CM-1), kept in the database. */
-void		 agent_free_cmds(struct agent *);
-void		 agent_add_cmd(struct agent *, const char *name, const char *desc,
-		    const char *hint);
-void		 agent_save_cmds(struct agent *);
+/* The commands a announced (CM-1), now n of them: kept in the database. */
+void		 agent_set_cmds(struct agent *, const struct acp_command *,
+		    size_t n);
+
+/* What agentcmd.c and schedule.c call conv_get and conv_find. */
+static inline struct conv *
+agent_conv(struct agent *a, const char *key, const char *target, int private)
+{
+	return conv_get(a, key, target, private);
+}
+
+static inline struct conv *
+agent_conv_find(struct agent *a, const char *key)
+{
+	return conv_find(a, key);
+}
 
 #endif

@@ -6,8 +6,6 @@
  */
 #include "compat.h"
 
-#include <event2/event.h>
-
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,18 +23,13 @@
 #include "ircd/xmalloc.h"
 #include "store/store.h"
 
-/* TN-3: typing notifications, at most every 3 seconds. */
-#define TYPING_SEC	3
-
-/* ---- turns ---- */
-
 struct collect {
 	struct prompt_line	*lines;
 	size_t			 n, cap;
 };
 
 static void
-agent_collect(const struct store_msg *sm, void *arg)
+ask_collect(const struct store_msg *sm, void *arg)
 {
 	struct collect *c = arg;
 
@@ -54,14 +47,13 @@ agent_collect(const struct store_msg *sm, void *arg)
 }
 
 void
-agent_turn_send(struct turn *t)
+ask_send(struct turn *t)
 {
 	struct conv *cv = t->conv;
 	struct agent *a = cv->agent;
 	struct store *st = history_store();
 	struct collect col = { NULL, 0, 0 };
 	struct acp_prompt *p;
-	struct timeval tv = { TYPING_SEC, 0 };
 	char where[CHANNELLEN + 64], *text;
 	size_t i;
 
@@ -81,10 +73,10 @@ agent_turn_send(struct turn *t)
 	 */
 	if (cv->carry)
 		store_history_query(st, cv->key, STORE_LATEST, NULL, NULL,
-		    ircd.conf->transcript_lines + 1, agent_collect, &col);
+		    ircd.conf->transcript_lines + 1, ask_collect, &col);
 	else if (ircd.conf->transcript_lines > 0)
 		store_history_since(st, cv->key, cv->seen_id, a->client->nick,
-		    ircd.conf->transcript_lines + 1, agent_collect, &col);
+		    ircd.conf->transcript_lines + 1, ask_collect, &col);
 	if (col.n > (size_t)ircd.conf->transcript_lines &&
 	    (col.n == 0 || col.lines[col.n - 1].hid != t->hid)) {
 		/* The answered message is not last: keep the newest limit. */
@@ -113,32 +105,30 @@ agent_turn_send(struct turn *t)
 	store_session_set(st, a->client->nick, cv->key, NULL, cv->seen_id);
 send:
 	if (acp_session_prompt(cv->session, p) == -1) {
-		agent_conv_notice(cv, "%s cannot answer now%s%s", a->client->nick,
+		conv_notice(cv, "%s cannot answer now%s%s", a->client->nick,
 		    acp_agent_broken(a->acp) ? ": " : "",
 		    acp_agent_broken(a->acp) ? acp_agent_broken_reason(a->acp) : "");
 		turn_done(t);
 		return;
 	}
-	agent_typing(cv, "active");
-	t->typing = event_new(ircd.base, -1, EV_PERSIST, agent_typing_cb, t);
-	event_add(t->typing, &tv);
+	stream_typing_start(t);
 }
 
 void
-agent_turn_start(struct turn *t)
+ask_start(struct turn *t)
 {
 	struct conv *cv = t->conv;
 
-	cv->used = ++conv_clock;
+	conv_touch(cv);
 	if (acp_session_is_open(cv->session)) {
-		agent_turn_send(t);
+		ask_send(t);
 		return;
 	}
 	/* Open first, so the prompt knows whether the session remembers (SS-4). */
 	cv->opening = 1;
 	if (acp_session_open(cv->session) == -1) {
 		cv->opening = 0;
-		agent_conv_notice(cv, "%s cannot start: %s", cv->agent->client->nick,
+		conv_notice(cv, "%s cannot start: %s", cv->agent->client->nick,
 		    acp_agent_broken(cv->agent->acp) ?
 		    acp_agent_broken_reason(cv->agent->acp) : "unknown error");
 		turn_done(t);
@@ -146,10 +136,10 @@ agent_turn_start(struct turn *t)
 }
 
 void
-agent_turn_cancel(struct turn *t)
+ask_cancel(struct turn *t)
 {
 	/* TN-6: nothing more is said for a cancelled turn. */
-	agent_turn_silence(t);
+	stream_silence(t);
 	if (t->conv->opening)
 		return;		/* on_open ends it */
 	acp_session_cancel(t->conv->session);

@@ -7,9 +7,10 @@
 
 struct turn;
 
-/* Turn plumbing for turn.c. */
-void	agent_turn_start(struct turn *);
-void	agent_turn_cancel(struct turn *);
-void	agent_turn_send(struct turn *);
+/* turn.c starts t (it runs now) and cancels it (!stop). */
+void	ask_start(struct turn *);
+void	ask_cancel(struct turn *);
+/* t's session is open (callbacks.c): the prompt goes. */
+void	ask_send(struct turn *);
 
 #endif

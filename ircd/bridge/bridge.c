@@ -24,7 +24,7 @@ bridge_channel_gone(const struct channel *ch)
 {
 	char key[CHANNELLEN + 1];
 
-	agent_channel_gone(ch);
+	dispatch_channel_gone(ch);
 	/* SC-7: its schedules end, but a stopping server keeps them stored. */
 	if (!ircd.stopping) {
 		history_channel_conv(ch, key, sizeof(key));
@@ -62,10 +62,10 @@ bridge_stopping(void)
 }
 
 static const struct ircd_hooks bridge_hooks = {
-	.channel_message = agent_channel_message,
+	.channel_message = dispatch_channel,
 	.channel_gone = bridge_channel_gone,
 	.user_joined = schedule_join_summary,
-	.logged_in = agent_tell_mentions,
+	.logged_in = offline_tell,
 	.help = agent_help,
 	.rehash = bridge_rehash,
 	.stopping = bridge_stopping,

@@ -27,10 +27,8 @@
 #include "ircd/xmalloc.h"
 #include "store/store.h"
 
-/* ---- ACP callbacks ---- */
-
 static void
-agent_on_open(struct acp_session *s, enum acp_open_how how, const char *error,
+callbacks_open(struct acp_session *s, enum acp_open_how how, const char *error,
     void *arg)
 {
 	struct conv *cv = arg;
@@ -41,7 +39,7 @@ agent_on_open(struct acp_session *s, enum acp_open_how how, const char *error,
 	cv->opening = 0;
 	if (how == ACP_OPEN_FAILED) {
 		if (t != NULL) {
-			agent_conv_notice(cv, "%s could not open a session: %s",
+			conv_notice(cv, "%s could not open a session: %s",
 			    a->client->nick, error != NULL ? error : "unknown error");
 			turn_done(t);
 		}
@@ -63,11 +61,11 @@ agent_on_open(struct acp_session *s, enum acp_open_how how, const char *error,
 	store_session_set(history_store(), a->client->nick, cv->key,
 	    acp_session_id(cv->session), -1);
 	if (t != NULL)
-		agent_turn_send(t);
+		ask_send(t);
 }
 
 static void
-agent_on_text(struct acp_session *s, const struct acp_text *txt, void *arg)
+callbacks_text(struct acp_session *s, const struct acp_text *txt, void *arg)
 {
 	struct conv *cv = arg;
 	struct turn *t = cv->turn;
@@ -76,55 +74,23 @@ agent_on_text(struct acp_session *s, const struct acp_text *txt, void *arg)
 	/* SS-4: a load's replay is old; TN-5: thoughts are not shown. */
 	if (txt->replay || txt->kind != ACP_TEXT_AGENT || t == NULL || t->cancelled)
 		return;
-	if (t->len + txt->len + 1 > t->cap) {
-		t->cap = (t->len + txt->len + 1) * 2;
-		t->buf = xreallocarray(t->buf, t->cap, 1);
-	}
-	memcpy(t->buf + t->len, txt->text, txt->len);
-	t->len += txt->len;
-	if (!t->held && agent_flush(cv, t, 0))
-		agent_hold(cv, t);
+	stream_text(t, txt->text, txt->len);
 }
 
 static void
-agent_on_tool(struct acp_session *s, const struct acp_tool *tool, void *arg)
+callbacks_tool(struct acp_session *s, const struct acp_tool *tool, void *arg)
 {
 	struct conv *cv = arg;
 	struct turn *t = cv->turn;
-	const char *what;
-	char line[IRC_LINELEN];
-	size_t i;
-	int failed;
 
 	(void)s;
 	if (tool->replay || t == NULL || tool->status == NULL || t->cancelled)
 		return;
-	failed = strcmp(tool->status, "failed") == 0;
-	if (!failed && strcmp(tool->status, "completed") != 0)
-		return;
-	if (cv->agent->conf->tools != NULL &&
-	    strcmp(cv->agent->conf->tools, "hide") == 0)
-		return;
-	/* TN-5: once per tool call. */
-	for (i = 0; i < t->ntools; i++)
-		if (strcmp(t->tools[i], tool->id) == 0)
-			return;
-	if (t->ntools < sizeof(t->tools) / sizeof(t->tools[0]))
-		t->tools[t->ntools++] = xstrdup(tool->id);
-	/* Whatever was streamed before the tool goes out before it. */
-	agent_flush(cv, t, 1);
-	what = tool->path != NULL ? tool->path : tool->title;
-	snprintf(line, sizeof(line), "%s %s%s", agent_tool_verb(tool->kind), what,
-	    failed ? " \xe2\x80\x94 failed" : "");
-	for (i = 0; line[i] != '\0'; i++)
-		if (line[i] == '\r' || line[i] == '\n')
-			line[i] = ' ';
-	agent_say(cv, t, line, message_utf8_trunc(line, strlen(line),
-	    agent_budget(cv) - 10), 1);
+	stream_tool(t, tool);
 }
 
 static void
-agent_on_permission(struct acp_session *s, const struct acp_permission *p,
+callbacks_permission(struct acp_session *s, const struct acp_permission *p,
     void *arg)
 {
 	struct conv *cv = arg;
@@ -152,30 +118,24 @@ agent_on_permission(struct acp_session *s, const struct acp_permission *p,
 }
 
 static void
-agent_on_permission_gone(struct acp_session *s, uint64_t id, void *arg)
+callbacks_permission_gone(struct acp_session *s, uint64_t id, void *arg)
 {
 	(void)s;
 	card_gone(arg, id);
 }
 
 static void
-agent_on_commands(struct acp_session *s, const struct acp_command *cmds,
+callbacks_commands(struct acp_session *s, const struct acp_command *cmds,
     size_t n, void *arg)
 {
 	struct conv *cv = arg;
-	struct agent *a = cv->agent;
-	size_t i;
 
 	(void)s;
-	agent_free_cmds(a);
-	for (i = 0; i < n; i++)
-		agent_add_cmd(a, cmds[i].name, cmds[i].description, cmds[i].hint);
-	a->cmds_known = 1;
-	agent_save_cmds(a);
+	agent_set_cmds(cv->agent, cmds, n);
 }
 
 static void
-agent_on_turn_end(struct acp_session *s, const struct acp_turn_end *e, void *arg)
+callbacks_turn_end(struct acp_session *s, const struct acp_turn_end *e, void *arg)
 {
 	struct conv *cv = arg;
 	struct turn *t = cv->turn;
@@ -188,38 +148,32 @@ agent_on_turn_end(struct acp_session *s, const struct acp_turn_end *e, void *arg
 	 * TN-6: after !stop, nothing more than what was already streamed.
 	 * (While the agent is held no turn ends: acp_agent_hold().)
 	 */
-	if ((e->stop != ACP_STOP_CANCELLED && !e->cancelled) || e->timed_out)
-		agent_flush(cv, t, 1);
-	agent_paragraph_end(cv, t);
-	if (t->typing != NULL) {
-		event_free(t->typing);
-		t->typing = NULL;
-	}
-	agent_typing(cv, "done");
+	stream_end(t, (e->stop != ACP_STOP_CANCELLED && !e->cancelled) ||
+	    e->timed_out);
 	switch (e->stop) {
 	case ACP_STOP_END_TURN:
 		break;
 	case ACP_STOP_CANCELLED:
 		/* TN-8: cancelled by the watchdog, not by a person. */
 		if (e->timed_out)
-			agent_conv_notice(cv, "%s took too long and was stopped%s%s",
+			conv_notice(cv, "%s took too long and was stopped%s%s",
 			    nick, e->error ? ": " : "", e->error ? e->error : "");
 		break;
 	case ACP_STOP_MAX_TOKENS:
-		agent_conv_notice(cv, "%s stopped: it reached its token limit", nick);
+		conv_notice(cv, "%s stopped: it reached its token limit", nick);
 		break;
 	case ACP_STOP_MAX_TURN_REQUESTS:
-		agent_conv_notice(cv, "%s stopped: too many requests in one turn", nick);
+		conv_notice(cv, "%s stopped: too many requests in one turn", nick);
 		break;
 	case ACP_STOP_REFUSAL:
-		agent_conv_notice(cv, "%s refused to answer", nick);
+		conv_notice(cv, "%s refused to answer", nick);
 		break;
 	case ACP_STOP_ERROR:
 		if (e->timed_out)
-			agent_conv_notice(cv, "%s took too long and was stopped%s%s",
+			conv_notice(cv, "%s took too long and was stopped%s%s",
 			    nick, e->error ? ": " : "", e->error ? e->error : "");
 		else if (!e->cancelled)
-			agent_conv_notice(cv, "%s failed: %s", nick,
+			conv_notice(cv, "%s failed: %s", nick,
 			    e->error != NULL ? e->error : "unknown error");
 		break;
 	}
@@ -228,12 +182,12 @@ agent_on_turn_end(struct acp_session *s, const struct acp_turn_end *e, void *arg
 	if (cv->closing)
 		conv_free(cv);
 	/* One that could not be closed while it answered may go now. */
-	agent_trim_soon();
+	conv_trim_soon();
 }
 
 /* AG-1: the realname becomes the agent's own title once it is known. */
 static void
-agent_on_ready(struct acp_agent *acp, void *arg)
+callbacks_ready(struct acp_agent *acp, void *arg)
 {
 	struct agent *a = arg;
 	const char *title = acp_agent_title(acp);
@@ -243,7 +197,7 @@ agent_on_ready(struct acp_agent *acp, void *arg)
 }
 
 static void
-agent_on_exit(struct acp_agent *acp, const struct acp_exit *e, void *arg)
+callbacks_exit(struct acp_agent *acp, const struct acp_exit *e, void *arg)
 {
 	struct agent *a = arg;
 
@@ -252,18 +206,18 @@ agent_on_exit(struct acp_agent *acp, const struct acp_exit *e, void *arg)
 	    e->reason != NULL ? e->reason : "?",
 	    e->broken ? "; marked broken" : "");
 	if (e->broken && a->active != NULL)
-		agent_conv_notice(a->active, "%s is broken (%s); INVITE it again "
+		conv_notice(a->active, "%s is broken (%s); INVITE it again "
 		    "to retry", a->client->nick, e->reason != NULL ? e->reason : "?");
 }
 
-const struct acp_callbacks agent_callbacks = {
-	.on_ready = agent_on_ready,
-	.on_open = agent_on_open,
-	.on_text = agent_on_text,
-	.on_tool = agent_on_tool,
-	.on_permission = agent_on_permission,
-	.on_permission_gone = agent_on_permission_gone,
-	.on_commands = agent_on_commands,
-	.on_turn_end = agent_on_turn_end,
-	.on_agent_exit = agent_on_exit,
+const struct acp_callbacks callbacks_acp = {
+	.on_ready = callbacks_ready,
+	.on_open = callbacks_open,
+	.on_text = callbacks_text,
+	.on_tool = callbacks_tool,
+	.on_permission = callbacks_permission,
+	.on_permission_gone = callbacks_permission_gone,
+	.on_commands = callbacks_commands,
+	.on_turn_end = callbacks_turn_end,
+	.on_agent_exit = callbacks_exit,
 };

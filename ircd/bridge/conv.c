@@ -28,10 +28,9 @@
 #include "ircd/xmalloc.h"
 #include "store/store.h"
 
-struct event *trim_ev;
-uint64_t conv_clock;
-
-/* ---- conversations ---- */
+static struct event *trim_ev;
+/* Counts uses: the least recently used conversation has the lowest. */
+static uint64_t conv_clock;
 
 struct conv *
 conv_find(struct agent *a, const char *key)
@@ -53,7 +52,7 @@ conv_get(struct agent *a, const char *key, const char *target, int private)
 
 	if (cv != NULL) {
 		strlcpy(cv->target, target, sizeof(cv->target));
-		cv->used = ++conv_clock;
+		conv_touch(cv);
 		return cv;
 	}
 	cv = xcalloc(1, sizeof(*cv));
@@ -61,7 +60,7 @@ conv_get(struct agent *a, const char *key, const char *target, int private)
 	strlcpy(cv->key, key, sizeof(cv->key));
 	strlcpy(cv->target, target, sizeof(cv->target));
 	cv->private = private;
-	cv->used = ++conv_clock;
+	conv_touch(cv);
 	/* SS-4: a stored session id is resumed (session/load) when it can be. */
 	if (store_session_get(history_store(), a->client->nick, key, sid,
 	    sizeof(sid), &seen) != 0)
@@ -78,8 +77,25 @@ conv_get(struct agent *a, const char *key, const char *target, int private)
 		cJSON_free(mcp);
 		cJSON_free(mcp_http);
 	}
-	agent_trim_soon();
+	conv_trim_soon();
 	return cv;
+}
+
+void
+conv_touch(struct conv *cv)
+{
+	cv->used = ++conv_clock;
+}
+
+/* What cv holds goes with it: cards, its MCP token, its session. */
+static void
+conv_destroy(struct conv *cv)
+{
+	card_drop_conv(cv);
+	mcp_forget(cv);
+	TAILQ_REMOVE(&cv->agent->convs, cv, entry);
+	acp_session_free(cv->session);
+	free(cv);
 }
 
 /*
@@ -92,15 +108,29 @@ conv_free(struct conv *cv)
 	turn_drop_conv(cv);
 	if (cv->turn != NULL) {
 		cv->closing = 1;
-		agent_turn_silence(cv->turn);
+		stream_silence(cv->turn);
 		acp_session_cancel(cv->session);
 		return;
 	}
-	card_drop_conv(cv);
-	mcp_forget(cv);
-	TAILQ_REMOVE(&cv->agent->convs, cv, entry);
-	acp_session_free(cv->session);
-	free(cv);
+	conv_destroy(cv);
+}
+
+void
+conv_free_all(struct agent *a)
+{
+	struct conv *cv;
+
+	while ((cv = TAILQ_FIRST(&a->convs)) != NULL)
+		conv_destroy(cv);
+}
+
+void
+conv_shutdown(void)
+{
+	if (trim_ev != NULL) {
+		event_free(trim_ev);
+		trim_ev = NULL;
+	}
 }
 
 /*
@@ -131,7 +161,7 @@ conv_idle(struct conv *cv)
  * This runs from the loop, never under a caller holding a conversation.
  */
 static void
-agent_trim_cb(evutil_socket_t fd, short what, void *arg)
+conv_trim_cb(evutil_socket_t fd, short what, void *arg)
 {
 	struct agent *a;
 	struct conv *cv, *lru;
@@ -161,15 +191,15 @@ agent_trim_cb(evutil_socket_t fd, short what, void *arg)
 }
 
 void
-agent_trim_soon(void)
+conv_trim_soon(void)
 {
 	if (trim_ev == NULL)
-		trim_ev = event_new(ircd.base, -1, 0, agent_trim_cb, NULL);
+		trim_ev = event_new(ircd.base, -1, 0, conv_trim_cb, NULL);
 	event_active(trim_ev, 0, 0);
 }
 
 void
-agent_conv_notice(struct conv *cv, const char *fmt, ...)
+conv_notice(struct conv *cv, const char *fmt, ...)
 {
 	char text[IRC_LINELEN];
 	va_list ap;
@@ -184,16 +214,4 @@ agent_conv_notice(struct conv *cv, const char *fmt, ...)
 		    ch->name, text);
 	else if (cv->private && (c = client_find(cv->target)) != NULL)
 		reply_notice(c, "%s", text);
-}
-
-struct conv *
-agent_conv(struct agent *a, const char *key, const char *target, int private)
-{
-	return conv_get(a, key, target, private);
-}
-
-struct conv *
-agent_conv_find(struct agent *a, const char *key)
-{
-	return conv_find(a, key);
 }

@@ -12,7 +12,6 @@
 
 struct acp_session;
 struct agent;
-struct event;
 struct turn;
 
 /* One (agent, conversation): a channel, or a private query with a person. */
@@ -32,22 +31,25 @@ struct conv {
 	uint64_t		 used;		/* last asked or answering (a count): LRU */
 };
 
-extern struct event	*trim_ev;
-extern uint64_t		 conv_clock;
-
-struct conv	*conv_find(struct agent *, const char *key);
-struct conv	*conv_get(struct agent *, const char *key, const char *target,
-		    int private);
-void		 conv_free(struct conv *);
-void		 agent_trim_soon(void);
-
-/* The agent's conversation key (created on first use). */
-struct conv	*agent_conv(struct agent *, const char *key, const char *target,
+/* a's conversation key (created on first use), now named target. */
+struct conv	*conv_get(struct agent *a, const char *key, const char *target,
 		    int private);
 /* The same, only if it is in memory now (NULL: none, or closed while idle). */
-struct conv	*agent_conv_find(struct agent *, const char *key);
+struct conv	*conv_find(struct agent *, const char *key);
+/* cv was used now (LRU, SEC-4). */
+void		 conv_touch(struct conv *);
+/*
+ * Forget cv: its session closes, its cards and waiting turns go; one that
+ * is answering goes when its turn ends, silent meanwhile (AG-2).
+ */
+void		 conv_free(struct conv *);
+/* Each conversation of a goes at once (the server stops). */
+void		 conv_free_all(struct agent *);
+/* Past max-open-sessions, idle conversations go, from the loop (SEC-4). */
+void		 conv_trim_soon(void);
+void		 conv_shutdown(void);
 /* A server NOTICE in a conversation (channel, or the person of a query). */
-void		 agent_conv_notice(struct conv *, const char *fmt, ...)
+void		 conv_notice(struct conv *, const char *fmt, ...)
 		    __attribute__((format(printf, 2, 3)));
 
 #endif

@@ -26,12 +26,10 @@
 #include "store/store.h"
 
 /* RT-3: casefolded channel name -> the agent that spoke there last. */
-struct dict *last_spoke;
-
-/* ---- who spoke last in a channel (RT-3) ---- */
+static struct dict *last_spoke;
 
 void
-agent_spoke(const struct channel *ch, struct agent *a)
+dispatch_spoke(const struct channel *ch, struct agent *a)
 {
 	char key[CHANNELLEN + 1];
 
@@ -42,7 +40,7 @@ agent_spoke(const struct channel *ch, struct agent *a)
 }
 
 static const char *
-agent_last_spoke(const struct channel *ch)
+dispatch_last_spoke(const struct channel *ch)
 {
 	char key[CHANNELLEN + 1];
 	struct agent *a;
@@ -54,7 +52,7 @@ agent_last_spoke(const struct channel *ch)
 }
 
 void
-agent_channel_gone(const struct channel *ch)
+dispatch_channel_gone(const struct channel *ch)
 {
 	char key[CHANNELLEN + 1];
 
@@ -64,9 +62,18 @@ agent_channel_gone(const struct channel *ch)
 	dict_del(last_spoke, key);
 }
 
+void
+dispatch_shutdown(void)
+{
+	if (last_spoke != NULL) {
+		dict_free(last_spoke);
+		last_spoke = NULL;
+	}
+}
+
 /* AG-2: -1 when an agent mentioned could not come (agent_join said why). */
 static int
-agent_join_mentioned(struct client *from, struct channel *ch, const char *text)
+dispatch_join_mentioned(struct client *from, struct channel *ch, const char *text)
 {
 	struct agent *a;
 	const char *p;
@@ -90,7 +97,7 @@ agent_join_mentioned(struct client *from, struct channel *ch, const char *text)
 }
 
 void
-agent_channel_message(struct client *from, struct channel *ch, struct outmsg *om)
+dispatch_channel(struct client *from, struct channel *ch, struct outmsg *om)
 {
 	const char *agents[ROUTE_MAX * 8], *humans[256];
 	struct agent *byidx[ROUTE_MAX * 8];
@@ -102,11 +109,11 @@ agent_channel_message(struct client *from, struct channel *ch, struct outmsg *om
 
 	/* RT-6: notices, CTCP, bots and agents start nothing. */
 	if (om->text == NULL || om->text[0] == '\x01' || (from->umodes & UMODE_BOT) ||
-	    agent_of(from) != NULL)
+	    agent_of_client(from) != NULL)
 		return;
 	history_channel_conv(ch, key, sizeof(key));
 	if (ircd.conf->naccounts > 0)
-		agent_keep_mentions(from, ch, om);
+		offline_keep(from, ch, om);
 	if (ch->nservices == 0 && TAILQ_EMPTY(&all_agents))
 		return;
 	/* SC-5: a person writing here (not a ! command) releases what was held. */
@@ -121,10 +128,10 @@ agent_channel_message(struct client *from, struct channel *ch, struct outmsg *om
 	 * message naming one that cannot come starts nothing: no other agent
 	 * answers in its place.
 	 */
-	if (agent_join_mentioned(from, ch, om->text) == -1)
+	if (dispatch_join_mentioned(from, ch, om->text) == -1)
 		return;
 	TAILQ_FOREACH(m, &ch->members, by_channel) {
-		struct agent *a = agent_of(m->client);
+		struct agent *a = agent_of_client(m->client);
 
 		if (a != NULL && na < sizeof(agents) / sizeof(agents[0])) {
 			byidx[na] = a;
@@ -136,7 +143,7 @@ agent_channel_message(struct client *from, struct channel *ch, struct outmsg *om
 	names.nagents = na;
 	names.humans = humans;
 	names.nhumans = nh;
-	names.last_speaker = agent_last_spoke(ch);
+	names.last_speaker = dispatch_last_spoke(ch);
 	route_decide(om->text, &names, &r);
 	switch (r.outcome) {
 	case ROUTE_DISPATCH:
@@ -178,7 +185,7 @@ agent_channel_message(struct client *from, struct channel *ch, struct outmsg *om
 }
 
 void
-agent_op_message(struct client *to, struct client *from, struct outmsg *om)
+dispatch_private(struct client *to, struct client *from, struct outmsg *om)
 {
 	struct agent *a = to->priv;
 	char p1[128], p2[128], key[160];
@@ -186,7 +193,7 @@ agent_op_message(struct client *to, struct client *from, struct outmsg *om)
 
 	/* RT-6 and RT-7: a person's private PRIVMSG always reaches the agent. */
 	if (om->tagmsg || strcmp(om->cmd, "PRIVMSG") != 0 || om->text[0] == '\x01' ||
-	    (from->umodes & UMODE_BOT) || agent_of(from) != NULL)
+	    (from->umodes & UMODE_BOT) || agent_of_client(from) != NULL)
 		return;
 	history_principal(from, p1, sizeof(p1));
 	history_principal(to, p2, sizeof(p2));

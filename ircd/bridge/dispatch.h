@@ -8,22 +8,22 @@
 struct agent;
 struct channel;
 struct client;
-struct dict;
 struct outmsg;
 
-/* RT-3: casefolded channel name -> the agent that spoke there last. */
-extern struct dict	*last_spoke;
-
-void	agent_spoke(const struct channel *, struct agent *);
-/* A channel is gone: forget who spoke there last (RT-3). */
-void	agent_channel_gone(const struct channel *);
 /*
- * A person's PRIVMSG to a channel, stored and relayed: who answers (RT),
- * and the server's own ! commands (!stop).
+ * A person's PRIVMSG to a channel, stored and relayed (the core's
+ * channel_message hook): who answers (RT), and the server's own !
+ * commands (!stop).
  */
-void	agent_channel_message(struct client *from, struct channel *ch,
+void	dispatch_channel(struct client *from, struct channel *,
 	    struct outmsg *);
-/* A person's private PRIVMSG to agent to (client_ops.message). */
-void	agent_op_message(struct client *to, struct client *from, struct outmsg *);
+/* A person's private PRIVMSG to the agent to (its client_ops.message). */
+void	dispatch_private(struct client *to, struct client *from,
+	    struct outmsg *);
+/* RT-3: a spoke last in ch. */
+void	dispatch_spoke(const struct channel *, struct agent *a);
+/* A channel is gone: forget who spoke there last (RT-3). */
+void	dispatch_channel_gone(const struct channel *);
+void	dispatch_shutdown(void);
 
 #endif

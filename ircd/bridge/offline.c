@@ -19,10 +19,8 @@
 #include "ircd/reply.h"
 #include "store/store.h"
 
-/* ---- mentions of people who are away (RT-8) ---- */
-
 static int
-agent_account_online(const char *account)
+offline_account_online(const char *account)
 {
 	struct client *c;
 
@@ -34,7 +32,7 @@ agent_account_online(const char *account)
 
 /* Keep "@name" mentions of configured accounts nobody is logged in as. */
 void
-agent_keep_mentions(struct client *from, struct channel *ch, struct outmsg *om)
+offline_keep(struct client *from, struct channel *ch, struct outmsg *om)
 {
 	const char *p = om->text;
 	size_t i;
@@ -57,7 +55,7 @@ agent_keep_mentions(struct client *from, struct channel *ch, struct outmsg *om)
 			struct store_mention sm;
 
 			if (casemap_cmp(ircd.conf->accounts[i].name, word) != 0 ||
-			    agent_account_online(word))
+			    offline_account_online(word))
 				continue;
 			casemap_fold(folded, ircd.conf->accounts[i].name, sizeof(folded));
 			sm.account = folded;
@@ -78,7 +76,7 @@ struct told {
 };
 
 static void
-agent_told_flush(struct told *t)
+offline_told_flush(struct told *t)
 {
 	if (t->more > 0)
 		reply_notice(t->c, "... and %u more mention%s in %s", t->more,
@@ -87,7 +85,7 @@ agent_told_flush(struct told *t)
 }
 
 static void
-agent_tell_one(const struct store_mention *sm, void *arg)
+offline_tell_one(const struct store_mention *sm, void *arg)
 {
 	struct told *t = arg;
 	char ts[32], *words;
@@ -99,7 +97,7 @@ agent_tell_one(const struct store_mention *sm, void *arg)
 		t->more++;
 		return;
 	}
-	agent_told_flush(t);
+	offline_told_flush(t);
 	strlcpy(t->target, sm->target, sizeof(t->target));
 	gmtime_r(&secs, &tm);
 	strftime(ts, sizeof(ts), "%Y-%m-%d %H:%M UTC", &tm);
@@ -110,7 +108,7 @@ agent_tell_one(const struct store_mention *sm, void *arg)
 }
 
 void
-agent_tell_mentions(struct client *c)
+offline_tell(struct client *c)
 {
 	struct told t;
 	char folded[NICKLEN * 2 + 1];
@@ -120,6 +118,6 @@ agent_tell_mentions(struct client *c)
 	memset(&t, 0, sizeof(t));
 	t.c = c;
 	casemap_fold(folded, c->account, sizeof(folded));
-	store_mention_take(history_store(), folded, agent_tell_one, &t);
-	agent_told_flush(&t);
+	store_mention_take(history_store(), folded, offline_tell_one, &t);
+	offline_told_flush(&t);
 }

@@ -9,9 +9,8 @@ struct client;
 struct outmsg;
 
 /* Keep "@name" mentions of configured accounts nobody is logged in as. */
-void	agent_keep_mentions(struct client *from, struct channel *,
-	    struct outmsg *);
-/* RT-8: tell c, now logged in, who mentioned it while it was away. */
-void	agent_tell_mentions(struct client *c);
+void	offline_keep(struct client *from, struct channel *, struct outmsg *);
+/* c, now logged in, is told who mentioned it while it was away. */
+void	offline_tell(struct client *c);
 
 #endif

@@ -28,6 +28,8 @@
 #include "ircd/multiline.h"
 #include "ircd/xmalloc.h"
 
+/* TN-3: typing notifications, at most every 3 seconds. */
+#define TYPING_SEC	3
 /* A streamed line longer than this is cut (between words) before sending. */
 #define STREAM_MAX	(64 * 1024)
 /*
@@ -43,11 +45,11 @@
 #define OUT_POLL_MS	20
 #define OUT_WAIT_MS	10000
 
-/* ---- what the agent says ---- */
+static void stream_paragraph_end(struct conv *, struct turn *);
 
 /* Send one line (no CR/LF) from the agent in cv, stored first (HS-2). */
 void
-agent_send(struct conv *cv, struct turn *t, const char *cmd, const char *text,
+stream_send(struct conv *cv, struct turn *t, const char *cmd, const char *text,
     size_t len, int action)
 {
 	struct agent *a = cv->agent;
@@ -92,12 +94,12 @@ agent_send(struct conv *cv, struct turn *t, const char *cmd, const char *text,
 		if (t->para == NULL)
 			t->para = xcalloc(MULTILINE_MAX_LINES, sizeof(*t->para));
 		if (t->npara == MULTILINE_MAX_LINES)
-			agent_paragraph_end(cv, t);
+			stream_paragraph_end(cv, t);
 		t->para[t->npara++] = om;
 	} else if (t != NULL)
-		agent_paragraph_end(cv, t);
+		stream_paragraph_end(cv, t);
 	if (ch != NULL) {
-		agent_spoke(ch, a);
+		dispatch_spoke(ch, a);
 		TAILQ_FOREACH(m, &ch->members, by_channel)
 			if (m->client != a->client && (om.tagmsg || action ||
 			    t == NULL || strcmp(cmd, "PRIVMSG") != 0 ||
@@ -109,8 +111,8 @@ agent_send(struct conv *cv, struct turn *t, const char *cmd, const char *text,
 }
 
 /* The paragraph ends: multiline clients get it now, as one batch. */
-void
-agent_paragraph_end(struct conv *cv, struct turn *t)
+static void
+stream_paragraph_end(struct conv *cv, struct turn *t)
 {
 	struct channel *ch;
 	struct client *peer;
@@ -121,7 +123,7 @@ agent_paragraph_end(struct conv *cv, struct turn *t)
 	if (t->npara == 0)
 		return;
 	/*
-	 * The copies were made from pointers into agent_send's stack: point
+	 * The copies were made from pointers into stream_send's stack: point
 	 * them at their own line again, and at the reply tag of this turn.
 	 */
 	snprintf(reply, sizeof(reply), "+reply=%s", t->msgid);
@@ -144,11 +146,11 @@ agent_paragraph_end(struct conv *cv, struct turn *t)
 	t->npara = 0;
 }
 
-void
-agent_say(struct conv *cv, struct turn *t, const char *text, size_t len,
+static void
+stream_say(struct conv *cv, struct turn *t, const char *text, size_t len,
     int action)
 {
-	agent_send(cv, t, "PRIVMSG", text, len, action);
+	stream_send(cv, t, "PRIVMSG", text, len, action);
 }
 
 struct say {
@@ -157,16 +159,16 @@ struct say {
 };
 
 static void
-agent_say_piece(const char *piece, size_t len, void *arg)
+stream_say_piece(const char *piece, size_t len, void *arg)
 {
 	struct say *s = arg;
 
-	agent_say(s->cv, s->t, piece, len, 0);
+	stream_say(s->cv, s->t, piece, len, 0);
 }
 
 /* The bytes a line may carry after ":nick!agent@host PRIVMSG target :". */
-size_t
-agent_budget(const struct conv *cv)
+static size_t
+stream_budget(const struct conv *cv)
 {
 	const struct client *c = cv->agent->client;
 	size_t fixed = 14 + 10 + strlen(c->nick) + strlen(c->user) +
@@ -177,12 +179,12 @@ agent_budget(const struct conv *cv)
 
 /* One complete line of the answer: code fences keep their lines (TN-4). */
 static void
-agent_line(struct conv *cv, struct turn *t, const char *line, size_t len)
+stream_line(struct conv *cv, struct turn *t, const char *line, size_t len)
 {
 	struct say s = { cv, t };
 	size_t i = 0;
 
-	t->sent += len + OUT_LINE_COST * (1 + len / agent_budget(cv));
+	t->sent += len + OUT_LINE_COST * (1 + len / stream_budget(cv));
 	while (i < len && (line[i] == ' ' || line[i] == '\t'))
 		i++;
 	if (len - i >= 3 && strncmp(line + i, "```", 3) == 0)
@@ -190,20 +192,20 @@ agent_line(struct conv *cv, struct turn *t, const char *line, size_t len)
 	if (i == len) {
 		/* Blank lines are not sent, except inside code, as one space. */
 		if (t->in_fence)
-			agent_say(cv, t, " ", 1, 0);
+			stream_say(cv, t, " ", 1, 0);
 		else
-			agent_paragraph_end(cv, t);
+			stream_paragraph_end(cv, t);
 		return;
 	}
-	message_split(line, len, agent_budget(cv), agent_say_piece, &s);
+	message_split(line, len, stream_budget(cv), stream_say_piece, &s);
 }
 
 /*
  * Send the complete lines so far (all: the rest too). As a chunk comes
  * (all == 0) only while the slice has room: returns 1 when lines wait.
  */
-int
-agent_flush(struct conv *cv, struct turn *t, int all)
+static int
+stream_flush(struct conv *cv, struct turn *t, int all)
 {
 	size_t start = 0, i, slice = ircd.conf->sendq / 4;
 	int full = 0;
@@ -215,16 +217,16 @@ agent_flush(struct conv *cv, struct turn *t, int all)
 			full = 1;
 			break;
 		}
-		agent_line(cv, t, t->buf + start, i - start);
+		stream_line(cv, t, t->buf + start, i - start);
 		start = i + 1;
 	}
 	if (all && start < t->len) {
-		agent_line(cv, t, t->buf + start, t->len - start);
+		stream_line(cv, t, t->buf + start, t->len - start);
 		start = t->len;
 	}
 	/* A line that never ends is sent in pieces rather than kept growing. */
 	if (!all && !full && t->len - start > STREAM_MAX) {
-		agent_line(cv, t, t->buf + start, t->len - start);
+		stream_line(cv, t, t->buf + start, t->len - start);
 		start = t->len;
 	}
 	if (start > 0) {
@@ -236,7 +238,7 @@ agent_flush(struct conv *cv, struct turn *t, int all)
 
 /* Has a member of the conversation more than half its SendQ queued? */
 static int
-agent_congested(const struct conv *cv)
+stream_congested(const struct conv *cv)
 {
 	size_t half = ircd.conf->sendq / 2;
 	const struct channel *ch;
@@ -256,7 +258,7 @@ agent_congested(const struct conv *cv)
 
 /* The next check comes after ms, and after this loop turn's output left. */
 static void
-agent_drain_later(struct turn *t, int ms)
+stream_drain_later(struct turn *t, int ms)
 {
 	struct timeval tv = { 0, ms * 1000 };
 
@@ -264,7 +266,7 @@ agent_drain_later(struct turn *t, int ms)
 }
 
 static void
-agent_drain_cb(evutil_socket_t fd, short what, void *arg)
+stream_drain_cb(evutil_socket_t fd, short what, void *arg)
 {
 	struct turn *t = arg;
 	struct conv *cv = t->conv;
@@ -272,19 +274,19 @@ agent_drain_cb(evutil_socket_t fd, short what, void *arg)
 
 	(void)fd;
 	(void)what;
-	if (!t->cancelled && agent_congested(cv)) {
+	if (!t->cancelled && stream_congested(cv)) {
 		if (t->wait_since == 0)
 			t->wait_since = now;
 		if (now - t->wait_since < OUT_WAIT_MS) {
-			agent_drain_later(t, OUT_POLL_MS);
+			stream_drain_later(t, OUT_POLL_MS);
 			return;
 		}
 		/* Waited enough: go on, and wait no more until it clears. */
 	} else
 		t->wait_since = 0;
 	t->sent = 0;
-	if (agent_flush(cv, t, 0)) {
-		agent_drain_later(t, 0);
+	if (stream_flush(cv, t, 0)) {
+		stream_drain_later(t, 0);
 		return;
 	}
 	t->held = 0;
@@ -292,20 +294,36 @@ agent_drain_cb(evutil_socket_t fd, short what, void *arg)
 }
 
 /* Lines wait: so does the agent, until the members have read. */
-void
-agent_hold(struct conv *cv, struct turn *t)
+static void
+stream_hold(struct conv *cv, struct turn *t)
 {
 	if (t->drain == NULL)
-		t->drain = evtimer_new(ircd.base, agent_drain_cb, t);
+		t->drain = evtimer_new(ircd.base, stream_drain_cb, t);
 	if (!t->held) {
 		t->held = 1;
 		acp_agent_hold(cv->agent->acp, 1);
 	}
-	agent_drain_later(t, 0);
+	stream_drain_later(t, 0);
+}
+
+/* A chunk of the answer: the lines it completes go out (TN-4). */
+void
+stream_text(struct turn *t, const char *text, size_t len)
+{
+	struct conv *cv = t->conv;
+
+	if (t->len + len + 1 > t->cap) {
+		t->cap = (t->len + len + 1) * 2;
+		t->buf = xreallocarray(t->buf, t->cap, 1);
+	}
+	memcpy(t->buf + t->len, text, len);
+	t->len += len;
+	if (!t->held && stream_flush(cv, t, 0))
+		stream_hold(cv, t);
 }
 
 void
-agent_turn_free(struct turn *t)
+stream_turn_free(struct turn *t)
 {
 	if (t->drain != NULL)
 		event_free(t->drain);
@@ -315,8 +333,8 @@ agent_turn_free(struct turn *t)
 	t->held = 0;
 }
 
-void
-agent_typing(struct conv *cv, const char *state)
+static void
+stream_typing(struct conv *cv, const char *state)
 {
 	struct outmsg om;
 	struct channel *ch;
@@ -340,30 +358,60 @@ agent_typing(struct conv *cv, const char *state)
 		peer->ops->deliver(peer, &om);
 }
 
-void
-agent_typing_cb(evutil_socket_t fd, short what, void *arg)
+static void
+stream_typing_cb(evutil_socket_t fd, short what, void *arg)
 {
 	struct turn *t = arg;
 
 	(void)fd;
 	(void)what;
-	agent_typing(t->conv, "active");
+	stream_typing(t->conv, "active");
+}
+
+/* TN-3: "active" now and every TYPING_SEC while the turn runs. */
+void
+stream_typing_start(struct turn *t)
+{
+	struct timeval tv = { TYPING_SEC, 0 };
+
+	stream_typing(t->conv, "active");
+	t->typing = event_new(ircd.base, -1, EV_PERSIST, stream_typing_cb, t);
+	event_add(t->typing, &tv);
+}
+
+/*
+ * The turn ends: the rest of the answer goes out (rest; not after a
+ * !stop), its last paragraph too, and the typing stops.
+ */
+void
+stream_end(struct turn *t, int rest)
+{
+	struct conv *cv = t->conv;
+
+	if (rest)
+		stream_flush(cv, t, 1);
+	stream_paragraph_end(cv, t);
+	if (t->typing != NULL) {
+		event_free(t->typing);
+		t->typing = NULL;
+	}
+	stream_typing(cv, "done");
 }
 
 /* Nothing more is said for t: what waits is dropped (TN-6, AG-2). */
 void
-agent_turn_silence(struct turn *t)
+stream_silence(struct turn *t)
 {
 	t->cancelled = 1;
 	if (t->held) {
 		/* Its answer to the cancel waits behind the hold: let it come. */
 		t->len = 0;
-		agent_drain_later(t, 0);
+		stream_drain_later(t, 0);
 	}
 }
 
-const char *
-agent_tool_verb(const char *kind)
+static const char *
+stream_tool_verb(const char *kind)
 {
 	static const struct { const char *kind, *verb; } verbs[] = {
 		{ "read", "read" }, { "edit", "edited" }, { "delete", "deleted" },
@@ -377,4 +425,38 @@ agent_tool_verb(const char *kind)
 		if (kind != NULL && strcmp(kind, verbs[i].kind) == 0)
 			return verbs[i].verb;
 	return "used";
+}
+
+/* TN-5: a finished tool call is one ACTION line, once per call. */
+void
+stream_tool(struct turn *t, const struct acp_tool *tool)
+{
+	struct conv *cv = t->conv;
+	const char *what;
+	char line[IRC_LINELEN];
+	size_t i;
+	int failed;
+
+	failed = strcmp(tool->status, "failed") == 0;
+	if (!failed && strcmp(tool->status, "completed") != 0)
+		return;
+	if (cv->agent->conf->tools != NULL &&
+	    strcmp(cv->agent->conf->tools, "hide") == 0)
+		return;
+	/* TN-5: once per tool call. */
+	for (i = 0; i < t->ntools; i++)
+		if (strcmp(t->tools[i], tool->id) == 0)
+			return;
+	if (t->ntools < sizeof(t->tools) / sizeof(t->tools[0]))
+		t->tools[t->ntools++] = xstrdup(tool->id);
+	/* Whatever was streamed before the tool goes out before it. */
+	stream_flush(cv, t, 1);
+	what = tool->path != NULL ? tool->path : tool->title;
+	snprintf(line, sizeof(line), "%s %s%s", stream_tool_verb(tool->kind), what,
+	    failed ? " \xe2\x80\x94 failed" : "");
+	for (i = 0; line[i] != '\0'; i++)
+		if (line[i] == '\r' || line[i] == '\n')
+			line[i] = ' ';
+	stream_say(cv, t, line, message_utf8_trunc(line, strlen(line),
+	    stream_budget(cv) - 10), 1);
 }

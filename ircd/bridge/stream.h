@@ -5,26 +5,29 @@
 #ifndef IRCD_BRIDGE_STREAM_H
 #define IRCD_BRIDGE_STREAM_H
 
-#include <event2/util.h>
-
 #include <stddef.h>
 
+struct acp_tool;
 struct conv;
 struct turn;
 
-void	agent_send(struct conv *, struct turn *, const char *cmd, const char *text,
-	    size_t len, int action);
-void	agent_paragraph_end(struct conv *, struct turn *);
-void	agent_say(struct conv *, struct turn *, const char *text, size_t len,
-	    int action);
-size_t	agent_budget(const struct conv *);
-int	agent_flush(struct conv *, struct turn *, int all);
-void	agent_hold(struct conv *, struct turn *);
-/* What agent.c keeps in a turn goes with it (turn_free). */
-void	agent_turn_free(struct turn *);
-void	agent_typing(struct conv *, const char *state);
-void	agent_typing_cb(evutil_socket_t, short, void *);
-void	agent_turn_silence(struct turn *);
-const char *agent_tool_verb(const char *kind);
+/*
+ * One line (no CR/LF) from the agent in cv, stored first (HS-2): an
+ * ACTION when action; in turn t (or NULL: none, e.g. a card).
+ */
+void	stream_send(struct conv *, struct turn *, const char *cmd,
+	    const char *text, size_t len, int action);
+/* A chunk of t's answer as it streams. */
+void	stream_text(struct turn *, const char *text, size_t len);
+/* A tool call of t that finished (TN-5). */
+void	stream_tool(struct turn *, const struct acp_tool *);
+/* t is asked: typing notifications start (TN-3). */
+void	stream_typing_start(struct turn *);
+/* t ended; rest: what is not sent yet goes out (not after !stop). */
+void	stream_end(struct turn *, int rest);
+/* Nothing more is said for t: what waits is dropped (TN-6, AG-2). */
+void	stream_silence(struct turn *);
+/* What stream.c keeps in a turn goes with it (turn_free). */
+void	stream_turn_free(struct turn *);
 
 #endif

@@ -39,7 +39,7 @@ turn_free(struct turn *t)
 {
 	size_t i;
 
-	agent_turn_free(t);
+	stream_turn_free(t);
 	if (t->typing != NULL)
 		event_free(t->typing);
 	for (i = 0; i < t->ntools; i++)
@@ -98,7 +98,7 @@ turn_kick(void)
 			t->started = 1;
 			t->conv->agent->active = t->conv;
 			t->conv->turn = t;
-			agent_turn_start(t);
+			ask_start(t);
 			again = 1;
 			break;
 		}
@@ -202,7 +202,7 @@ turn_stop(const char *key)
 	}
 	TAILQ_FOREACH(t, &running, entry) {
 		if (strcmp(t->conv->key, key) == 0) {
-			agent_turn_cancel(t);
+			ask_cancel(t);
 			n++;
 		}
 	}
