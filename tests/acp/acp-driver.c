@@ -36,6 +36,10 @@ struct rec {
 	struct acp_agent *hold_on_text;	/* hold it at the next chunk */
 	int		 ntexts;		/* agent text chunks */
 	const char	*permit;	/* answer permissions at once */
+	char		 plan[256];	/* content/priority/status|... */
+	char		 title[64];
+	char		 config[512];	/* the last on_config JSON */
+	int		 nconfig;
 };
 
 struct arec {
@@ -96,10 +100,19 @@ rec_plan(struct acp_session *s, const struct acp_plan_entry *e, size_t n,
     void *arg)
 {
 	struct rec *r = arg;
+	size_t i;
 
 	(void)s;
-	(void)e;
 	r->nplan = (int)n;
+	r->plan[0] = '\0';
+	for (i = 0; i < n; i++) {
+		strlcat(r->plan, e[i].content, sizeof(r->plan));
+		strlcat(r->plan, "/", sizeof(r->plan));
+		strlcat(r->plan, e[i].priority, sizeof(r->plan));
+		strlcat(r->plan, "/", sizeof(r->plan));
+		strlcat(r->plan, e[i].status, sizeof(r->plan));
+		strlcat(r->plan, "|", sizeof(r->plan));
+	}
 }
 
 static void
@@ -122,6 +135,25 @@ rec_mode(struct acp_session *s, const char *m, void *arg)
 
 	(void)s;
 	strlcpy(r->mode, m, sizeof(r->mode));
+}
+
+static void
+rec_config(struct acp_session *s, const char *json, void *arg)
+{
+	struct rec *r = arg;
+
+	(void)s;
+	r->nconfig++;
+	strlcpy(r->config, json, sizeof(r->config));
+}
+
+static void
+rec_title(struct acp_session *s, const char *title, void *arg)
+{
+	struct rec *r = arg;
+
+	(void)s;
+	strlcpy(r->title, title, sizeof(r->title));
 }
 
 static void
@@ -212,6 +244,8 @@ static const struct acp_callbacks cbs = {
 	.on_plan = rec_plan,
 	.on_commands = rec_commands,
 	.on_mode = rec_mode,
+	.on_config = rec_config,
+	.on_title = rec_title,
 	.on_permission = rec_perm,
 	.on_permission_gone = rec_perm_gone,
 	.on_turn_end = rec_turn_end,
@@ -275,6 +309,12 @@ static int
 opened(void *arg)
 {
 	return ((struct rec *)arg)->opens > 0;
+}
+
+static int
+configured(void *arg)
+{
+	return ((struct rec *)arg)->nconfig >= 2;
 }
 
 static int
@@ -741,6 +781,54 @@ test_misbehaving(void)
 }
 
 /*
+ * The session/update kinds the daemon does not use yet (plan entries,
+ * title, config options) reach their callbacks; a config option set with
+ * acp_session_set_config() is answered with the new options, and is set
+ * again when the session comes back in a new process (SS-4).
+ */
+static void
+test_updates(void)
+{
+	static const char *env[] = { NULL, NULL };
+	char envbuf[300];
+	struct arec ar = { 0 };
+	struct rec r = { 0 };
+	struct acp_agent *a;
+	struct acp_session *s;
+
+	snprintf(envbuf, sizeof(envbuf), "ECHO_AGENT_STATE=%s", state_dir);
+	env[0] = envbuf;
+	a = agent("updates", env, &ar, NULL);
+	s = acp_session_new(a, NULL, &r);
+	turn(s, &r, "/plan", 20000);
+	is_str(r.plan, "Read the prompt/high/completed|"
+	    "Echo it back/medium/in_progress|", "updates: plan entries");
+	turn(s, &r, "/title A title for us", 10000);
+	is_str(r.title, "A title for us", "updates: session title");
+	is_str(r.text, "title sent", "updates: text after the title");
+	turn(s, &r, "/config", 10000);
+	is_int(r.nconfig, 1, "updates: config_option_update");
+	ok(strstr(r.config, "\"id\":\"verbose\"") != NULL &&
+	    strstr(r.config, "\"currentValue\":false") != NULL,
+	    "updates: the options as JSON");
+	is_int(acp_session_set_config(s, "verbose", "true"), 0,
+	    "updates: set_config sent");
+	run_until(configured, &r, 10000);
+	ok(r.nconfig == 2 && strstr(r.config, "\"currentValue\":true") != NULL,
+	    "updates: set_config answered with the new options");
+	turn(s, &r, "/config", 10000);
+	is_str(r.text, "verbose true", "updates: the agent has it");
+	acp_agent_stop(a);
+	run_until(exited, &ar, 5000);
+	is_int(ar.exits, 1, "updates: agent stopped");
+	turn(s, &r, "/config", 20000);
+	is_int(r.how, ACP_OPEN_LOADED, "updates: session loaded again");
+	is_str(r.text, "verbose true", "updates: option set again after load");
+	acp_session_free(s);
+	acp_agent_free(a);
+}
+
+/*
  * acp_agent_hold(): held from a chunk on, nothing more comes (no text, no
  * turn end, no exit) and nothing is blamed on the agent (watchdog, cancel
  * timeout, EOF wait); released, everything comes, in order.
@@ -852,6 +940,8 @@ main(int argc, char *argv[])
 		test_misbehaving();
 	if (only == NULL || strcmp(only, "hold") == 0)
 		test_hold();
+	if (only == NULL || strcmp(only, "updates") == 0)
+		test_updates();
 	acp_shutdown();
 	event_base_free(base);
 	{

@@ -15,7 +15,11 @@
 //                     the SDK itself would quietly decode it with U+FFFD
 // Prompt commands: /perm <what>, /plan, /crash, /burst-exit <words>, /hang,
 //   /garbage <n>, /huge <bytes>, /hugegarbage <bytes>, /deaf <n>, /mode,
-//   anything else is echoed.
+//   /title <text> (session_info_update), /config (config_option_update and
+//   the value as text), anything else is echoed.
+// Config option: "verbose" (boolean), set with session/set_config_option;
+//   not kept in ECHO_AGENT_STATE, so after a load it is false again unless
+//   the client re-applies it.
 import * as acp from "@agentclientprotocol/sdk";
 import { Readable, Writable } from "node:stream";
 import { randomUUID } from "node:crypto";
@@ -58,7 +62,10 @@ const COMMANDS = [
   { name: "plan", description: "Emit a sample plan" },
 ];
 
-const sessions = new Map(); // id -> {cwd, history, abort, mode}
+const sessions = new Map(); // id -> {cwd, history, abort, mode, verbose}
+const configOptions = (s) => [
+  { id: "verbose", name: "Verbose", description: "Say more", type: "boolean", currentValue: s.verbose },
+];
 let authed = false;
 
 function stateFile(id) {
@@ -203,6 +210,16 @@ async function turn(sid, s, text, signal) {
     await say(sid, `mode ${s.mode}`);
     return "end_turn";
   }
+  if (cmd === "/title") {
+    await update(sid, { sessionUpdate: "session_info_update", title: arg });
+    await say(sid, "title sent");
+    return "end_turn";
+  }
+  if (cmd === "/config") {
+    await update(sid, { sessionUpdate: "config_option_update", configOptions: configOptions(s) });
+    await say(sid, `verbose ${s.verbose}`);
+    return "end_turn";
+  }
   await update(sid, { sessionUpdate: "agent_thought_chunk", content: { type: "text", text: "echoing" } });
   const head = COUNT ? `echo (${sessions.size} sessions): ` : "echo: ";
   const words = (head + text).split(/(?<= )/);
@@ -248,7 +265,7 @@ const app = acp
   .onRequest(acp.methods.agent.session.new, async ({ params }) => {
     if (MODE === "auth" && !authed) throw acp.RequestError.authRequired();
     const sessionId = "sess_" + randomUUID();
-    sessions.set(sessionId, { cwd: params.cwd, history: [], abort: null, mode: "ask" });
+    sessions.set(sessionId, { cwd: params.cwd, history: [], abort: null, mode: "ask", verbose: false });
     save(sessionId);
     if (MODE === "pipeline") {
       // Misbehaviour: updates for the session before its id is known.
@@ -266,7 +283,7 @@ const app = acp
   .onRequest(acp.methods.agent.session.load, async ({ params }) => {
     const st = loadState(params.sessionId);
     if (!st) throw acp.RequestError.sessionNotFound(params.sessionId);
-    sessions.set(params.sessionId, { cwd: params.cwd, history: st.history, abort: null, mode: st.mode || "ask" });
+    sessions.set(params.sessionId, { cwd: params.cwd, history: st.history, abort: null, mode: st.mode || "ask", verbose: false });
     for (const h of st.history) {
       await update(params.sessionId, {
         sessionUpdate: h.role === "user" ? "user_message_chunk" : "agent_message_chunk",
@@ -295,6 +312,15 @@ const app = acp
     save(params.sessionId);
     setImmediate(() => update(params.sessionId, { sessionUpdate: "current_mode_update", currentModeId: params.modeId }).catch(() => {}));
     return {};
+  })
+  .onRequest(acp.methods.agent.session.setConfigOption, async ({ params }) => {
+    const s = sessions.get(params.sessionId);
+    if (!s) throw acp.RequestError.sessionNotFound(params.sessionId);
+    if (params.configId !== "verbose" || typeof params.value !== "boolean") {
+      throw acp.RequestError.invalidParams({ configId: params.configId });
+    }
+    s.verbose = params.value;
+    return { configOptions: configOptions(s) };
   })
   .onRequest(acp.methods.agent.session.prompt, async ({ params }) => {
     const sid = params.sessionId;
