@@ -616,111 +616,28 @@ cmd_admin(struct client *c, struct message *m)
 
 /* ---- HELP ---- */
 
-struct help {
-	const char	*name;
-	const char	*text[6];	/* NULL-terminated lines */
-};
-
-static const struct help help_table[] = {
-	{ "ADMIN", { "ADMIN [<server>]",
-	    "Shows who runs this server and how to reach them.", NULL } },
-	{ "AWAY", { "AWAY [:<message>]",
-	    "Marks you away with a message; without one, back again.", NULL } },
-	{ "CAP", { "CAP LS|LIST|REQ|END [...]",
-	    "Negotiates IRCv3 capabilities before or after registration.",
-	    NULL } },
-	{ "DIE", { "DIE",
-	    "Operators only: stops the server.", NULL } },
-	{ "HELP", { "HELP [<subject>]",
-	    "Shows help on a command, or the list of commands.", NULL } },
-	{ "INFO", { "INFO",
-	    "Shows what this server is and when it started.", NULL } },
-	{ "INVITE", { "INVITE <nick> <channel>",
-	    "Invites a user to a channel; needed for +i channels.", NULL } },
-	{ "ISON", { "ISON <nick> [<nick> ...]",
-	    "Tells which of the nicks are online.", NULL } },
-	{ "JOIN", { "JOIN <channel>{,<channel>} [<key>{,<key>}]",
-	    "Joins channels, creating them if needed.",
-	    "JOIN 0 leaves every channel.", NULL } },
-	{ "KICK", { "KICK <channel> <nick>{,<nick>} [:<reason>]",
-	    "Channel operators: removes users from a channel.", NULL } },
-	{ "KILL", { "KILL <nick> :<reason>",
-	    "Operators only: disconnects a user.", NULL } },
-	{ "LIST", { "LIST [<channel>{,<channel>}] [<elist>]",
-	    "Lists channels; filters: >n <n users, C>m C<m created,",
-	    "T>m T<m topic age (minutes), and masks.", NULL } },
-	{ "LUSERS", { "LUSERS",
-	    "Shows how many users, operators and channels there are.",
-	    NULL } },
-	{ "MODE", { "MODE <nick> [+|-]iwB",
-	    "MODE <channel> [+|-]ntmsiklbov [<args>...]",
-	    "Shows or changes user or channel modes.", NULL } },
-	{ "MOTD", { "MOTD",
-	    "Shows the message of the day.", NULL } },
-	{ "NAMES", { "NAMES [<channel>{,<channel>}]",
-	    "Lists the visible members of channels.", NULL } },
-	{ "NICK", { "NICK <nick>",
-	    "Sets or changes your nickname.", NULL } },
-	{ "NOTICE", { "NOTICE <target>{,<target>} :<text>",
-	    "Like PRIVMSG, but never answered automatically.", NULL } },
-	{ "OPER", { "OPER <name> <password>",
-	    "Makes you an IRC operator with a block from the config.",
-	    NULL } },
-	{ "PART", { "PART <channel>{,<channel>} [:<reason>]",
-	    "Leaves channels.", NULL } },
-	{ "PASS", { "PASS <password>",
-	    "Gives the connection password, before NICK and USER.", NULL } },
-	{ "PING", { "PING <token>",
-	    "Asks the server for a PONG with the same token.", NULL } },
-	{ "PONG", { "PONG <token>",
-	    "Answers a PING from the server.", NULL } },
-	{ "PRIVMSG", { "PRIVMSG <target>{,<target>} :<text>",
-	    "Sends a message to channels or users.", NULL } },
-	{ "QUIT", { "QUIT [:<reason>]",
-	    "Leaves the server.", NULL } },
-	{ "REHASH", { "REHASH",
-	    "Operators only: reloads the configuration file.", NULL } },
-	{ "SETNAME", { "SETNAME :<realname>",
-	    "Changes your real name.", NULL } },
-	{ "TIME", { "TIME",
-	    "Shows the server's local time.", NULL } },
-	{ "TOPIC", { "TOPIC <channel> [:<topic>]",
-	    "Shows or sets a channel topic; an empty topic clears it.",
-	    NULL } },
-	{ "USER", { "USER <username> 0 * :<realname>",
-	    "Gives your username and real name at registration.", NULL } },
-	{ "USERHOST", { "USERHOST <nick> [<nick> ...]",
-	    "Shows user@host of up to 5 nicks (* oper, - away).", NULL } },
-	{ "VERSION", { "VERSION",
-	    "Shows the server version and its ISUPPORT tokens.", NULL } },
-	{ "WALLOPS", { "WALLOPS :<text>",
-	    "Operators only: sends text to every user with mode +w.", NULL } },
-	{ "WHO", { "WHO <mask>|<channel> [o][%<fields>[,<token>]]",
-	    "Lists users matching a mask or in a channel; o: operators",
-	    "only; %fields asks for a WHOX (354) reply.", NULL } },
-	{ "WHOIS", { "WHOIS [<server>] <nick>{,<nick>}",
-	    "Shows everything public about users.", NULL } },
-	{ "WHOWAS", { "WHOWAS <nick> [<count>]",
-	    "Shows who recently used a nick.", NULL } },
-};
-
+/* HELP without a subject: every command a person types, a line full each. */
 static void
 help_index(struct client *c)
 {
+	const struct command *cmd;
 	char buf[IRC_LINELEN];
 	size_t i, room = reply_room(c, 2);
 
 	reply(c, RPL_HELPSTART, "*", "** Help System **");
-	reply(c, RPL_HELPTXT, "*", "Try HELP <command> for specific help, HELP AGENTS for the agents' commands.");
+	reply(c, RPL_HELPTXT, "*", "Try HELP <command> for specific help, "
+	    "HELP AGENTS for the agents' commands.");
 	reply(c, RPL_HELPTXT, "*", "Commands:");
 	buf[0] = '\0';
-	for (i = 0; i < sizeof(help_table) / sizeof(help_table[0]); i++) {
+	for (i = 0; (cmd = command_at(i)) != NULL; i++) {
+		if (cmd->flags & CMD_NOHELP)
+			continue;
 		if (buf[0] != '\0' &&
-		    strlen(buf) + 1 + strlen(help_table[i].name) > room) {
+		    strlen(buf) + 1 + strlen(cmd->name) > room) {
 			reply(c, RPL_HELPTXT, "*", buf);
 			buf[0] = '\0';
 		}
-		who_append(buf, sizeof(buf), help_table[i].name);
+		who_append(buf, sizeof(buf), cmd->name);
 	}
 	if (buf[0] != '\0')
 		reply(c, RPL_HELPTXT, "*", buf);
@@ -730,7 +647,7 @@ help_index(struct client *c)
 void
 cmd_help(struct client *c, struct message *m)
 {
-	const struct help *h = NULL;
+	const struct command *cmd;
 	const char *subject;
 	size_t i;
 
@@ -739,20 +656,21 @@ cmd_help(struct client *c, struct message *m)
 		return;
 	}
 	subject = m->params[0];
-	for (i = 0; i < sizeof(help_table) / sizeof(help_table[0]); i++)
-		if (strcasecmp(subject, help_table[i].name) == 0)
-			h = &help_table[i];
+	if ((cmd = command_find(subject)) != NULL &&
+	    (cmd->flags & CMD_NOHELP))
+		cmd = NULL;
 	/* Subjects the core does not know: HELP AGENTS, for one (CM-5). */
-	if (h == NULL && hook_help(c, subject))
+	if (cmd == NULL && hook_help(c, subject))
 		return;
-	if (h == NULL) {
+	if (cmd == NULL) {
 		reply(c, ERR_HELPNOTFOUND, subject);
 		return;
 	}
-	reply(c, RPL_HELPSTART, h->name, h->text[0]);
-	for (i = 1; h->text[i] != NULL; i++)
-		reply(c, RPL_HELPTXT, h->name, h->text[i]);
-	reply(c, RPL_ENDOFHELP, h->name, "End of /HELP");
+	reply(c, RPL_HELPSTART, cmd->name, cmd->usage);
+	for (i = 0; i < sizeof(cmd->text) / sizeof(cmd->text[0]) &&
+	    cmd->text[i] != NULL; i++)
+		reply(c, RPL_HELPTXT, cmd->name, cmd->text[i]);
+	reply(c, RPL_ENDOFHELP, cmd->name, "End of /HELP");
 }
 
 /* ---- SETNAME ---- */

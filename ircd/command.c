@@ -23,48 +23,135 @@
 #define P_STD	1000
 #define P_HEAVY	2000
 
-/* Sorted by name: command_find() relies on it (checked by the unit test). */
-static struct command commands[] = {
-	{ "ADMIN",	cmd_admin,	0, CMD_REG,	P_STD, 0 },
-	{ "AUTHENTICATE", cmd_authenticate, 1, CMD_ANY, P_FREE, 0 },
-	{ "AWAY",	cmd_away,	0, CMD_REG,	P_STD, 0 },
-	{ "BATCH",	multiline_batch, 1, CMD_REG,	P_FREE, 0 },
-	{ "CAP",	cmd_cap,	1, CMD_ANY,	P_FREE, 0 },
-	{ "CHATHISTORY", cmd_chathistory, 3, CMD_REG,	P_STD, 0 },
-	{ "DIE",	cmd_die,	0, CMD_REG | CMD_OPER, P_FREE, 0 },
-	{ "HELP",	cmd_help,	0, CMD_REG,	P_STD, 0 },
-	{ "INFO",	cmd_info,	0, CMD_REG,	P_HEAVY, 0 },
-	{ "INVITE",	cmd_invite,	0, CMD_REG,	P_HEAVY, 0 },
-	{ "ISON",	cmd_ison,	1, CMD_REG,	P_STD, 0 },
-	{ "JOIN",	cmd_join,	1, CMD_REG,	P_STD, 0 },
-	{ "KICK",	cmd_kick,	2, CMD_REG,	P_STD, 0 },
-	{ "KILL",	cmd_kill,	1, CMD_REG | CMD_OPER, P_FREE, 0 },
-	{ "LIST",	cmd_list,	0, CMD_REG,	P_HEAVY, 0 },
-	{ "LUSERS",	cmd_lusers,	0, CMD_REG,	P_STD, 0 },
-	{ "MODE",	cmd_mode,	1, CMD_REG,	P_STD, 0 },
-	{ "MOTD",	cmd_motd,	0, CMD_REG,	P_HEAVY, 0 },
-	{ "NAMES",	cmd_names,	0, CMD_REG,	P_STD, 0 },
-	{ "NICK",	cmd_nick,	0, CMD_ANY,	P_STD, 0 },
-	{ "NOTICE",	cmd_notice,	0, CMD_REG,	P_STD, 0 },
-	{ "OPER",	cmd_oper,	2, CMD_REG,	P_HEAVY, 0 },
-	{ "PART",	cmd_part,	1, CMD_REG,	P_STD, 0 },
-	{ "PASS",	cmd_pass,	1, CMD_UNREG,	P_FREE, 0 },
-	{ "PING",	cmd_ping,	0, CMD_ANY,	P_FREE, 0 },
-	{ "PONG",	cmd_pong,	0, CMD_ANY,	P_FREE, 0 },
-	{ "PRIVMSG",	cmd_privmsg,	0, CMD_REG,	P_STD, 0 },
-	{ "QUIT",	cmd_quit,	0, CMD_ANY,	P_FREE, 0 },
-	{ "REHASH",	cmd_rehash,	0, CMD_REG | CMD_OPER, P_FREE, 0 },
-	{ "SETNAME",	cmd_setname,	1, CMD_REG,	P_HEAVY, 0 },
-	{ "TAGMSG",	cmd_tagmsg,	1, CMD_REG,	P_STD, 0 },
-	{ "TIME",	cmd_time,	0, CMD_REG,	P_STD, 0 },
-	{ "TOPIC",	cmd_topic,	1, CMD_REG,	P_STD, 0 },
-	{ "USER",	cmd_user,	4, CMD_UNREG,	P_FREE, 0 },
-	{ "USERHOST",	cmd_userhost,	1, CMD_REG,	P_STD, 0 },
-	{ "VERSION",	cmd_version,	0, CMD_REG,	P_STD, 0 },
-	{ "WALLOPS",	cmd_wallops,	1, CMD_REG | CMD_OPER, P_FREE, 0 },
-	{ "WHO",	cmd_who,	0, CMD_REG,	P_STD, 0 },
-	{ "WHOIS",	cmd_whois,	0, CMD_REG,	P_STD, 0 },
-	{ "WHOWAS",	cmd_whowas,	0, CMD_REG,	P_STD, 0 },
+/*
+ * Sorted by name, as command_find()'s binary search needs (checked by
+ * tests/unit/test_command.c). Each row holds what HELP shows of it.
+ */
+static const struct command commands[] = {
+	{ "ADMIN", cmd_admin, 0, CMD_REG, P_STD,
+	    "ADMIN [<server>]",
+	    { "Shows who runs this server and how to reach them." } },
+	{ "AUTHENTICATE", cmd_authenticate, 1, CMD_ANY | CMD_NOHELP, P_FREE,
+	    "AUTHENTICATE <mechanism>|<data>|*",
+	    { "Client software: a SASL login (PLAIN, EXTERNAL)." } },
+	{ "AWAY", cmd_away, 0, CMD_REG, P_STD,
+	    "AWAY [:<message>]",
+	    { "Marks you away with a message; without one, back again." } },
+	{ "BATCH", multiline_batch, 1, CMD_REG | CMD_NOHELP, P_FREE,
+	    "BATCH +<ref> draft/multiline <target> | BATCH -<ref>",
+	    { "Client software: opens and closes a multiline message." } },
+	{ "CAP", cmd_cap, 1, CMD_ANY, P_FREE,
+	    "CAP LS|LIST|REQ|END [...]",
+	    { "Negotiates IRCv3 capabilities before or after registration." } },
+	{ "CHATHISTORY", cmd_chathistory, 3, CMD_REG | CMD_NOHELP, P_STD,
+	    "CHATHISTORY LATEST|BEFORE|AFTER|AROUND|BETWEEN|TARGETS ...",
+	    { "Client software: fetches stored messages." } },
+	{ "DIE", cmd_die, 0, CMD_REG | CMD_OPER, P_FREE,
+	    "DIE",
+	    { "Operators only: stops the server." } },
+	{ "HELP", cmd_help, 0, CMD_REG, P_STD,
+	    "HELP [<subject>]",
+	    { "Shows help on a command, or the list of commands." } },
+	{ "INFO", cmd_info, 0, CMD_REG, P_HEAVY,
+	    "INFO",
+	    { "Shows what this server is and when it started." } },
+	{ "INVITE", cmd_invite, 0, CMD_REG, P_HEAVY,
+	    "INVITE <nick> <channel>",
+	    { "Invites a user to a channel; needed for +i channels." } },
+	{ "ISON", cmd_ison, 1, CMD_REG, P_STD,
+	    "ISON <nick> [<nick> ...]",
+	    { "Tells which of the nicks are online." } },
+	{ "JOIN", cmd_join, 1, CMD_REG, P_STD,
+	    "JOIN <channel>{,<channel>} [<key>{,<key>}]",
+	    { "Joins channels, creating them if needed.",
+	      "JOIN 0 leaves every channel." } },
+	{ "KICK", cmd_kick, 2, CMD_REG, P_STD,
+	    "KICK <channel> <nick>{,<nick>} [:<reason>]",
+	    { "Channel operators: removes users from a channel." } },
+	{ "KILL", cmd_kill, 1, CMD_REG | CMD_OPER, P_FREE,
+	    "KILL <nick> :<reason>",
+	    { "Operators only: disconnects a user." } },
+	{ "LIST", cmd_list, 0, CMD_REG, P_HEAVY,
+	    "LIST [<channel>{,<channel>}] [<elist>]",
+	    { "Lists channels; filters: >n <n users, C>m C<m created,",
+	      "T>m T<m topic age (minutes), and masks." } },
+	{ "LUSERS", cmd_lusers, 0, CMD_REG, P_STD,
+	    "LUSERS",
+	    { "Shows how many users, operators and channels there are." } },
+	{ "MODE", cmd_mode, 1, CMD_REG, P_STD,
+	    "MODE <nick> [+|-]iwB",
+	    { "MODE <channel> [+|-]ntmsiklbov [<args>...]",
+	      "Shows or changes user or channel modes." } },
+	{ "MOTD", cmd_motd, 0, CMD_REG, P_HEAVY,
+	    "MOTD",
+	    { "Shows the message of the day." } },
+	{ "NAMES", cmd_names, 0, CMD_REG, P_STD,
+	    "NAMES [<channel>{,<channel>}]",
+	    { "Lists the visible members of channels." } },
+	{ "NICK", cmd_nick, 0, CMD_ANY, P_STD,
+	    "NICK <nick>",
+	    { "Sets or changes your nickname." } },
+	{ "NOTICE", cmd_notice, 0, CMD_REG, P_STD,
+	    "NOTICE <target>{,<target>} :<text>",
+	    { "Like PRIVMSG, but never answered automatically." } },
+	{ "OPER", cmd_oper, 2, CMD_REG, P_HEAVY,
+	    "OPER <name> <password>",
+	    { "Makes you an IRC operator with a block from the config." } },
+	{ "PART", cmd_part, 1, CMD_REG, P_STD,
+	    "PART <channel>{,<channel>} [:<reason>]",
+	    { "Leaves channels." } },
+	{ "PASS", cmd_pass, 1, CMD_UNREG, P_FREE,
+	    "PASS <password>",
+	    { "Gives the connection password, before NICK and USER." } },
+	{ "PING", cmd_ping, 0, CMD_ANY, P_FREE,
+	    "PING <token>",
+	    { "Asks the server for a PONG with the same token." } },
+	{ "PONG", cmd_pong, 0, CMD_ANY, P_FREE,
+	    "PONG <token>",
+	    { "Answers a PING from the server." } },
+	{ "PRIVMSG", cmd_privmsg, 0, CMD_REG, P_STD,
+	    "PRIVMSG <target>{,<target>} :<text>",
+	    { "Sends a message to channels or users." } },
+	{ "QUIT", cmd_quit, 0, CMD_ANY, P_FREE,
+	    "QUIT [:<reason>]",
+	    { "Leaves the server." } },
+	{ "REHASH", cmd_rehash, 0, CMD_REG | CMD_OPER, P_FREE,
+	    "REHASH",
+	    { "Operators only: reloads the configuration file." } },
+	{ "SETNAME", cmd_setname, 1, CMD_REG, P_HEAVY,
+	    "SETNAME :<realname>",
+	    { "Changes your real name." } },
+	{ "TAGMSG", cmd_tagmsg, 1, CMD_REG | CMD_NOHELP, P_STD,
+	    "TAGMSG <target>{,<target>}",
+	    { "Client software: sends tags alone (typing, reactions)." } },
+	{ "TIME", cmd_time, 0, CMD_REG, P_STD,
+	    "TIME",
+	    { "Shows the server's local time." } },
+	{ "TOPIC", cmd_topic, 1, CMD_REG, P_STD,
+	    "TOPIC <channel> [:<topic>]",
+	    { "Shows or sets a channel topic; an empty topic clears it." } },
+	{ "USER", cmd_user, 4, CMD_UNREG, P_FREE,
+	    "USER <username> 0 * :<realname>",
+	    { "Gives your username and real name at registration." } },
+	{ "USERHOST", cmd_userhost, 1, CMD_REG, P_STD,
+	    "USERHOST <nick> [<nick> ...]",
+	    { "Shows user@host of up to 5 nicks (* oper, - away)." } },
+	{ "VERSION", cmd_version, 0, CMD_REG, P_STD,
+	    "VERSION",
+	    { "Shows the server version and its ISUPPORT tokens." } },
+	{ "WALLOPS", cmd_wallops, 1, CMD_REG | CMD_OPER, P_FREE,
+	    "WALLOPS :<text>",
+	    { "Operators only: sends text to every user with mode +w." } },
+	{ "WHO", cmd_who, 0, CMD_REG, P_STD,
+	    "WHO <mask>|<channel> [o][%<fields>[,<token>]]",
+	    { "Lists users matching a mask or in a channel; o: operators",
+	      "only; %fields asks for a WHOX (354) reply." } },
+	{ "WHOIS", cmd_whois, 0, CMD_REG, P_STD,
+	    "WHOIS [<server>] <nick>{,<nick>}",
+	    { "Shows everything public about users." } },
+	{ "WHOWAS", cmd_whowas, 0, CMD_REG, P_STD,
+	    "WHOWAS <nick> [<count>]",
+	    { "Shows who recently used a nick." } },
 };
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
 
@@ -77,21 +164,22 @@ command_cmp(const void *key, const void *elem)
 const struct command *
 command_find(const char *name)
 {
-	return bsearch(name, commands, NCOMMANDS, sizeof(commands[0]), command_cmp);
+	return bsearch(name, commands, NCOMMANDS, sizeof(commands[0]),
+	    command_cmp);
 }
 
 const struct command *
-command_at(unsigned i)
+command_at(size_t i)
 {
 	return i < NCOMMANDS ? &commands[i] : NULL;
 }
 
 /* The checks every command shares, then the handler. */
 static void
-command_run(struct client *c, struct command *cmd, struct message *m)
+command_run(struct client *c, const struct command *cmd, struct message *m)
 {
 	if (cmd == NULL) {
-		/* Numerics and unknown words from unregistered clients are ignored. */
+		/* Unregistered clients' numerics and unknown words: 451. */
 		if (c->flags & CLIENT_REGISTERED)
 			reply(c, ERR_UNKNOWNCOMMAND, m->cmd);
 		else
@@ -114,20 +202,19 @@ command_run(struct client *c, struct command *cmd, struct message *m)
 		reply(c, ERR_NOPRIVILEGES);
 		return;
 	}
-	cmd->count++;
 	cmd->handler(c, m);
 }
 
 void
 command_dispatch(struct client *c, struct message *m)
 {
-	struct command *cmd;
+	const struct command *cmd;
 	char *p;
 
 	for (p = m->cmd; *p != '\0'; p++)
 		if (*p >= 'a' && *p <= 'z')
 			*p -= 32;
-	cmd = bsearch(m->cmd, commands, NCOMMANDS, sizeof(commands[0]), command_cmp);
+	cmd = command_find(m->cmd);
 	/* A multiline batch may come all at once: its lines cost nothing. */
 	if (c->conn != NULL && !(c->umodes & UMODE_OPER) && !(c->mlbatch != NULL &&
 	    cmd != NULL && (cmd->handler == cmd_privmsg || cmd->handler == cmd_notice)))

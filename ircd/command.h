@@ -5,28 +5,37 @@
 #ifndef IRCD_COMMAND_H
 #define IRCD_COMMAND_H
 
+#include <stddef.h>
+
 struct client;
 struct message;
 
 #define CMD_UNREG	0x01	/* allowed before registration */
 #define CMD_REG		0x02	/* allowed after registration */
 #define CMD_OPER	0x04	/* operators only (481) */
+#define CMD_NOHELP	0x08	/* sent by client software: not in HELP */
 #define CMD_ANY		(CMD_UNREG | CMD_REG)
 
+/*
+ * A row of the command table: how dispatch runs the command, and what
+ * HELP shows of it (usage as 704, then each line of text as 705).
+ */
 struct command {
 	const char	*name;
 	void		(*handler)(struct client *, struct message *);
 	int		 min;		/* parameters needed, else 461 */
 	unsigned	 flags;
 	unsigned	 penalty;	/* flood cost in ms */
-	unsigned long	 count;		/* uses, for STATS m */
+	const char	*usage;
+	const char	*text[3];	/* lines; a NULL ends fewer than 3 */
 };
 
 /* Dispatch one parsed line from c. */
 void			 command_dispatch(struct client *, struct message *);
+/* The row of the command called name, in any case, or NULL. */
 const struct command	*command_find(const char *name);
-/* Iterate the table, for HELP. */
-const struct command	*command_at(unsigned i);
+/* The rows in name order, for HELP's index; NULL past the last. */
+const struct command	*command_at(size_t i);
 
 /* Handlers, by area. */
 #define H(n) void n(struct client *, struct message *)
