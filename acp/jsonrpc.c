@@ -249,18 +249,46 @@ id_copy(const cJSON *id)
 	return cJSON_Duplicate(id, 1);
 }
 
+cJSON *
+jsonrpc_build_result(const cJSON *id, cJSON *result)
+{
+	cJSON *m;
+
+	if ((m = msg_new()) == NULL) {
+		cJSON_Delete(result);
+		return NULL;
+	}
+	cJSON_AddItemToObject(m, "id", id_copy(id));
+	cJSON_AddItemToObject(m, "result",
+	    result != NULL ? result : cJSON_CreateNull());
+	return m;
+}
+
+cJSON *
+jsonrpc_build_error(const cJSON *id, int code, const char *message)
+{
+	cJSON *m, *e;
+
+	if ((m = msg_new()) == NULL)
+		return NULL;
+	cJSON_AddItemToObject(m, "id", id_copy(id));
+	e = cJSON_AddObjectToObject(m, "error");
+	cJSON_AddNumberToObject(e, "code", code);
+	cJSON_AddStringToObject(e, "message", message);
+	return m;
+}
+
 int
 jsonrpc_respond(struct jsonrpc *j, const cJSON *id, cJSON *result)
 {
 	cJSON *m;
 
-	if (j->closed || (m = msg_new()) == NULL) {
+	if (j->closed) {
 		cJSON_Delete(result);
 		return -1;
 	}
-	cJSON_AddItemToObject(m, "id", id_copy(id));
-	cJSON_AddItemToObject(m, "result",
-	    result != NULL ? result : cJSON_CreateNull());
+	if ((m = jsonrpc_build_result(id, result)) == NULL)
+		return -1;
 	jsonrpc_send(j, m);
 	cJSON_Delete(m);
 	return 0;
@@ -270,14 +298,11 @@ int
 jsonrpc_respond_error(struct jsonrpc *j, const cJSON *id, int code,
     const char *message)
 {
-	cJSON *m, *e;
+	cJSON *m;
 
-	if (j->closed || (m = msg_new()) == NULL)
+	if (j->closed ||
+	    (m = jsonrpc_build_error(id, code, message)) == NULL)
 		return -1;
-	cJSON_AddItemToObject(m, "id", id_copy(id));
-	e = cJSON_AddObjectToObject(m, "error");
-	cJSON_AddNumberToObject(e, "code", code);
-	cJSON_AddStringToObject(e, "message", message);
 	jsonrpc_send(j, m);
 	cJSON_Delete(m);
 	return 0;

@@ -93,6 +93,15 @@ int		 jsonrpc_respond(struct jsonrpc *, const cJSON *id,
 int		 jsonrpc_respond_error(struct jsonrpc *, const cJSON *id,
 		    int code, const char *message);
 /*
+ * The same answers as messages, for a transport of the caller's own (the
+ * MCP server): to print and cJSON_Delete(). A NULL id is JSON null;
+ * jsonrpc_build_result() takes result (NULL: JSON null). NULL when out of
+ * memory.
+ */
+cJSON		*jsonrpc_build_result(const cJSON *id, cJSON *result);
+cJSON		*jsonrpc_build_error(const cJSON *id, int code,
+		    const char *message);
+/*
  * Forget our requests made with callback argument arg (its owner goes
  * away): their callbacks never run, late answers are dropped.
  */

@@ -1,8 +1,8 @@
 /*
  * test_jsonrpc.c: the framer and demultiplexer of acp/jsonrpc.c: split
  * reads, huge and oversized frames, garbage, overlapping ids, timeouts,
- * pausing (the backpressure of acp_agent_hold()), and the UTF-8 of what
- * is written (acp/json.c).
+ * pausing (the backpressure of acp_agent_hold()), the UTF-8 of what is
+ * written (acp/json.c), and the answers built for other transports (MCP).
  */
 #include "compat.h"
 
@@ -428,6 +428,60 @@ test_utf8(void)
 	jsonrpc_free(j);
 }
 
+/* The answers the MCP server sends, byte for byte; and ours the same. */
+static void
+test_build(void)
+{
+	struct jsonrpc *j = jsonrpc_new(base, &h, NULL);
+	cJSON *id = cJSON_CreateNumber(7), *sid = cJSON_CreateString("a"), *m;
+	cJSON *r = cJSON_CreateObject();
+	char *s;
+
+	cJSON_AddStringToObject(r, "k", "v");
+	m = jsonrpc_build_result(id, r);
+	s = acp_json_print(m, NULL);
+	is_str(s, "{\"jsonrpc\":\"2.0\",\"id\":7,\"result\":{\"k\":\"v\"}}",
+	    "build: a result");
+	reset();
+	jsonrpc_respond(j, id, cJSON_Duplicate(r, 1));
+	ok(strlen(last_written) == strlen(s) + 1 &&
+	    strncmp(last_written, s, strlen(s)) == 0,
+	    "build: jsonrpc_respond() writes the same, and a LF");
+	free(s);
+	cJSON_Delete(m);
+
+	m = jsonrpc_build_result(sid, NULL);
+	s = acp_json_print(m, NULL);
+	is_str(s, "{\"jsonrpc\":\"2.0\",\"id\":\"a\",\"result\":null}",
+	    "build: a null result, a string id");
+	free(s);
+	cJSON_Delete(m);
+
+	m = jsonrpc_build_error(NULL, JSONRPC_PARSE_ERROR, "Parse error");
+	s = acp_json_print(m, NULL);
+	is_str(s, "{\"jsonrpc\":\"2.0\",\"id\":null,\"error\":"
+	    "{\"code\":-32700,\"message\":\"Parse error\"}}",
+	    "build: an error without an id");
+	free(s);
+	cJSON_Delete(m);
+
+	m = jsonrpc_build_error(id, JSONRPC_INVALID_PARAMS, "Unknown tool");
+	s = acp_json_print(m, NULL);
+	is_str(s, "{\"jsonrpc\":\"2.0\",\"id\":7,\"error\":"
+	    "{\"code\":-32602,\"message\":\"Unknown tool\"}}",
+	    "build: an error");
+	reset();
+	jsonrpc_respond_error(j, id, JSONRPC_INVALID_PARAMS, "Unknown tool");
+	ok(strlen(last_written) == strlen(s) + 1 &&
+	    strncmp(last_written, s, strlen(s)) == 0,
+	    "build: jsonrpc_respond_error() writes the same, and a LF");
+	free(s);
+	cJSON_Delete(m);
+	cJSON_Delete(id);
+	cJSON_Delete(sid);
+	jsonrpc_free(j);
+}
+
 int
 main(void)
 {
@@ -454,6 +508,7 @@ main(void)
 	test_eof();
 	test_pause();
 	test_utf8();
+	test_build();
 	event_base_free(base);
 	return tap_done();
 }
