@@ -12,7 +12,7 @@
 
 #include "acp/acp.h"
 #include "ircd/bridge/agent.h"
-#include "ircd/bridge/agentcmd.h"
+#include "ircd/bridge/bang.h"
 #include "ircd/bridge/ask.h"
 #include "ircd/bridge/prompt.h"
 #include "ircd/bridge/stream.h"

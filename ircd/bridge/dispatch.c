@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "ircd/bridge/agent.h"
-#include "ircd/bridge/agentcmd.h"
+#include "ircd/bridge/bang.h"
 #include "ircd/bridge/dispatch.h"
 #include "ircd/bridge/offline.h"
 #include "ircd/bridge/route.h"

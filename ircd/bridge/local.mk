@@ -12,7 +12,7 @@ libbridge_a_SOURCES = \
 	ircd/bridge/callbacks.c ircd/bridge/callbacks.h \
 	ircd/bridge/dispatch.c ircd/bridge/dispatch.h \
 	ircd/bridge/offline.c ircd/bridge/offline.h \
-	ircd/bridge/agentcmd.c ircd/bridge/agentcmd.h \
+	ircd/bridge/bang.c ircd/bridge/bang.h \
 	ircd/bridge/card.c ircd/bridge/card.h \
 	ircd/bridge/mcp.c ircd/bridge/mcp.h \
 	ircd/bridge/schedule.c ircd/bridge/schedule.h \

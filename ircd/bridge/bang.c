@@ -14,7 +14,7 @@
 
 #include "acp/acp.h"
 #include "ircd/bridge/agent.h"
-#include "ircd/bridge/agentcmd.h"
+#include "ircd/bridge/bang.h"
 #include "ircd/bridge/card.h"
 #include "ircd/bridge/policy.h"
 #include "ircd/casemap.h"
