@@ -31,6 +31,7 @@
 #include <unistd.h>
 
 #include "acp/acp.h"
+#include "acp/jsonrpc.h"
 #include "ircd/bridge/agent.h"
 #include "ircd/client.h"
 #include "ircd/conf.h"
@@ -214,31 +215,6 @@ mcp_send(struct mcp_conn *mc, cJSON *msg)
 }
 
 static cJSON *
-mcp_result(const cJSON *id, cJSON *result)
-{
-	cJSON *msg = cJSON_CreateObject();
-
-	cJSON_AddStringToObject(msg, "jsonrpc", "2.0");
-	cJSON_AddItemToObject(msg, "id", cJSON_Duplicate(id, 1));
-	cJSON_AddItemToObject(msg, "result", result);
-	return msg;
-}
-
-static cJSON *
-mcp_err(const cJSON *id, int code, const char *text)
-{
-	cJSON *msg = cJSON_CreateObject(), *err = cJSON_CreateObject();
-
-	cJSON_AddStringToObject(msg, "jsonrpc", "2.0");
-	cJSON_AddItemToObject(msg, "id", id != NULL ? cJSON_Duplicate(id, 1) :
-	    cJSON_CreateNull());
-	cJSON_AddNumberToObject(err, "code", code);
-	cJSON_AddStringToObject(err, "message", text);
-	cJSON_AddItemToObject(msg, "error", err);
-	return msg;
-}
-
-static cJSON *
 mcp_tools_list(void)
 {
 	cJSON *res = cJSON_CreateObject(), *arr = cJSON_AddArrayToObject(res, "tools");
@@ -268,7 +244,8 @@ mcp_handle(struct conv *cv, const cJSON *msg)
 
 	if (method == NULL) {
 		if (id != NULL)
-			return mcp_err(id, -32600, "Invalid request");
+			return jsonrpc_build_error(id,
+			    JSONRPC_INVALID_REQUEST, "Invalid request");
 		return NULL;	/* a response or junk: nothing to answer */
 	}
 	if (id == NULL)
@@ -292,11 +269,11 @@ mcp_handle(struct conv *cv, const cJSON *msg)
 		cJSON_AddStringToObject(info, "version", PACKAGE_VERSION);
 		cJSON_AddStringToObject(res, "instructions",
 		    "Tools of the IRC server you are on: schedule prompts for later.");
-		return mcp_result(id, res);
+		return jsonrpc_build_result(id, res);
 	} else if (strcmp(method, "ping") == 0) {
-		return mcp_result(id, cJSON_CreateObject());
+		return jsonrpc_build_result(id, cJSON_CreateObject());
 	} else if (strcmp(method, "tools/list") == 0) {
-		return mcp_result(id, mcp_tools_list());
+		return jsonrpc_build_result(id, mcp_tools_list());
 	} else if (strcmp(method, "tools/call") == 0) {
 		const char *name = cJSON_GetStringValue(
 		    cJSON_GetObjectItemCaseSensitive(params, "name"));
@@ -307,12 +284,12 @@ mcp_handle(struct conv *cv, const cJSON *msg)
 		for (i = 0; i < NTOOLS; i++)
 			if (name != NULL && strcmp(name, mcp_tools[i].name) == 0)
 				break;
-		if (i == NTOOLS) {
-			return mcp_err(id, -32602, "Unknown tool");
-		}
-		if (args != NULL && !cJSON_IsObject(args)) {
-			return mcp_err(id, -32602, "arguments must be an object");
-		}
+		if (i == NTOOLS)
+			return jsonrpc_build_error(id, JSONRPC_INVALID_PARAMS,
+			    "Unknown tool");
+		if (args != NULL && !cJSON_IsObject(args))
+			return jsonrpc_build_error(id, JSONRPC_INVALID_PARAMS,
+			    "arguments must be an object");
 		out[0] = '\0';
 		iserr = mcp_tools[i].call(cv, args, out, sizeof(out));
 		res = cJSON_CreateObject();
@@ -325,9 +302,10 @@ mcp_handle(struct conv *cv, const cJSON *msg)
 			cJSON_AddItemToArray(content, text);
 		}
 		cJSON_AddBoolToObject(res, "isError", iserr);
-		return mcp_result(id, res);
+		return jsonrpc_build_result(id, res);
 	} else
-		return mcp_err(id, -32601, "Method not found");
+		return jsonrpc_build_error(id, JSONRPC_METHOD_NOT_FOUND,
+		    "Method not found");
 }
 
 static struct conv *mcp_token_conv(const char *);
@@ -377,7 +355,8 @@ mcp_read_cb(struct bufferevent *bev, void *arg)
 		{
 			cJSON *msg = cJSON_ParseWithLength(line, len), *resp;
 
-			resp = msg == NULL ? mcp_err(NULL, -32700, "Parse error") :
+			resp = msg == NULL ? jsonrpc_build_error(NULL,
+			    JSONRPC_PARSE_ERROR, "Parse error") :
 			    mcp_handle(cv, msg);
 			if (resp != NULL)
 				mcp_send(mc, resp);
@@ -474,7 +453,8 @@ mcp_http_cb(struct evhttp_request *req, void *arg)
 	body[len] = '\0';
 	msg = cJSON_ParseWithLength(body, len);
 	free(body);
-	resp = msg == NULL ? mcp_err(NULL, -32700, "Parse error") : mcp_handle(cv, msg);
+	resp = msg == NULL ? jsonrpc_build_error(NULL, JSONRPC_PARSE_ERROR,
+	    "Parse error") : mcp_handle(cv, msg);
 	cJSON_Delete(msg);
 	if (resp == NULL) {
 		evhttp_send_reply(req, 202, "Accepted", NULL);
