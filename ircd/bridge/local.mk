@@ -14,7 +14,7 @@ libbridge_a_SOURCES = \
 	ircd/bridge/offline.c ircd/bridge/offline.h \
 	ircd/bridge/bang.c ircd/bridge/bang.h \
 	ircd/bridge/card.c ircd/bridge/card.h \
-	ircd/bridge/mcp.c ircd/bridge/mcp.h \
+	ircd/bridge/mcp.c ircd/bridge/mcp.h ircd/bridge/mcp-bridge.c \
 	ircd/bridge/schedule.c ircd/bridge/schedule.h \
 	ircd/bridge/turn.c ircd/bridge/turn.h \
 	ircd/bridge/prompt.c ircd/bridge/prompt.h \

@@ -20,7 +20,7 @@ char	*mcp_servers_json(struct conv *);
 char	*mcp_servers_http_json(struct conv *);
 /* Forget cv's token (its conversation goes away). */
 void	mcp_forget(struct conv *);
-/* The bridge: the program agents start. Returns the exit status. */
+/* The bridge (mcp-bridge.c): the program agents start; its exit status. */
 int	mcp_bridge_main(const char *socket_path);
 
 #endif
