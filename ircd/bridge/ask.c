@@ -46,37 +46,29 @@ ask_collect(const struct store_msg *sm, void *arg)
 	c->n++;
 }
 
-void
-ask_send(struct turn *t)
+/*
+ * The words of t's prompt (SS-2, SS-4): the transcript of what the
+ * session has not seen, read from the store, and the message answered.
+ */
+static char *
+ask_transcript(struct turn *t)
 {
 	struct conv *cv = t->conv;
-	struct agent *a = cv->agent;
-	struct store *st = history_store();
 	struct collect col = { NULL, 0, 0 };
-	struct acp_prompt *p;
 	char where[CHANNELLEN + 64], *text;
 	size_t i;
 
-	/*
-	 * CM-2: a slash command goes as the exact text, with no transcript,
-	 * so the agent recognises it by its first character; what it missed
-	 * meanwhile waits for the next ordinary prompt.
-	 */
-	if (t->text[0] == '/') {
-		p = acp_prompt_new();
-		acp_prompt_text(p, t->text);
-		goto send;
-	}
 	/*
 	 * One more than the limit: the message answered, when it is the last,
 	 * is not part of the transcript (prompt.c leaves it out).
 	 */
 	if (cv->carry)
-		store_history_query(st, cv->key, STORE_LATEST, NULL, NULL,
-		    ircd.conf->transcript_lines + 1, ask_collect, &col);
+		store_history_query(history_store(), cv->key, STORE_LATEST, NULL,
+		    NULL, ircd.conf->transcript_lines + 1, ask_collect, &col);
 	else if (ircd.conf->transcript_lines > 0)
-		store_history_since(st, cv->key, cv->seen_id, a->client->nick,
-		    ircd.conf->transcript_lines + 1, ask_collect, &col);
+		store_history_since(history_store(), cv->key, cv->seen_id,
+		    cv->agent->client->nick, ircd.conf->transcript_lines + 1,
+		    ask_collect, &col);
 	if (col.n > (size_t)ircd.conf->transcript_lines &&
 	    (col.n == 0 || col.lines[col.n - 1].hid != t->hid)) {
 		/* The answered message is not last: keep the newest limit. */
@@ -96,15 +88,43 @@ ask_send(struct turn *t)
 		free((char *)(uintptr_t)col.lines[i].text);
 	}
 	free(col.lines);
-	p = acp_prompt_new();
+	return text;
+}
+
+static struct acp_prompt *
+ask_prompt(struct turn *t)
+{
+	struct conv *cv = t->conv;
+	struct acp_prompt *p = acp_prompt_new();
+	char *text;
+
+	/*
+	 * CM-2: a slash command goes as the exact text, with no transcript,
+	 * so the agent recognises it by its first character; what it missed
+	 * meanwhile waits for the next ordinary prompt.
+	 */
+	if (t->text[0] == '/') {
+		acp_prompt_text(p, t->text);
+		return p;
+	}
+	text = ask_transcript(t);
 	acp_prompt_text(p, text);
 	free(text);
 	/* Everything up to now is in this prompt, or was let go (SS-2). */
-	cv->seen_id = store_history_last_id(st, cv->key);
+	cv->seen_id = store_history_last_id(history_store(), cv->key);
 	cv->carry = 0;
-	store_session_set(st, a->client->nick, cv->key, NULL, cv->seen_id);
-send:
-	if (acp_session_prompt(cv->session, p) == -1) {
+	store_session_set(history_store(), cv->agent->client->nick, cv->key,
+	    NULL, cv->seen_id);
+	return p;
+}
+
+void
+ask_send(struct turn *t)
+{
+	struct conv *cv = t->conv;
+	struct agent *a = cv->agent;
+
+	if (acp_session_prompt(cv->session, ask_prompt(t)) == -1) {
 		conv_notice(cv, "%s cannot answer now%s%s", a->client->nick,
 		    acp_agent_broken(a->acp) ? ": " : "",
 		    acp_agent_broken(a->acp) ? acp_agent_broken_reason(a->acp) : "");
