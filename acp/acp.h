@@ -8,7 +8,8 @@
  * running process. An acp_session is one conversation with it; it
  * outlives the process (crash, eviction): the next prompt starts the
  * process again and resumes the session (session/load when advertised,
- * its replay flagged as such, else a new session: see on_open).
+ * its replay flagged as such, else session/resume when advertised, else
+ * a new session: see on_open).
  * Never free an agent or session from inside one of its own callbacks;
  * if it happens anyway the free is deferred.
  */
@@ -208,7 +209,10 @@ struct acp_callbacks {
 	/* Answer with acp_session_permit(). Unanswered, the turn waits. */
 	void	(*on_permission)(struct acp_session *,
 		    const struct acp_permission *, void *);
-	/* A permission was settled without us (cancel, exit): drop its card. */
+	/*
+	 * A permission was settled without us (cancel, turn end, exit, or
+	 * the agent withdrew it): drop its card.
+	 */
 	void	(*on_permission_gone)(struct acp_session *, uint64_t id,
 		    void *);
 	void	(*on_turn_end)(struct acp_session *,
@@ -274,7 +278,10 @@ int		 acp_agent_can_reopen(struct acp_agent *);
  */
 struct acp_session *acp_session_new(struct acp_agent *, const char *id,
 		    void *arg);
-/* session/close where advertised, then free. */
+/*
+ * session/close where advertised (else session/cancel if a turn is on),
+ * then free.
+ */
 void		 acp_session_free(struct acp_session *);
 /*
  * The MCP servers the session offers the agent (a JSON array of ACP
@@ -316,7 +323,10 @@ int		 acp_session_cancel(struct acp_session *);
 /* option_id NULL: outcome "cancelled". -1 if the id is not pending. */
 int		 acp_session_permit(struct acp_session *, uint64_t id,
 		    const char *option_id);
-/* Remembered and re-applied after a load. */
+/*
+ * Remembered, and set again each time the session opens (SS-4). A value
+ * "true" or "false" is sent as a boolean option, any other as a select.
+ */
 int		 acp_session_set_mode(struct acp_session *, const char *);
 int		 acp_session_set_config(struct acp_session *,
 		    const char *config_id, const char *value);

@@ -1,7 +1,7 @@
 /*
  * acp/json.c: JSON text for the wire.
  *
- * ACP and MCP frames are UTF-8 only (reference/acp.md), and a strict
+ * ACP and MCP frames are UTF-8 only (both specs say so), and a strict
  * peer (serde_json in codex-acp or goose) rejects a whole frame that is
  * not. IRC text is bytes: a client may send Latin-1 or a cut sequence,
  * and the server relays it to IRC as sent, as other servers do. So it

@@ -614,7 +614,10 @@ agent_spawn(struct acp_agent *a)
 	}
 	jsonrpc_set_limits(a->rpc, a->cfg.max_frame, a->cfg.max_bad_lines);
 	a->state = AG_INIT;
-	/* Headless: no fs, no terminal; we wait for the answer (pitfall 8). */
+	/*
+	 * Headless: no fs, no terminal. Nothing more is sent before its
+	 * answer: SDK agents refuse pipelined requests (-32600).
+	 */
 	p = cJSON_CreateObject();
 	cJSON_AddNumberToObject(p, "protocolVersion", ACP_PROTOCOL_VERSION);
 	c = cJSON_AddObjectToObject(p, "clientCapabilities");

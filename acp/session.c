@@ -399,7 +399,7 @@ sess_send_open(struct acp_session *s, const char *method)
 	if (strcmp(method, "session/new") != 0)
 		cJSON_AddStringToObject(p, "sessionId", s->id);
 	cJSON_AddStringToObject(p, "cwd", a->cwd);
-	/* Required, even empty (pitfall 16); repeated on load and resume. */
+	/* Required by ACP, even empty; repeated on load and resume. */
 	json = a->mcp_http && s->mcp_http != NULL ? s->mcp_http : s->mcp;
 	servers = json != NULL ? cJSON_Parse(json) : NULL;
 	cJSON_AddItemToObject(p, "mcpServers", servers != NULL &&

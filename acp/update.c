@@ -351,8 +351,9 @@ acp_update_route(struct acp_agent *a, const cJSON *params)
 }
 
 /*
- * session/new has named s: pass on what came for it before (pitfall 7),
- * and drop the rest once no other session/new is awaited.
+ * session/new has named s: pass on what the agent sent for it before its
+ * answer (agents may), and drop the rest once no other session/new is
+ * awaited.
  */
 void
 acp_update_early(struct acp_session *s)

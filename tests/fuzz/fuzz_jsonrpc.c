@@ -116,7 +116,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		    on_reply, NULL);
 	if (jsonrpc_feed(j, data, half) == 0)
 		jsonrpc_feed(j, data + half, size - half);
-	jsonrpc_close(j, -32000, "end of input");
+	jsonrpc_close(j, JSONRPC_CLOSED, "end of input");
 	jsonrpc_free(j);
 	return 0;
 }
