@@ -18,6 +18,7 @@
 #include "ircd/client.h"
 #include "ircd/command.h"
 #include "ircd/conf.h"
+#include "ircd/convkey.h"
 #include "ircd/history.h"
 #include "ircd/message.h"
 #include "ircd/reply.h"
@@ -115,34 +116,36 @@ history_batch_end(struct client *c, const char *ref)
  * c is in, or a private conversation with a nick (online or not).
  */
 static int
-history_conv_for(struct client *c, const char *target, char *conv, size_t len)
+history_conv_for(struct client *c, const char *target, struct convkey *conv)
 {
-	char me[NICKLEN * 2 + 8], them[NICKLEN * 2 + 8], folded[NICKLEN + 1];
+	struct convkey me, them;
+	char folded[NICKLEN + 1];
 	struct client *t;
 	struct channel *ch;
 
 	if (casemap_is_channel(target)) {
 		if ((ch = channel_find(target)) == NULL || channel_member(ch, c) == NULL)
 			return -1;
-		history_channel_conv(ch, conv, len);
+		history_channel_conv(ch, conv);
 		return 0;
 	}
 	if (!casemap_valid_nick(target, NICKLEN))
 		return -1;
-	history_principal(c, me, sizeof(me));
+	history_principal(c, &me);
 	if ((t = client_find(target)) != NULL) {
-		history_principal(t, them, sizeof(them));
-		store_private_key(conv, len, me, them);
+		history_principal(t, &them);
+		convkey_private(conv, &me, &them);
 		return 0;
 	}
 	casemap_fold(folded, target, sizeof(folded));
-	return store_private_find(history_store(), me, folded, conv, len);
+	return store_private_find(history_store(), me.s, folded, conv->s,
+	    sizeof(conv->s));
 }
 
 struct targetsctx {
 	struct client	*c;
 	const char	*batch;
-	char		 me[NICKLEN * 2 + 8];
+	struct convkey	 me;
 };
 
 /* TARGETS lists channels c is in and private conversations c took part in. */
@@ -151,14 +154,10 @@ history_target_keep(const char *conv, void *arg)
 {
 	struct targetsctx *tc = arg;
 	struct channel *ch;
-	size_t n = strlen(tc->me);
-	const char *sp;
 
-	if (conv[0] == '#')
+	if (convkey_is_channel(conv))
 		return (ch = channel_find(conv)) != NULL && channel_member(ch, tc->c) != NULL;
-	sp = strchr(conv, ' ');
-	return sp != NULL && ((strncmp(conv, tc->me, n) == 0 && conv[n] == ' ') ||
-	    strcmp(sp + 1, tc->me) == 0);
+	return convkey_side(conv, tc->me.s);
 }
 
 static void
@@ -199,7 +198,8 @@ cmd_chathistory(struct client *c, struct message *m)
 	const char *sub = m->params[0];
 	struct store_ref ref, ref2;
 	enum store_dir dir;
-	char conv[NICKLEN * 4 + CHANNELLEN + 20], batch[16];
+	struct convkey conv;
+	char batch[16];
 	struct sendctx sc;
 	int limit, nref = 1, star = 0, rc;
 
@@ -222,7 +222,7 @@ cmd_chathistory(struct client *c, struct message *m)
 		t1 = ref.time;
 		t2 = ref2.time;
 		tc.c = c;
-		history_principal(c, tc.me, sizeof(tc.me));
+		history_principal(c, &tc.me);
 		history_batch(c, batch, sizeof(batch), "draft/chathistory-targets", NULL);
 		tc.batch = batch;
 		store_history_targets(history_store(), t1, t2, limit,
@@ -258,7 +258,7 @@ cmd_chathistory(struct client *c, struct message *m)
 		reply_fail(c, "CHATHISTORY", "INVALID_PARAMS", sub, "Bad limit");
 		return;
 	}
-	if (history_conv_for(c, m->params[1], conv, sizeof(conv)) == -1) {
+	if (history_conv_for(c, m->params[1], &conv) == -1) {
 		/* Also when it exists but is not c's: nothing is revealed. */
 		if (!casemap_is_channel(m->params[1]) && casemap_valid_nick(m->params[1], NICKLEN)) {
 			/* A nick never talked to: an empty answer, like any empty history. */
@@ -272,7 +272,7 @@ cmd_chathistory(struct client *c, struct message *m)
 	history_batch(c, batch, sizeof(batch), "chathistory", m->params[1]);
 	sc.c = c;
 	sc.batch = batch[0] != '\0' ? batch : NULL;
-	rc = store_history_query(history_store(), conv, dir, rc == 1 ? NULL : &ref,
+	rc = store_history_query(history_store(), conv.s, dir, rc == 1 ? NULL : &ref,
 	    nref == 2 ? &ref2 : NULL, limit, history_send_one, &sc);
 	history_batch_end(c, batch);
 	if (rc == -1)

@@ -18,6 +18,7 @@
 #include "ircd/channel.h"
 #include "ircd/client.h"
 #include "ircd/conf.h"
+#include "ircd/convkey.h"
 #include "ircd/history.h"
 #include "ircd/log.h"
 #include "ircd/message.h"
@@ -143,33 +144,41 @@ history_close(void)
 }
 
 void
-history_principal(const struct client *c, char *buf, size_t len)
+history_principal(const struct client *c, struct convkey *k)
 {
-	char folded[NICKLEN * 2 + 1];
-
 	/* A service user's nick is fixed by the config: it is its principal. */
-	if (c->flags & CLIENT_SERVICE) {
-		casemap_fold(folded, c->nick, sizeof(folded));
-		snprintf(buf, len, "g:%s", folded);
-	} else if (c->account != NULL) {
-		casemap_fold(folded, c->account, sizeof(folded));
-		snprintf(buf, len, "a:%s", folded);
-	} else
-		/* The start's random id too: connection ids begin again at 1. */
-		snprintf(buf, len, "c:%s.%llu", ircd.msgid_base,
-		    (unsigned long long)c->id);
+	if (c->flags & CLIENT_SERVICE)
+		convkey_service(k, c->nick);
+	else if (c->account != NULL)
+		convkey_account(k, c->account);
+	else
+		convkey_connection(k, ircd.msgid_base, c->id);
+}
+
+int
+history_principal_is(const struct client *c, const struct convkey *p)
+{
+	struct convkey k;
+
+	/* A connection stays itself when it logs in: its key is by its id. */
+	if (strncmp(p->s, "c:", 2) == 0 && !(c->flags & CLIENT_SERVICE))
+		convkey_connection(&k, ircd.msgid_base, c->id);
+	else
+		history_principal(c, &k);
+	return strcmp(k.s, p->s) == 0;
 }
 
 void
-history_channel_conv(const struct channel *ch, char *buf, size_t len)
+history_channel_conv(const struct channel *ch, struct convkey *k)
 {
-	casemap_fold(buf, ch->name, len);
+	convkey_channel(k, ch->name);
 }
 
 int
 history_add(struct client *from, const char *conv, struct outmsg *om)
 {
 	struct store_msg sm;
+	char server[NICKLEN + 1];
 
 	memset(&sm, 0, sizeof(sm));
 	strlcpy(sm.msgid, om->msgid, sizeof(sm.msgid));
@@ -177,9 +186,16 @@ history_add(struct client *from, const char *conv, struct outmsg *om)
 	sm.conv = conv;
 	sm.target = om->target;
 	sm.kind = om->cmd;
-	sm.prefix = from->prefix;
-	sm.nick = from->nick;
-	sm.account = from->account;
+	if (from != NULL) {
+		sm.prefix = from->prefix;
+		sm.nick = from->nick;
+		sm.account = from->account;
+	} else {
+		/* The server's name, cut as a nick is where a nick goes. */
+		strlcpy(server, ircd.conf->name, sizeof(server));
+		sm.prefix = ircd.conf->name;
+		sm.nick = server;
+	}
 	sm.text = om->text;
 	sm.tags = om->ctags != NULL && om->ctags[0] != '\0' ? om->ctags : NULL;
 	/*
@@ -188,8 +204,13 @@ history_add(struct client *from, const char *conv, struct outmsg *om)
 	 */
 	if (store == NULL || store_batch_begin(store) == -1 ||
 	    store_history_add(store, &sm) == -1) {
-		reply_fail(from, om->cmd, "MESSAGE_ERROR", om->target,
-		    "Your message could not be stored, so it was not sent; try again");
+		if (from != NULL)
+			reply_fail(from, om->cmd, "MESSAGE_ERROR", om->target,
+			    "Your message could not be stored, so it was not "
+			    "sent; try again");
+		else
+			log_warnx("history: a %s of the server to %s could not "
+			    "be stored, so it was not sent", om->cmd, om->target);
 		return -1;
 	}
 	om->hid = sm.id;
@@ -200,25 +221,25 @@ history_add(struct client *from, const char *conv, struct outmsg *om)
 int
 history_add_channel(struct client *from, struct channel *ch, struct outmsg *om)
 {
-	char conv[CHANNELLEN + 1];
+	struct convkey conv;
 
 	if (om->tagmsg)
 		return 0;
-	history_channel_conv(ch, conv, sizeof(conv));
-	return history_add(from, conv, om);
+	history_channel_conv(ch, &conv);
+	return history_add(from, conv.s, om);
 }
 
 int
 history_add_private(struct client *from, struct client *to, struct outmsg *om)
 {
-	char p1[NICKLEN * 2 + 8], p2[NICKLEN * 2 + 8], conv[NICKLEN * 4 + 20];
+	struct convkey p1, p2, conv;
 
 	if (om->tagmsg)
 		return 0;
-	history_principal(from, p1, sizeof(p1));
-	history_principal(to, p2, sizeof(p2));
-	store_private_key(conv, sizeof(conv), p1, p2);
-	return history_add(from, conv, om);
+	history_principal(from, &p1);
+	history_principal(to, &p2);
+	convkey_private(&conv, &p1, &p2);
+	return history_add(from, conv.s, om);
 }
 
 /* One line of a stored message to c; the first of a message has its id. */
@@ -313,14 +334,15 @@ void
 history_replay_join(struct client *c, struct channel *ch)
 {
 	static unsigned long seq;
-	char conv[CHANNELLEN + 1], ref[16];
+	struct convkey conv;
+	char ref[16];
 	struct replay r;
 
 	/* A client with chathistory asks for what it wants (HS-3). */
 	if (store == NULL || ircd.conf->history_replay <= 0 ||
 	    (c->caps & CAP_CHATHISTORY))
 		return;
-	history_channel_conv(ch, conv, sizeof(conv));
+	history_channel_conv(ch, &conv);
 	r.c = c;
 	r.batch = NULL;
 	r.time_prefix = !(c->caps & CAP_SERVER_TIME);
@@ -330,7 +352,7 @@ history_replay_join(struct client *c, struct channel *ch)
 		client_send(c, ":%s BATCH +%s chathistory %s", ircd.conf->name, ref,
 		    ch->name);
 	}
-	store_history_query(store, conv, STORE_LATEST, NULL, NULL,
+	store_history_query(store, conv.s, STORE_LATEST, NULL, NULL,
 	    ircd.conf->history_replay, history_replay_one, &r);
 	if (r.batch != NULL)
 		client_send(c, ":%s BATCH -%s", ircd.conf->name, ref);
@@ -340,14 +362,15 @@ void
 history_channel_save(struct channel *ch)
 {
 	struct store_channel sc;
-	char conv[CHANNELLEN + 1], modes[16];
+	struct convkey conv;
+	char modes[16];
 
 	if (store == NULL)
 		return;
-	history_channel_conv(ch, conv, sizeof(conv));
+	history_channel_conv(ch, &conv);
 	mode_chan_letters(ch->modes, modes, sizeof(modes));
 	memset(&sc, 0, sizeof(sc));
-	sc.conv = conv;
+	sc.conv = conv.s;
 	sc.name = ch->name;
 	sc.topic = ch->topic;
 	sc.topic_who = ch->topic_who;
@@ -363,25 +386,25 @@ void
 history_ban_add(struct channel *ch, const struct ban *b)
 {
 	struct store_ban sb;
-	char conv[CHANNELLEN + 1];
+	struct convkey conv;
 
 	if (store == NULL)
 		return;
 	history_channel_save(ch);
-	history_channel_conv(ch, conv, sizeof(conv));
+	history_channel_conv(ch, &conv);
 	sb.mask = b->mask;
 	sb.setter = b->setter;
 	sb.time = b->when;
-	store_ban_add(store, conv, &sb);
+	store_ban_add(store, conv.s, &sb);
 }
 
 void
 history_ban_del(struct channel *ch, const char *mask)
 {
-	char conv[CHANNELLEN + 1];
+	struct convkey conv;
 
 	if (store == NULL)
 		return;
-	history_channel_conv(ch, conv, sizeof(conv));
-	store_ban_del(store, conv, mask);
+	history_channel_conv(ch, &conv);
+	store_ban_del(store, conv.s, mask);
 }

@@ -8,6 +8,8 @@
 
 #include <stddef.h>
 
+#include "ircd/convkey.h"
+
 struct channel;
 struct client;
 struct outmsg;
@@ -29,13 +31,21 @@ struct store	*history_store(void);
 int	history_add_channel(struct client *from, struct channel *ch, struct outmsg *);
 int	history_add_private(struct client *from, struct client *to, struct outmsg *);
 
-/* Store om from from in conversation conv (a key); as history_add_channel. */
+/*
+ * Store om from from in conversation conv (a key); as history_add_channel.
+ * from NULL is the server (its name is the sender): it is told nothing.
+ */
 int	history_add(struct client *from, const char *conv, struct outmsg *);
 
-/* Who c is for private history: "a:<account>" or "c:<connection id>". */
-void	history_principal(const struct client *, char *buf, size_t len);
-/* The conversation key of a channel (its casefolded name). */
-void	history_channel_conv(const struct channel *, char *buf, size_t len);
+/* Who c is for private history: its account, connection or service nick. */
+void	history_principal(const struct client *, struct convkey *);
+/*
+ * Does c speak as principal: logged in to its account, its very
+ * connection (logged in since or not), or the service user it names?
+ */
+int	history_principal_is(const struct client *, const struct convkey *);
+/* The conversation key of a channel. */
+void	history_channel_conv(const struct channel *, struct convkey *);
 
 /* Replay the channel's last lines to c after its JOIN (HS-3). */
 void	history_replay_join(struct client *c, struct channel *ch);

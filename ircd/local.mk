@@ -9,6 +9,7 @@ libircd_a_SOURCES = \
 	ircd/xmalloc.c ircd/xmalloc.h \
 	ircd/dict.c ircd/dict.h \
 	ircd/casemap.c ircd/casemap.h \
+	ircd/convkey.c ircd/convkey.h \
 	ircd/message.c ircd/message.h \
 	ircd/mode.c ircd/mode.h \
 	ircd/conf.c ircd/conf.h \

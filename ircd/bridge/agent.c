@@ -276,10 +276,10 @@ static void
 agent_op_joined(struct client *c, struct channel *ch)
 {
 	struct agent *a = c->priv;
-	char key[CHANNELLEN + 1];
+	struct convkey key;
 
-	history_channel_conv(ch, key, sizeof(key));
-	store_agent_join(history_store(), a->client->nick, key, ch->name);
+	history_channel_conv(ch, &key);
+	store_agent_join(history_store(), a->client->nick, key.s, ch->name);
 }
 
 static void
@@ -287,17 +287,17 @@ agent_op_parted(struct client *c, struct channel *ch)
 {
 	struct agent *a = c->priv;
 	struct conv *cv;
-	char key[CHANNELLEN + 1];
+	struct convkey key;
 
 	if (ircd.stopping || a == NULL)
 		return;		/* shutting down: memberships stay stored */
-	history_channel_conv(ch, key, sizeof(key));
-	store_agent_part(history_store(), a->client->nick, key);
+	history_channel_conv(ch, &key);
+	store_agent_part(history_store(), a->client->nick, key.s);
 	/* AG-2: KICK takes it out and closes its session there. */
-	store_session_delete(history_store(), a->client->nick, key);
+	store_session_delete(history_store(), a->client->nick, key.s);
 	/* SC-7: its schedules made in or aimed at the channel end too. */
-	schedule_drop(a, key);
-	if ((cv = conv_find(a, key)) != NULL)
+	schedule_drop(a, key.s);
+	if ((cv = conv_find(a, key.s)) != NULL)
 		conv_free(cv);
 }
 

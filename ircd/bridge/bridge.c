@@ -5,8 +5,6 @@
  */
 #include "compat.h"
 
-#include <stdio.h>
-
 #include "ircd/bridge/agent.h"
 #include "ircd/bridge/bridge.h"
 #include "ircd/bridge/dispatch.h"
@@ -16,19 +14,20 @@
 #include "ircd/casemap.h"
 #include "ircd/channel.h"
 #include "ircd/conf.h"
+#include "ircd/convkey.h"
 #include "ircd/history.h"
 #include "ircd/hook.h"
 
 static void
 bridge_channel_gone(const struct channel *ch)
 {
-	char key[CHANNELLEN + 1];
+	struct convkey key;
 
 	dispatch_channel_gone(ch);
 	/* SC-7: its schedules end, but a stopping server keeps them stored. */
 	if (!ircd.stopping) {
-		history_channel_conv(ch, key, sizeof(key));
-		schedule_drop_conv(key);
+		history_channel_conv(ch, &key);
+		schedule_drop_conv(key.s);
 	}
 }
 
@@ -36,20 +35,18 @@ bridge_channel_gone(const struct channel *ch)
 static void
 bridge_rehash(const struct conf *old, const struct conf *new)
 {
+	struct convkey key;
 	size_t i, j;
 
 	for (i = 0; i < old->naccounts; i++) {
-		char key[NICKLEN * 2 + 3];
-
 		for (j = 0; j < new->naccounts; j++)
 			if (casemap_cmp(old->accounts[i].name,
 			    new->accounts[j].name) == 0)
 				break;
 		if (j < new->naccounts)
 			continue;
-		snprintf(key, sizeof(key), "a:");
-		casemap_fold(key + 2, old->accounts[i].name, sizeof(key) - 2);
-		schedule_drop_conv(key);
+		convkey_account(&key, old->accounts[i].name);
+		schedule_drop_conv(key.s);
 	}
 }
 

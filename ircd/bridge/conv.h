@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 #include "ircd/ircd.h"
+#include "ircd/convkey.h"
 
 struct acp_session;
 struct agent;
@@ -18,7 +19,7 @@ struct turn;
 struct conv {
 	TAILQ_ENTRY(conv)	 entry;
 	struct agent		*agent;
-	char			 key[160];	/* the store's conversation key */
+	char			 key[CONVKEY_LEN];	/* a struct convkey's text */
 	char			 target[CHANNELLEN + 1];	/* "#chan", or the person's nick */
 	int			 private;
 	struct acp_session	*session;

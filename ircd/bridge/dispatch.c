@@ -20,6 +20,7 @@
 #include "ircd/channel.h"
 #include "ircd/client.h"
 #include "ircd/conf.h"
+#include "ircd/convkey.h"
 #include "ircd/dict.h"
 #include "ircd/history.h"
 #include "ircd/reply.h"
@@ -105,22 +106,22 @@ dispatch_channel(struct client *from, struct channel *ch, struct outmsg *om)
 	struct route_result r;
 	struct member *m;
 	size_t na = 0, nh = 0, i;
-	char key[CHANNELLEN + 1];
+	struct convkey key;
 
 	/* RT-6: notices, CTCP, bots and agents start nothing. */
 	if (om->text == NULL || om->text[0] == '\x01' || (from->umodes & UMODE_BOT) ||
 	    agent_of_client(from) != NULL)
 		return;
-	history_channel_conv(ch, key, sizeof(key));
+	history_channel_conv(ch, &key);
 	if (ircd.conf->naccounts > 0)
 		offline_keep(from, ch, om);
 	if (ch->nservices == 0 && TAILQ_EMPTY(&all_agents))
 		return;
 	/* SC-5: a person writing here (not a ! command) releases what was held. */
 	if (!agentcmd_is_server(om->text))
-		schedule_person_spoke(key);
+		schedule_person_spoke(key.s);
 	/* CM: slash commands, and the server's own ! commands. */
-	if (agentcmd_channel(from, ch, key, om))
+	if (agentcmd_channel(from, ch, key.s, om))
 		return;
 	/*
 	 * AG-2: an @mention of a known agent not here yet brings it in first,
@@ -149,7 +150,7 @@ dispatch_channel(struct client *from, struct channel *ch, struct outmsg *om)
 	case ROUTE_DISPATCH:
 		for (i = 0; i < r.nagents; i++) {
 			struct agent *a = byidx[r.agents[i]];
-			struct conv *cv = conv_get(a, key, ch->name, 0);
+			struct conv *cv = conv_get(a, key.s, ch->name, 0);
 
 			turn_enqueue(cv, from, from->nick, r.text, om->msgid, om->hid);
 		}
@@ -188,20 +189,20 @@ void
 dispatch_private(struct client *to, struct client *from, struct outmsg *om)
 {
 	struct agent *a = to->priv;
-	char p1[128], p2[128], key[160];
+	struct convkey p1, p2, key;
 	struct conv *cv;
 
 	/* RT-6 and RT-7: a person's private PRIVMSG always reaches the agent. */
 	if (om->tagmsg || strcmp(om->cmd, "PRIVMSG") != 0 || om->text[0] == '\x01' ||
 	    (from->umodes & UMODE_BOT) || agent_of_client(from) != NULL)
 		return;
-	history_principal(from, p1, sizeof(p1));
-	history_principal(to, p2, sizeof(p2));
-	store_private_key(key, sizeof(key), p1, p2);
+	history_principal(from, &p1);
+	history_principal(to, &p2);
+	convkey_private(&key, &p1, &p2);
 	if (!agentcmd_is_server(om->text))
-		schedule_person_spoke(key);
-	if (agentcmd_private(from, a, key, om))
+		schedule_person_spoke(key.s);
+	if (agentcmd_private(from, a, key.s, om))
 		return;
-	cv = conv_get(a, key, from->nick, 1);
+	cv = conv_get(a, key.s, from->nick, 1);
 	turn_enqueue(cv, from, from->nick, om->text, om->msgid, om->hid);
 }

@@ -24,6 +24,7 @@
 #include "ircd/channel.h"
 #include "ircd/client.h"
 #include "ircd/conf.h"
+#include "ircd/convkey.h"
 #include "ircd/history.h"
 #include "ircd/log.h"
 #include "ircd/message.h"
@@ -48,10 +49,10 @@ struct sched {
 	char			*prompt;
 	int64_t			 next;		/* ms */
 	int			 every;		/* minutes, 0: once */
-	char			 target[160];
+	char			 target[CONVKEY_LEN];	/* conversation keys */
 	char			 target_name[CHANNELLEN + 1];
 	int			 target_private;
-	char			 creator[160];
+	char			 creator[CONVKEY_LEN];
 	char			 creator_name[CHANNELLEN + 1];
 	int			 creator_private;
 	char			 state[12];	/* active, pending, held */
@@ -62,7 +63,7 @@ struct sched {
 struct budget {
 	TAILQ_ENTRY(budget)	 entry;
 	char			 agent[NICKLEN + 1];
-	char			 creator[160];
+	char			 creator[CONVKEY_LEN];
 	int			 used;
 };
 
@@ -450,7 +451,8 @@ schedule_tool_create(struct conv *cv, const cJSON *args, char *out, size_t len)
 	struct agent *a = cv->agent;
 	struct store_schedule ss;
 	struct sched *s;
-	char tkey[160], tname[CHANNELLEN + 1], when[40];
+	struct convkey tkey;
+	char tname[CHANNELLEN + 1], when[40];
 	int every = 0, tpriv = 0, ntarget = 0, ncreated = 0, cross;
 	int64_t next, now = sched_now();
 	const char *policy;
@@ -505,7 +507,7 @@ schedule_tool_create(struct conv *cv, const cJSON *args, char *out, size_t len)
 	}
 	/* The target: this conversation, a channel the agent is in, or a person. */
 	if (target == NULL || target[0] == '\0') {
-		strlcpy(tkey, cv->key, sizeof(tkey));
+		strlcpy(tkey.s, cv->key, sizeof(tkey.s));
 		strlcpy(tname, cv->target, sizeof(tname));
 		tpriv = cv->private;
 	} else if (casemap_is_channel(target)) {
@@ -516,27 +518,27 @@ schedule_tool_create(struct conv *cv, const cJSON *args, char *out, size_t len)
 			    "INVITE you there", target);
 			return 1;
 		}
-		history_channel_conv(ch, tkey, sizeof(tkey));
+		history_channel_conv(ch, &tkey);
 		strlcpy(tname, ch->name, sizeof(tname));
 	} else {
 		struct client *peer = client_find(target);
-		char p1[128], p2[128];
+		struct convkey p1, p2;
 
 		if (peer == NULL || agent_of_client(peer) != NULL) {
 			snprintf(out, len, "%s is not a person connected to this server",
 			    target);
 			return 1;
 		}
-		history_principal(peer, p1, sizeof(p1));
-		history_principal(a->client, p2, sizeof(p2));
-		store_private_key(tkey, sizeof(tkey), p1, p2);
+		history_principal(peer, &p1);
+		history_principal(a->client, &p2);
+		convkey_private(&tkey, &p1, &p2);
 		strlcpy(tname, peer->nick, sizeof(tname));
 		tpriv = 1;
 	}
-	cross = strcmp(tkey, cv->key) != 0;
+	cross = strcmp(tkey.s, cv->key) != 0;
 	/* SC-6: 20 firing in a conversation, 20 made for others. */
 	TAILQ_FOREACH(s, &scheds, entry) {
-		if (strcmp(s->target, tkey) == 0)
+		if (strcmp(s->target, tkey.s) == 0)
 			ntarget++;
 		if (cross && strcmp(s->creator, cv->key) == 0 && sched_cross(s))
 			ncreated++;
@@ -557,7 +559,7 @@ schedule_tool_create(struct conv *cv, const cJSON *args, char *out, size_t len)
 	ss.prompt = prompt;
 	ss.next = next;
 	ss.every = every;
-	ss.target = tkey;
+	ss.target = tkey.s;
 	ss.target_name = tname;
 	ss.target_private = tpriv;
 	ss.creator = cv->key;
@@ -586,7 +588,7 @@ schedule_tool_create(struct conv *cv, const cJSON *args, char *out, size_t len)
 	s->prompt = xstrdup(prompt);
 	s->next = next;
 	s->every = every;
-	strlcpy(s->target, tkey, sizeof(s->target));
+	strlcpy(s->target, tkey.s, sizeof(s->target));
 	strlcpy(s->target_name, tname, sizeof(s->target_name));
 	s->target_private = tpriv;
 	strlcpy(s->creator, cv->key, sizeof(s->creator));
@@ -740,26 +742,14 @@ schedule_drop(struct agent *a, const char *key)
 			sched_delete(s);
 }
 
-/* Does conversation key involve principal (one side of a private key)? */
-static int
-sched_key_has(const char *key, const char *principal)
-{
-	size_t lk = strlen(key), lp = strlen(principal);
-
-	if (strcmp(key, principal) == 0)
-		return 1;
-	if (lk > lp && strncmp(key, principal, lp) == 0 && key[lp] == ' ')
-		return 1;
-	return lk > lp && key[lk - lp - 1] == ' ' && strcmp(key + lk - lp, principal) == 0;
-}
-
 void
 schedule_drop_conv(const char *key)
 {
 	struct sched *s, *ts;
 
 	TAILQ_FOREACH_SAFE(s, &scheds, entry, ts)
-		if (sched_key_has(s->target, key) || sched_key_has(s->creator, key))
+		if (convkey_involves(s->target, key) ||
+		    convkey_involves(s->creator, key))
 			sched_delete(s);
 }
 
@@ -767,12 +757,13 @@ void
 schedule_join_summary(struct client *c, struct channel *ch)
 {
 	struct sched *s, *first = NULL;
-	char key[CHANNELLEN + 1], when[40];
+	struct convkey key;
+	char when[40];
 	int n = 0;
 
-	history_channel_conv(ch, key, sizeof(key));
+	history_channel_conv(ch, &key);
 	TAILQ_FOREACH(s, &scheds, entry) {
-		if (strcmp(s->target, key) != 0)
+		if (strcmp(s->target, key.s) != 0)
 			continue;
 		n++;
 		if (first == NULL || s->next < first->next)
