@@ -109,8 +109,9 @@ struct acp_tool {
 	const char	*id;
 	const char	*title;		/* never NULL */
 	const char	*kind;		/* read, edit, execute, ... [other] */
-	const char	*status;	/* pending, in_progress, completed, failed */
-	const char	*path;		/* first location or diff path, or NULL */
+	/* pending, in_progress, completed, failed */
+	const char	*status;
+	const char	*path;		/* first location or diff, or NULL */
 	const char	*text;		/* first text content, or NULL */
 	const char	*raw_input;	/* JSON text, or NULL */
 	int		 is_update;	/* tool_call_update, not tool_call */
@@ -181,7 +182,7 @@ struct acp_exit {
 	int		 requested;	/* we stopped it (stop, eviction) */
 	int		 evicted;	/* SS-5 */
 	int		 broken;	/* too many failures: will not start */
-	const char	*reason;	/* readable, e.g. "killed by signal 9" */
+	const char	*reason;	/* for people: "killed by signal 9" */
 };
 
 /*

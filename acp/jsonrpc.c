@@ -565,7 +565,7 @@ input(struct jsonrpc *j, struct evbuffer *buf, int eof)
 		if (j->scanned == len)
 			p.pos = -1;
 		else {
-			/* Only scan what is new: lines may come in many reads. */
+			/* Scan only what is new: a line may take many reads. */
 			evbuffer_ptr_set(buf, &start, j->scanned,
 			    EVBUFFER_PTR_SET);
 			p = evbuffer_search(buf, "\n", 1, &start);

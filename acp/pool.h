@@ -13,7 +13,7 @@ struct acp_pool;
 struct acp_pool_ops {
 	const char	*(*name)(struct acp_agent *);	/* for the log */
 	int		 (*idle)(struct acp_agent *);	/* may be evicted */
-	int		 (*stopping)(struct acp_agent *); /* its slot frees soon */
+	int		 (*stopping)(struct acp_agent *); /* slot frees soon */
 	void		 (*evict)(struct acp_agent *);
 	void		 (*granted)(struct acp_agent *); /* a waiter's turn */
 };

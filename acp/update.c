@@ -31,6 +31,23 @@ struct early {
 	size_t			 bytes;	/* json_bytes() of params */
 };
 
+static void
+tool_free(struct tool *t)
+{
+	free(t->id);
+	free(t->title);
+	free(t->kind);
+	free(t->status);
+	free(t->path);
+	free(t->text);
+	free(t->raw_input);
+	free(t);
+}
+
+/*
+ * The tool call id of s; with create, made when unknown (past MAX_TOOLS
+ * the oldest is forgotten).
+ */
 struct tool *
 acp_tool_find(struct acp_session *s, const char *id, int create)
 {
@@ -51,14 +68,7 @@ acp_tool_find(struct acp_session *s, const char *id, int create)
 
 		TAILQ_REMOVE(&s->tools, old, entry);
 		s->ntools--;
-		free(old->id);
-		free(old->title);
-		free(old->kind);
-		free(old->status);
-		free(old->path);
-		free(old->text);
-		free(old->raw_input);
-		free(old);
+		tool_free(old);
 	}
 	return t;
 }
@@ -70,14 +80,7 @@ acp_tools_clear(struct acp_session *s)
 
 	while ((t = TAILQ_FIRST(&s->tools)) != NULL) {
 		TAILQ_REMOVE(&s->tools, t, entry);
-		free(t->id);
-		free(t->title);
-		free(t->kind);
-		free(t->status);
-		free(t->path);
-		free(t->text);
-		free(t->raw_input);
-		free(t);
+		tool_free(t);
 	}
 	s->ntools = 0;
 }
