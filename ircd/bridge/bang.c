@@ -1,10 +1,9 @@
 /*
- * agentcmd.c: what a leading '/' or '!' means in a conversation with
- * agents. "/cmd args" goes raw to the one agent here that announced cmd
- * (CM-2, CM-3); "/alice:cmd" names the agent; "!cmd" is the same for an
- * announced command; the server's own ! commands (!stop, !allow, !always,
- * !deny, !mode, !policy, !status, !help) are never forwarded (CM-6), and
- * "!!text" sends "!text" literally.
+ * bang.c: what a leading '/' or '!' means in a conversation with agents.
+ * "/cmd args" goes raw to the one agent here that announced cmd (CM-2,
+ * CM-3); "/alice:cmd" names the agent; "!cmd" is the same for an
+ * announced command; the server's own ! commands, one table below, are
+ * never forwarded (CM-6), and "!!text" sends "!text" literally.
  */
 #include "compat.h"
 
@@ -27,7 +26,11 @@
 #include "ircd/bridge/turn.h"
 #include "store/store.h"
 
-#define MAXHERE	32
+#define MAXHERE	32	/* agents of one conversation that commands see */
+/* A command word ("stop", "alice:cmd"): a nick, ':' and a command name. */
+#define WORDLEN	128
+/* An ACP mode id ("plan", "code"): short words; a longer one is none. */
+#define MODEIDLEN	64
 
 /* The agents of the conversation: a channel's, or the one of a query. */
 struct here {
@@ -105,7 +108,7 @@ cmd_slash(struct here *h, const char *name, const char *rest)
 	}
 	if (n > 1) {
 		for (i = 0; i < n; i++) {
-			char one[NICKLEN + 80];
+			char one[sizeof(", /:") + NICKLEN + WORDLEN];
 
 			snprintf(one, sizeof(one), "%s/%s:%s", i > 0 ? ", " : "",
 			    who[i]->client->nick, name);
@@ -149,11 +152,137 @@ cmd_named(struct here *h, const char *word, const char *rest)
 	return 1;
 }
 
-static void
-cmd_help(struct here *h)
-{
-	size_t i, j;
+static void	cmd_card(struct here *, const struct bang *, const char *);
+static void	cmd_help(struct here *, const struct bang *, const char *);
+static void	cmd_mode(struct here *, const struct bang *, const char *);
+static void	cmd_policy(struct here *, const struct bang *, const char *);
+static void	cmd_schedules(struct here *, const struct bang *, const char *);
+static void	cmd_status(struct here *, const struct bang *, const char *);
+static void	cmd_stop(struct here *, const struct bang *, const char *);
+static void	cmd_unschedule(struct here *, const struct bang *,
+		    const char *);
 
+/*
+ * The server's own ! commands (CM-6), sorted by name for bang_find (the
+ * unit test checks). order is the place in !help's list, which starts
+ * with what one needs at once (stopping, answering cards).
+ */
+static const struct bang bangs[] = {
+	{ "allow", cmd_card, BANG_ANYONE, "[n]",
+	    "allow what card n (or the one waiting) asks, once", 1 },
+	{ "always", cmd_card, BANG_ANYONE, "[n]",
+	    "allow what the card asks, from now on", 2 },
+	{ "deny", cmd_card, BANG_ANYONE, "[n]",
+	    "refuse what the card asks", 3 },
+	{ "help", cmd_help, BANG_ANYONE, "",
+	    "list the agents' commands and these", 9 },
+	{ "mode", cmd_mode, BANG_ANYONE, "[agent mode]",
+	    "list the agents' session modes, or switch one", 4 },
+	{ "policy", cmd_policy, BANG_OPERATOR, "[agent] " POLICY_NAMES,
+	    "set the permission policy of the agents here", 5 },
+	{ "schedules", cmd_schedules, BANG_ANYONE, "",
+	    "list the schedules of this conversation", 6 },
+	{ "status", cmd_status, BANG_ANYONE, "",
+	    "say what each agent here is doing", 8 },
+	{ "stop", cmd_stop, BANG_ANYONE, "",
+	    "stop the answer in progress here", 0 },
+	{ "unschedule", cmd_unschedule, BANG_ANYONE, "<id>",
+	    "delete a schedule", 7 },
+};
+#define NBANGS	(sizeof(bangs) / sizeof(bangs[0]))
+
+/* Compare name[0..len) with a row's name, as strcmp would. */
+static int
+bang_cmp(const char *name, size_t len, const char *row)
+{
+	int c = strncmp(name, row, len);
+
+	if (c != 0)
+		return c;
+	return row[len] == '\0' ? 0 : -1;
+}
+
+const struct bang *
+bang_find(const char *name, size_t len)
+{
+	size_t lo = 0, hi = NBANGS, mid;
+	int c;
+
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if ((c = bang_cmp(name, len, bangs[mid].name)) == 0)
+			return &bangs[mid];
+		if (c < 0)
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	return NULL;
+}
+
+const struct bang *
+bang_at(size_t i)
+{
+	return i < NBANGS ? &bangs[i] : NULL;
+}
+
+/*
+ * May h's sender run b? In a channel BANG_OPERATOR means its operators;
+ * in a query the person of the query may.
+ */
+static int
+bang_may(const struct here *h, const struct bang *b)
+{
+	struct member *m;
+
+	if (b->who == BANG_ANYONE || h->ch == NULL)
+		return 1;
+	return (m = channel_member(h->ch, h->from)) != NULL &&
+	    (m->modes & MEMBER_OP);
+}
+
+/* PM-1: !allow, !always and !deny answer a card; card.c checks who (PM-2). */
+static void
+cmd_card(struct here *h, const struct bang *b, const char *args)
+{
+	card_answer(h->from, h->key, h->ch, b->name, args);
+}
+
+static void
+cmd_stop(struct here *h, const struct bang *b, const char *args)
+{
+	(void)b;
+	(void)args;
+	if (turn_stop(h->key) == 0)
+		reply_notice(h->from, "Nothing to stop here");
+}
+
+/* SC: the schedules of this conversation, and deleting one. */
+static void
+cmd_schedules(struct here *h, const struct bang *b, const char *args)
+{
+	(void)b;
+	(void)args;
+	schedule_user_list(h->from, h->key);
+}
+
+static void
+cmd_unschedule(struct here *h, const struct bang *b, const char *args)
+{
+	(void)b;
+	schedule_user_delete(h->from, h->key, args);
+}
+
+/* CM-5: the agents' commands here, then the server's, from the table. */
+static void
+cmd_help(struct here *h, const struct bang *b, const char *args)
+{
+	char line[IRC_LINELEN] = "Server commands: ";
+	size_t i, j;
+	int k;
+
+	(void)b;
+	(void)args;
 	for (i = 0; i < h->n; i++) {
 		struct agent *a = h->agents[i];
 
@@ -169,19 +298,32 @@ cmd_help(struct here *h)
 			    a->cmds[j].hint ? a->cmds[j].hint : "",
 			    a->cmds[j].hint ? ">" : "", a->cmds[j].description);
 	}
-	reply_notice(h->from, "Server commands: !stop, !allow [n], !always [n], "
-	    "!deny [n], !mode [agent mode], !policy [agent] " POLICY_NAMES
-	    ", !schedules, !unschedule <id>, !status, !help; "
-	    "!!text sends !text. "
-	    "Type //cmd (WeeChat, HexChat) or /say /cmd (irssi) for an agent's "
-	    "command, or !cmd.");
+	for (k = 0; k < (int)NBANGS; k++)
+		for (i = 0; i < NBANGS; i++) {
+			if (bangs[i].order != k)
+				continue;
+			if (k > 0)
+				strlcat(line, ", ", sizeof(line));
+			strlcat(line, "!", sizeof(line));
+			strlcat(line, bangs[i].name, sizeof(line));
+			if (bangs[i].usage[0] != '\0') {
+				strlcat(line, " ", sizeof(line));
+				strlcat(line, bangs[i].usage, sizeof(line));
+			}
+		}
+	reply_notice(h->from, "%s; !!text sends !text. Type //cmd (WeeChat, "
+	    "HexChat) or /say /cmd (irssi) for an agent's command, or !cmd.",
+	    line);
 }
 
+/* CM-5: what each agent here is doing. */
 static void
-cmd_status(struct here *h)
+cmd_status(struct here *h, const struct bang *b, const char *args)
 {
 	size_t i;
 
+	(void)b;
+	(void)args;
 	for (i = 0; i < h->n; i++) {
 		struct agent *a = h->agents[i];
 		const char *state = acp_agent_broken(a->acp) ? "broken" :
@@ -199,14 +341,15 @@ cmd_status(struct here *h)
 
 /* PM-5: "!mode" lists, "!mode alice plan" switches. */
 static void
-cmd_mode(struct here *h, const char *rest)
+cmd_mode(struct here *h, const struct bang *b, const char *rest)
 {
-	char nick[NICKLEN + 1], modeid[64];
+	char nick[NICKLEN + 1], modeid[MODEIDLEN];
 	const struct acp_mode *modes;
 	struct agent *a = NULL;
 	struct conv *cv;
 	size_t i, j, n;
 
+	(void)b;
 	rest = cmd_word(rest, nick, sizeof(nick));
 	rest = cmd_word(rest, modeid, sizeof(modeid));
 	if (nick[0] != '\0' && modeid[0] == '\0' && h->n == 1) {
@@ -240,7 +383,8 @@ cmd_mode(struct here *h, const char *rest)
 		}
 		n = acp_session_modes(cv->session, &modes);
 		if (modeid[0] != '\0') {
-			char mkey[200];
+			/* "mode.<nick>.<conversation key>" */
+			char mkey[sizeof("mode..") + NICKLEN + sizeof(cv->key)];
 
 			for (j = 0; j < n; j++)
 				if (strcmp(modes[j].id, modeid) == 0)
@@ -278,22 +422,19 @@ cmd_mode(struct here *h, const char *rest)
 
 /* PM-4 at run time: "!policy [agent] ask|allow-reads|allow-all|deny-all". */
 static void
-cmd_policy(struct here *h, const char *rest)
+cmd_policy(struct here *h, const struct bang *b, const char *rest)
 {
 	char w1[NICKLEN + 1], w2[NICKLEN + 1];
 	enum policy policy;
-	struct member *m;
 	size_t i;
 
 	rest = cmd_word(rest, w1, sizeof(w1));
 	cmd_word(rest, w2, sizeof(w2));
 	if (policy_parse(w2[0] != '\0' ? w2 : w1, &policy) == -1) {
-		reply_notice(h->from, "Usage: !policy [agent] " POLICY_NAMES);
+		reply_notice(h->from, "Usage: !%s %s", b->name, b->usage);
 		return;
 	}
-	/* Operators only in a channel; in a query, the person of the query. */
-	if (h->ch != NULL && ((m = channel_member(h->ch, h->from)) == NULL ||
-	    !(m->modes & MEMBER_OP))) {
+	if (!bang_may(h, b)) {
 		reply_notice(h->from, "Only channel operators may change the policy");
 		return;
 	}
@@ -312,24 +453,18 @@ cmd_policy(struct here *h, const char *rest)
 int
 agentcmd_is_server(const char *text)
 {
-	static const char *const words[] = { "stop", "allow", "always", "deny",
-	    "mode", "policy", "status", "help", "schedules", "unschedule" };
-	size_t i, n;
-
 	if (text[0] != '!' || text[1] == '!')
 		return 0;
-	n = strcspn(text + 1, " ");
-	for (i = 0; i < sizeof(words) / sizeof(words[0]); i++)
-		if (strlen(words[i]) == n && strncmp(text + 1, words[i], n) == 0)
-			return 1;
-	return 0;
+	return bang_find(text + 1, strcspn(text + 1, " ")) != NULL;
 }
 
 static int
 agentcmd(struct here *h)
 {
 	const char *text = h->om->text, *rest;
-	char word[128];
+	const struct bang *b;
+	char word[WORDLEN];
+	size_t i;
 
 	if (text[0] == '!' && text[1] == '!') {
 		h->om->text = text + 1;		/* CM-6: literally "!..." */
@@ -337,36 +472,17 @@ agentcmd(struct here *h)
 	}
 	if (text[0] == '!') {
 		rest = cmd_word(text + 1, word, sizeof(word));
-		if (strcmp(word, "stop") == 0) {
-			if (turn_stop(h->key) == 0)
-				reply_notice(h->from, "Nothing to stop here");
-		} else if (strcmp(word, "allow") == 0 || strcmp(word, "always") == 0 ||
-		    strcmp(word, "deny") == 0)
-			card_answer(h->from, h->key, h->ch, word, rest);
-		else if (strcmp(word, "mode") == 0)
-			cmd_mode(h, rest);
-		else if (strcmp(word, "policy") == 0)
-			cmd_policy(h, rest);
-		else if (strcmp(word, "status") == 0)
-			cmd_status(h);
-		else if (strcmp(word, "help") == 0)
-			cmd_help(h);
-		else if (strcmp(word, "schedules") == 0)
-			schedule_user_list(h->from, h->key);
-		else if (strcmp(word, "unschedule") == 0)
-			schedule_user_delete(h->from, h->key, rest);
-		else if (strchr(word, ':') != NULL)
-			return cmd_named(h, word, rest);
-		else {
-			size_t i;
-
-			/* "!cmd" for a command some agent here announced. */
-			for (i = 0; i < h->n; i++)
-				if (agent_cmd_find(h->agents[i], word) != NULL)
-					return cmd_slash(h, word, rest);
-			return 0;
+		if ((b = bang_find(word, strlen(word))) != NULL) {
+			b->run(h, b, rest);
+			return 1;
 		}
-		return 1;
+		if (strchr(word, ':') != NULL)
+			return cmd_named(h, word, rest);
+		/* "!cmd" for a command some agent here announced. */
+		for (i = 0; i < h->n; i++)
+			if (agent_cmd_find(h->agents[i], word) != NULL)
+				return cmd_slash(h, word, rest);
+		return 0;
 	}
 	if (text[0] == '/') {
 		rest = cmd_word(text + 1, word, sizeof(word));

@@ -1,15 +1,38 @@
 /*
- * agentcmd.h: commands in conversations with agents (CM-1..CM-6, PM-5):
+ * bang.h: commands in conversations with agents (CM-1..CM-6, PM-5):
  * slash commands to agents, and the server's own ! commands, which are
  * never forwarded to an agent.
  */
-#ifndef IRCD_AGENTCMD_H
-#define IRCD_AGENTCMD_H
+#ifndef IRCD_BANG_H
+#define IRCD_BANG_H
+
+#include <stddef.h>
 
 struct agent;
 struct channel;
 struct client;
+struct here;
 struct outmsg;
+
+/* Who may run a server command. */
+enum bang_who {
+	BANG_ANYONE,
+	BANG_OPERATOR,	/* in a channel its operators; in a query its person */
+};
+
+/*
+ * One of the server's own ! commands. who is checked by the command
+ * once its arguments parse, so that a mistyped one gets its usage first.
+ */
+struct bang {
+	const char	*name;		/* without '!' */
+	void		(*run)(struct here *, const struct bang *,
+			    const char *args);
+	enum bang_who	 who;
+	const char	*usage;		/* its arguments, "" for none */
+	const char	*help;		/* what it does, in a few words */
+	int		 order;		/* its place in !help's list, from 0 */
+};
 
 /*
  * A person's PRIVMSG in channel ch (conversation key), already relayed.
@@ -23,5 +46,10 @@ int	agentcmd_is_server(const char *text);
 /* The same for a private message to agent a. */
 int	agentcmd_private(struct client *from, struct agent *a, const char *key,
 	    struct outmsg *);
+
+/* The server command called name[0..len) exactly, or NULL. */
+const struct bang *bang_find(const char *name, size_t len);
+/* Row i of the table, which is sorted by name; NULL past its end. */
+const struct bang *bang_at(size_t i);
 
 #endif

@@ -1,0 +1,139 @@
+/*
+ * test_bang.c: the table of the server's own ! commands (CM-5, CM-6):
+ * sorted, every row complete, found by one lookup, the same commands as
+ * ever are never forwarded, and !help's list from it reads as it did.
+ */
+#include "compat.h"
+
+#include <ctype.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "ircd/bridge/bang.h"
+#include "tests/unit/tap.h"
+
+/* CM-6's list, as the two lists before the table had it. */
+static const char *const cm6[] = { "stop", "allow", "always", "deny",
+    "mode", "policy", "status", "help", "schedules", "unschedule" };
+#define NCM6	(sizeof(cm6) / sizeof(cm6[0]))
+
+static size_t
+rows(void)
+{
+	size_t n = 0;
+
+	while (bang_at(n) != NULL)
+		n++;
+	return n;
+}
+
+static void
+test_table(void)
+{
+	const struct bang *b, *prev = NULL;
+	size_t i, j, n = rows(), sorted = 1, complete = 1, lower = 1;
+	int seen[64] = { 0 }, orders = 1;
+
+	is_int(n, NCM6, "one row per server command");
+	for (i = 0; (b = bang_at(i)) != NULL; i++) {
+		if (prev != NULL && strcmp(prev->name, b->name) >= 0)
+			sorted = 0;
+		if (b->run == NULL || b->usage == NULL || b->help == NULL ||
+		    b->help[0] == '\0')
+			complete = 0;
+		for (j = 0; b->name[j] != '\0'; j++)
+			if (!islower((unsigned char)b->name[j]))
+				lower = 0;
+		if (b->name[0] == '\0')
+			lower = 0;
+		if (b->order < 0 || (size_t)b->order >= n ||
+		    (size_t)b->order >= sizeof(seen) / sizeof(seen[0]) ||
+		    seen[b->order]++)
+			orders = 0;
+		prev = b;
+	}
+	ok(sorted, "sorted by name, no name twice");
+	ok(complete, "every row has a handler, a usage and help");
+	ok(lower, "names are lower-case words");
+	ok(orders, "!help's order is a place each, 0..n-1");
+	ok(bang_at(n) == NULL && bang_at(n + 100) == NULL, "NULL past the end");
+}
+
+static void
+test_find(void)
+{
+	const struct bang *b;
+	size_t i, found = 0, server = 0;
+	char text[64];
+
+	for (i = 0; (b = bang_at(i)) != NULL; i++)
+		if (bang_find(b->name, strlen(b->name)) == b)
+			found++;
+	is_int(found, rows(), "bang_find finds every row");
+	ok(bang_find("stop now", 4) == bang_find("stop", 4),
+	    "the name need not be NUL-terminated");
+	ok(bang_find("sto", 3) == NULL, "no prefixes");
+	ok(bang_find("stopx", 5) == NULL, "no longer names");
+	ok(bang_find("STOP", 4) == NULL, "exact case");
+	ok(bang_find("", 0) == NULL, "no empty name");
+	ok(bang_find("zzz", 3) == NULL && bang_find("a", 1) == NULL,
+	    "past either end of the table");
+
+	for (i = 0; i < NCM6; i++) {
+		snprintf(text, sizeof(text), "!%s", cm6[i]);
+		server += agentcmd_is_server(text);
+		snprintf(text, sizeof(text), "!%s 2 x", cm6[i]);
+		server += agentcmd_is_server(text);
+	}
+	is_int(server, 2 * NCM6, "CM-6: each command, bare or with words");
+	ok(!agentcmd_is_server("!!stop"), "!!stop is text for the agent");
+	ok(!agentcmd_is_server("stop"), "no '!', no command");
+	ok(!agentcmd_is_server("!"), "a lone '!'");
+	ok(!agentcmd_is_server("!stopx"), "!stopx is not !stop");
+	ok(!agentcmd_is_server("!idioms x"), "an agent's command is not ours");
+	ok(!agentcmd_is_server("!alice:stop"), "nor one that names an agent");
+}
+
+/* !help's list of server commands, built as cmd_help builds it. */
+static void
+test_help(void)
+{
+	const struct bang *b, *pol;
+	char line[512] = "";
+	size_t i, n = rows();
+	int k;
+
+	for (k = 0; k < (int)n; k++)
+		for (i = 0; (b = bang_at(i)) != NULL; i++) {
+			if (b->order != k)
+				continue;
+			if (k > 0)
+				strlcat(line, ", ", sizeof(line));
+			strlcat(line, "!", sizeof(line));
+			strlcat(line, b->name, sizeof(line));
+			if (b->usage[0] != '\0') {
+				strlcat(line, " ", sizeof(line));
+				strlcat(line, b->usage, sizeof(line));
+			}
+		}
+	is_str(line, "!stop, !allow [n], !always [n], !deny [n], "
+	    "!mode [agent mode], !policy [agent] ask|allow-reads|allow-all|"
+	    "deny-all, !schedules, !unschedule <id>, !status, !help",
+	    "!help lists the commands as it always did");
+
+	pol = bang_find("policy", 6);
+	ok(pol != NULL && pol->who == BANG_OPERATOR,
+	    "!policy: operators only (PM-4)");
+	for (i = 0, n = 0; (b = bang_at(i)) != NULL; i++)
+		n += b->who == BANG_OPERATOR;
+	is_int(n, 1, "and only !policy (cards check their own, PM-2)");
+}
+
+int
+main(void)
+{
+	test_table();
+	test_find();
+	test_help();
+	return tap_done();
+}
