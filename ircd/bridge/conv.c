@@ -20,10 +20,14 @@
 #include "ircd/bridge/stream.h"
 #include "ircd/bridge/turn.h"
 #include "ircd/channel.h"
+#include "ircd/cap.h"
 #include "ircd/client.h"
 #include "ircd/conf.h"
+#include "ircd/conn.h"
+#include "ircd/convkey.h"
 #include "ircd/history.h"
 #include "ircd/log.h"
+#include "ircd/multiline.h"
 #include "ircd/reply.h"
 #include "ircd/xmalloc.h"
 #include "store/store.h"
@@ -198,6 +202,120 @@ conv_trim_soon(void)
 	event_active(trim_ev, 0, 0);
 }
 
+/* ---- who reads a conversation, and what is said to them ---- */
+
+/*
+ * The person of private conversation cv. The conversation belongs to a
+ * principal, the side of its key that is not the agent: an account
+ * (whoever is logged in to it) or one connection (history_principal_is).
+ * Yet it is read where it always was: by whoever has the nick it was
+ * last spoken in (cv->target), which is its principal unless the nick
+ * changed hands. That case is only logged: to bind the conversation to
+ * its principal alone is the authority issue's change, not this one's.
+ */
+static struct client *
+conv_peer(const struct conv *cv)
+{
+	struct client *c = client_find(cv->target);
+	struct convkey agent, peer;
+
+	if (c == NULL)
+		return NULL;
+	history_principal(cv->agent->client, &agent);
+	if (convkey_other(cv->key, agent.s, &peer) == 0 &&
+	    !history_principal_is(c, &peer))
+		log_debug("%s: %s has the nick of a private conversation "
+		    "of %s, and reads it", cv->agent->client->nick, c->nick,
+		    peer.s);
+	return c;
+}
+
+/* Does c pass f? As channel_each's test; ranks (f->modes) are channels'. */
+static int
+conv_passes(const struct client *c, const struct member_filter *f)
+{
+	return f == NULL || (c != f->except && !(c->flags & CLIENT_CLOSING) &&
+	    (c->caps & f->caps) == f->caps && !(c->caps & f->skip_caps));
+}
+
+const char *
+conv_where(const struct conv *cv)
+{
+	struct channel *ch;
+
+	if (cv->private)
+		return cv->target;
+	return (ch = channel_find(cv->target)) != NULL ? ch->name : NULL;
+}
+
+void
+conv_each(const struct conv *cv, const struct member_filter *f,
+    void (*fn)(struct client *, void *), void *arg)
+{
+	struct channel *ch;
+	struct client *c;
+
+	if (!cv->private) {
+		if ((ch = channel_find(cv->target)) != NULL)
+			channel_each(ch, f, fn, arg);
+	} else if ((c = conv_peer(cv)) != NULL && conv_passes(c, f))
+		fn(c, arg);
+}
+
+static void
+conv_deliver_one(struct client *c, void *om)
+{
+	c->ops->deliver(c, om);
+}
+
+void
+conv_deliver(const struct conv *cv, const struct member_filter *f,
+    struct outmsg *om)
+{
+	conv_each(cv, f, conv_deliver_one, om);
+}
+
+struct batch {
+	struct outmsg	*lines;
+	size_t		 n;
+};
+
+static void
+conv_batch_one(struct client *c, void *arg)
+{
+	struct batch *b = arg;
+
+	multiline_deliver(c, b->lines, b->n, NULL);
+}
+
+void
+conv_deliver_batch(const struct conv *cv, struct outmsg *lines, size_t n)
+{
+	struct member_filter f = { .except = cv->agent->client,
+	    .caps = CAP_MULTILINE };
+	struct batch b = { lines, n };
+
+	conv_each(cv, &f, conv_batch_one, &b);
+}
+
+static void
+conv_congested_one(struct client *c, void *arg)
+{
+	int *congested = arg;
+
+	if (c->conn != NULL && conn_sendq(c->conn) > ircd.conf->sendq / 2)
+		*congested = 1;
+}
+
+int
+conv_congested(const struct conv *cv)
+{
+	int congested = 0;
+
+	conv_each(cv, NULL, conv_congested_one, &congested);
+	return congested;
+}
+
 void
 conv_notice(struct conv *cv, const char *fmt, ...)
 {
@@ -212,6 +330,36 @@ conv_notice(struct conv *cv, const char *fmt, ...)
 	if (!cv->private && (ch = channel_find(cv->target)) != NULL)
 		channel_send(ch, NULL, ":%s NOTICE %s :%s", ircd.conf->name,
 		    ch->name, text);
-	else if (cv->private && (c = client_find(cv->target)) != NULL)
+	else if (cv->private && (c = conv_peer(cv)) != NULL)
 		reply_notice(c, "%s", text);
+}
+
+void
+conv_notice_stored(const struct conv *cv, const char *text, size_t len)
+{
+	struct outmsg om;
+	struct client server;
+	const char *where;
+	char body[IRC_LINELEN];
+
+	if ((where = conv_where(cv)) == NULL)
+		return;
+	/*
+	 * Rendering a line and each reader's deliver want a sender, and the
+	 * server is no client: a stand-in for this call, as history.c has for
+	 * the senders of what it replays. history_add stores NULL as the
+	 * server itself.
+	 */
+	memset(&server, 0, sizeof(server));
+	server.prefix = ircd.conf->name;
+	snprintf(body, sizeof(body), "%.*s", (int)len, text);
+	memset(&om, 0, sizeof(om));
+	om.from = &server;
+	om.cmd = "NOTICE";
+	om.target = where;
+	om.text = body;
+	outmsg_render(&om);
+	if (history_add(NULL, cv->key, &om) == -1)
+		return;
+	conv_deliver(cv, NULL, &om);
 }

@@ -6,6 +6,7 @@
 #ifndef IRCD_BRIDGE_CONV_H
 #define IRCD_BRIDGE_CONV_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "ircd/ircd.h"
@@ -13,6 +14,9 @@
 
 struct acp_session;
 struct agent;
+struct client;
+struct member_filter;
+struct outmsg;
 struct turn;
 
 /* One (agent, conversation): a channel, or a private query with a person. */
@@ -49,8 +53,31 @@ void		 conv_free_all(struct agent *);
 /* Past max-open-sessions, idle conversations go, from the loop (SEC-4). */
 void		 conv_trim_soon(void);
 void		 conv_shutdown(void);
-/* A server NOTICE in a conversation (channel, or the person of a query). */
+/*
+ * Who reads cv, the one loop of all that is said to a conversation:
+ * fn(client, arg) for each member of its channel that passes f, or for
+ * its person (private) if it passes f (see conv.c: today by nick).
+ */
+void		 conv_each(const struct conv *, const struct member_filter *f,
+		    void (*fn)(struct client *, void *), void *arg);
+/*
+ * The target of its lines: the channel's name, or the person's nick;
+ * NULL when the channel is gone (then nothing is said there).
+ */
+const char	*conv_where(const struct conv *);
+/* om (rendered, stored) to the readers that pass f. */
+void		 conv_deliver(const struct conv *, const struct member_filter *f,
+		    struct outmsg *);
+/* One paragraph, lines[0..n), as a batch to the draft/multiline readers. */
+void		 conv_deliver_batch(const struct conv *, struct outmsg *lines,
+		    size_t n);
+/* Has a reader more than half its SendQ queued (TN-4)? */
+int		 conv_congested(const struct conv *);
+/* A server NOTICE in cv, not stored (the agent's state, errors). */
 void		 conv_notice(struct conv *, const char *fmt, ...)
 		    __attribute__((format(printf, 2, 3)));
+/* A server NOTICE in cv, stored first like a message (HS-2). */
+void		 conv_notice_stored(const struct conv *, const char *text,
+		    size_t len);
 
 #endif

@@ -30,13 +30,13 @@
 static struct dict *last_spoke;
 
 void
-dispatch_spoke(const struct channel *ch, struct agent *a)
+dispatch_spoke(const char *channel, struct agent *a)
 {
 	char key[CHANNELLEN + 1];
 
 	if (last_spoke == NULL)
 		last_spoke = dict_new();
-	casemap_fold(key, ch->name, sizeof(key));
+	casemap_fold(key, channel, sizeof(key));
 	dict_set(last_spoke, key, a);
 }
 

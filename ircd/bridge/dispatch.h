@@ -20,8 +20,8 @@ void	dispatch_channel(struct client *from, struct channel *,
 /* A person's private PRIVMSG to the agent to (its client_ops.message). */
 void	dispatch_private(struct client *to, struct client *from,
 	    struct outmsg *);
-/* RT-3: a spoke last in ch. */
-void	dispatch_spoke(const struct channel *, struct agent *a);
+/* RT-3: a spoke last in the channel named so. */
+void	dispatch_spoke(const char *channel, struct agent *a);
 /* A channel is gone: forget who spoke there last (RT-3). */
 void	dispatch_channel_gone(const struct channel *);
 void	dispatch_shutdown(void);

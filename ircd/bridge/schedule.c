@@ -161,46 +161,11 @@ sched_conv(struct sched *s)
 	return agent_conv(a, s->target, s->target_name, s->target_private);
 }
 
-/* The server as the sender of stored firing NOTICEs (HS-2). */
-static struct client sched_server;
-static char sched_server_prefix[HOSTLEN + 1];
-
 /* One NOTICE line from the server in the target conversation, stored first. */
 static void
-sched_notice(struct sched *s, const char *text, size_t len)
+sched_notice(struct conv *cv, const char *text, size_t len)
 {
-	struct outmsg om;
-	struct channel *ch = NULL;
-	struct client *peer = NULL;
-	struct member *m;
-	char body[IRC_LINELEN];
-
-	if (s->target_private)
-		peer = client_find(s->target_name);
-	else if ((ch = channel_find(s->target_name)) == NULL)
-		return;
-	if (sched_server.prefix == NULL) {
-		/* A copy: the config (and its name) is replaced on reload. */
-		strlcpy(sched_server_prefix, ircd.conf->name,
-		    sizeof(sched_server_prefix));
-		sched_server.prefix = sched_server_prefix;
-		strlcpy(sched_server.nick, ircd.conf->name, sizeof(sched_server.nick));
-	}
-	snprintf(body, sizeof(body), "%.*s", (int)message_utf8_trunc(text, len, 400),
-	    text);
-	memset(&om, 0, sizeof(om));
-	om.from = &sched_server;
-	om.cmd = "NOTICE";
-	om.target = ch != NULL ? ch->name : s->target_name;
-	om.text = body;
-	outmsg_render(&om);
-	if (history_add(&sched_server, s->target, &om) == -1)
-		return;
-	if (ch != NULL) {
-		TAILQ_FOREACH(m, &ch->members, by_channel)
-			m->client->ops->deliver(m->client, &om);
-	} else if (peer != NULL)
-		peer->ops->deliver(peer, &om);
+	conv_notice_stored(cv, text, message_utf8_trunc(text, len, 400));
 }
 
 /* SC-4: the NOTICE in the target conversation and the queued turn. */
@@ -219,11 +184,11 @@ sched_fire(struct sched *s)
 	    sched_cross(s) ? " (created in " : "",
 	    sched_cross(s) ? s->creator_name : "", sched_cross(s) ? ")" : "");
 	/* The header, then the prompt, a NOTICE per line. */
-	sched_notice(s, header, strlen(header));
+	sched_notice(cv, header, strlen(header));
 	for (p = s->prompt; p != NULL && *p != '\0'; p = nl != NULL ? nl + 1 : NULL) {
 		nl = strchr(p, '\n');
 		if (nl != p)
-			sched_notice(s, p, nl != NULL ? (size_t)(nl - p) : strlen(p));
+			sched_notice(cv, p, nl != NULL ? (size_t)(nl - p) : strlen(p));
 	}
 	xasprintf(&text, "%s\n%s", header, s->prompt);
 	turn_enqueue_sched(cv, ircd.conf->name, text, s->id);

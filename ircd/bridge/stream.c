@@ -22,7 +22,6 @@
 #include "ircd/channel.h"
 #include "ircd/client.h"
 #include "ircd/conf.h"
-#include "ircd/conn.h"
 #include "ircd/history.h"
 #include "ircd/message.h"
 #include "ircd/multiline.h"
@@ -54,10 +53,10 @@ stream_send(struct conv *cv, struct turn *t, const char *cmd, const char *text,
 {
 	struct agent *a = cv->agent;
 	struct outmsg om;
-	struct channel *ch = NULL;
-	struct client *peer = NULL;
-	struct member *m;
+	struct member_filter f = { .except = a->client };
+	const char *where;
 	char body[IRC_LINELEN], ctags[96];
+	int para;
 
 	/* AG-5: a leading \x01 would make it CTCP. */
 	while (len > 0 && text[0] == '\x01') {
@@ -70,14 +69,12 @@ stream_send(struct conv *cv, struct turn *t, const char *cmd, const char *text,
 		snprintf(body, sizeof(body), "\x01" "ACTION %.*s\x01", (int)len, text);
 	else
 		snprintf(body, sizeof(body), "%.*s", (int)len, text);
-	if (cv->private)
-		peer = client_find(cv->target);
-	else if ((ch = channel_find(cv->target)) == NULL)
+	if ((where = conv_where(cv)) == NULL)
 		return;
 	memset(&om, 0, sizeof(om));
 	om.from = a->client;
 	om.cmd = cmd;
-	om.target = cv->private ? cv->target : ch->name;
+	om.target = where;
 	om.text = body;
 	if (t != NULL && t->msgid[0] != '\0') {
 		snprintf(ctags, sizeof(ctags), "+reply=%s", t->msgid);
@@ -90,33 +87,25 @@ stream_send(struct conv *cv, struct turn *t, const char *cmd, const char *text,
 	 * TN-4: clients with draft/multiline get the paragraph as one batch
 	 * when it ends; the others each line as it comes.
 	 */
-	if (t != NULL && !action && strcmp(cmd, "PRIVMSG") == 0) {
+	para = t != NULL && !action && strcmp(cmd, "PRIVMSG") == 0;
+	if (para) {
 		if (t->para == NULL)
 			t->para = xcalloc(MULTILINE_MAX_LINES, sizeof(*t->para));
 		if (t->npara == MULTILINE_MAX_LINES)
 			stream_paragraph_end(cv, t);
 		t->para[t->npara++] = om;
+		f.skip_caps = CAP_MULTILINE;
 	} else if (t != NULL)
 		stream_paragraph_end(cv, t);
-	if (ch != NULL) {
-		dispatch_spoke(ch, a);
-		TAILQ_FOREACH(m, &ch->members, by_channel)
-			if (m->client != a->client && (om.tagmsg || action ||
-			    t == NULL || strcmp(cmd, "PRIVMSG") != 0 ||
-			    !(m->client->caps & CAP_MULTILINE)))
-				m->client->ops->deliver(m->client, &om);
-	} else if (peer != NULL && (t == NULL || action ||
-	    strcmp(cmd, "PRIVMSG") != 0 || !(peer->caps & CAP_MULTILINE)))
-		peer->ops->deliver(peer, &om);
+	if (!cv->private)
+		dispatch_spoke(where, a);
+	conv_deliver(cv, &f, &om);
 }
 
 /* The paragraph ends: multiline clients get it now, as one batch. */
 static void
 stream_paragraph_end(struct conv *cv, struct turn *t)
 {
-	struct channel *ch;
-	struct client *peer;
-	struct member *m;
 	char reply[96];
 	size_t i;
 
@@ -135,14 +124,7 @@ stream_paragraph_end(struct conv *cv, struct turn *t)
 		t->para[i].ctags = t->msgid[0] != '\0' ? reply : NULL;
 		t->para[i].cmd = "PRIVMSG";
 	}
-	if (!cv->private && (ch = channel_find(cv->target)) != NULL) {
-		TAILQ_FOREACH(m, &ch->members, by_channel)
-			if (m->client != cv->agent->client &&
-			    (m->client->caps & CAP_MULTILINE))
-				multiline_deliver(m->client, t->para, t->npara, NULL);
-	} else if (cv->private && (peer = client_find(cv->target)) != NULL &&
-	    (peer->caps & CAP_MULTILINE))
-		multiline_deliver(peer, t->para, t->npara, NULL);
+	conv_deliver_batch(cv, t->para, t->npara);
 	t->npara = 0;
 }
 
@@ -236,26 +218,6 @@ stream_flush(struct conv *cv, struct turn *t, int all)
 	return full;
 }
 
-/* Has a member of the conversation more than half its SendQ queued? */
-static int
-stream_congested(const struct conv *cv)
-{
-	size_t half = ircd.conf->sendq / 2;
-	const struct channel *ch;
-	const struct member *m;
-	const struct client *peer;
-
-	if (cv->private)
-		return (peer = client_find(cv->target)) != NULL &&
-		    peer->conn != NULL && conn_sendq(peer->conn) > half;
-	if ((ch = channel_find(cv->target)) == NULL)
-		return 0;
-	TAILQ_FOREACH(m, &ch->members, by_channel)
-		if (m->client->conn != NULL && conn_sendq(m->client->conn) > half)
-			return 1;
-	return 0;
-}
-
 /* The next check comes after ms, and after this loop turn's output left. */
 static void
 stream_drain_later(struct turn *t, int ms)
@@ -274,7 +236,7 @@ stream_drain_cb(evutil_socket_t fd, short what, void *arg)
 
 	(void)fd;
 	(void)what;
-	if (!t->cancelled && stream_congested(cv)) {
+	if (!t->cancelled && conv_congested(cv)) {
 		if (t->wait_since == 0)
 			t->wait_since = now;
 		if (now - t->wait_since < OUT_WAIT_MS) {
@@ -337,9 +299,7 @@ static void
 stream_typing(struct conv *cv, const char *state)
 {
 	struct outmsg om;
-	struct channel *ch;
-	struct client *peer;
-	struct member *m;
+	struct member_filter f = { .except = cv->agent->client };
 	char ctags[32];
 
 	memset(&om, 0, sizeof(om));
@@ -350,12 +310,7 @@ stream_typing(struct conv *cv, const char *state)
 	snprintf(ctags, sizeof(ctags), "+typing=%s", state);
 	om.ctags = ctags;
 	outmsg_render(&om);
-	if (!cv->private && (ch = channel_find(cv->target)) != NULL) {
-		TAILQ_FOREACH(m, &ch->members, by_channel)
-			if (m->client != om.from)
-				m->client->ops->deliver(m->client, &om);
-	} else if (cv->private && (peer = client_find(cv->target)) != NULL)
-		peer->ops->deliver(peer, &om);
+	conv_deliver(cv, &f, &om);
 }
 
 static void
