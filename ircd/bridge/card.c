@@ -24,7 +24,19 @@
 #include "ircd/bridge/turn.h"
 #include "ircd/xmalloc.h"
 
-#define CARD_MAXOPTS	8
+/*
+ * A card keeps one option of each kind (the first one offered), which
+ * is all an answer needs; ACP_PERM_OTHER is the last kind.
+ */
+#define CARD_MAXOPTS	(ACP_PERM_OTHER + 1)
+/*
+ * Option ids are short words ("allow_once", "proceed_always"); a longer
+ * one is left out rather than cut, which would send back an id the
+ * agent never offered.
+ */
+#define CARD_OPTIDLEN	64
+/* The tool call described, cut so that the answers after it still fit. */
+#define CARD_WHATLEN	300
 
 struct card {
 	TAILQ_ENTRY(card)	 entry;
@@ -35,7 +47,7 @@ struct card {
 	char			 requester[NICKLEN + 1];
 	char			 account[NICKLEN + 1];
 	int			 automated;	/* no person started the turn */
-	char			 opt_id[CARD_MAXOPTS][64];
+	char			 opt_id[CARD_MAXOPTS][CARD_OPTIDLEN];
 	enum acp_perm_kind	 opt_kind[CARD_MAXOPTS];
 	size_t			 nopts;
 	struct event		*timeout;
@@ -108,7 +120,7 @@ card_open(struct conv *cv, struct turn *t, const struct acp_permission *p)
 {
 	struct card *c = xcalloc(1, sizeof(*c));
 	struct timeval tv = { ircd.conf->permission_timeout, 0 };
-	char what[300], line[IRC_LINELEN];
+	char what[CARD_WHATLEN], line[IRC_LINELEN];
 	size_t i;
 
 	c->n = ++card_seq;
@@ -120,11 +132,7 @@ card_open(struct conv *cv, struct turn *t, const struct acp_permission *p)
 		strlcpy(c->account, t->requester_account, sizeof(c->account));
 	} else
 		c->automated = 1;
-	/*
-	 * One option of each kind is all an answer needs: the first one,
-	 * wherever it comes in the list. An id too long to send back whole
-	 * is left out (the agent would get an id it never offered).
-	 */
+	/* The first option of each kind, wherever it comes in the list. */
 	for (i = 0; i < p->noptions && c->nopts < CARD_MAXOPTS; i++) {
 		if (strlen(p->options[i].id) >= sizeof(c->opt_id[0]) ||
 		    card_option(c, p->options[i].kind) != NULL)
@@ -188,7 +196,7 @@ void
 card_auto(struct conv *cv, const struct acp_permission *p, const char *policy,
     const struct acp_perm_option *chosen)
 {
-	char what[300], line[IRC_LINELEN];
+	char what[CARD_WHATLEN], line[IRC_LINELEN];
 	int allowed = chosen != NULL && (chosen->kind == ACP_PERM_ALLOW_ONCE ||
 	    chosen->kind == ACP_PERM_ALLOW_ALWAYS);
 

@@ -27,7 +27,10 @@ unsigned card_open_server(struct conv *, struct turn *, const char *what,
 	    void (*done)(int allowed, void *), void *arg);
 /* Drop server cards whose arg is arg (it went away first). */
 void	card_forget(void *arg);
-/* A request the policy answered: keep a trace in the conversation (PM-4). */
+/*
+ * A request the policy answered: keep a trace in the conversation (PM-4).
+ * policy is the policy's name (policy_name()).
+ */
 void	card_auto(struct conv *, const struct acp_permission *, const char *policy,
 	    const struct acp_perm_option *chosen);
 /* The agent withdrew request id (cancel, exit). */
