@@ -112,7 +112,7 @@ mention_next(struct mention_scan *s, struct mention *m)
 
 	while (*p != '\0') {
 		if (s->mode == MENTION_STRICT) {
-			/* Fences are whole lines; inside one, every line goes. */
+			/* Fences are whole lines; in one, every line goes. */
 			if (p == s->text || p[-1] == '\n') {
 				fence = is_fence(p);
 				if (fence || s->fence) {

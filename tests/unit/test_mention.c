@@ -144,7 +144,8 @@ test_strict(void)
 	    "a double-backtick span holds a single one");
 	is_str(strict("it`s @bob"), "bob",
 	    "an unclosed backtick is plain text");
-	is_str(strict("`a\n@bob b`"), "bob", "a code span does not cross lines");
+	is_str(strict("`a\n@bob b`"), "bob",
+	    "a code span does not cross lines");
 	is_str(strict("```\n@bob\n```\n@carol"), "carol",
 	    "nothing in fenced code");
 	is_str(strict("```c\n@bob\n```\n@carol"), "carol",
