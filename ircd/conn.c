@@ -286,16 +286,32 @@ conn_drop_output(struct conn *conn)
 	}
 }
 
-/* The socket failed: nothing more is written, the client leaves. */
-static void
-conn_fail(struct conn *conn, const char *reason)
+/*
+ * The socket is gone: nothing more is written. A closing conn is then
+ * freed (returns 1); otherwise its client must still leave (returns 0).
+ */
+static int
+conn_mark_dead(struct conn *conn)
 {
 	conn->dead = 1;
 	conn_drop_output(conn);
 	conn_arm(conn);
-	if (conn->closing)
+	if (conn->closing) {
 		conn_destroy_later(conn);
-	else
+		return 1;
+	}
+	return 0;
+}
+
+/*
+ * A write failed. Writes happen while the turn's output is flushed, one
+ * connection after another: the client leaves from the deferred event,
+ * not in the middle of that.
+ */
+static void
+conn_fail(struct conn *conn, const char *reason)
+{
+	if (!conn_mark_dead(conn))
 		conn_exit_later(conn, reason);
 }
 
@@ -354,18 +370,25 @@ conn_unbreak(char *p, size_t len)
 			p[i] = ' ';
 }
 
-/* Queue one line: "@tags " (when there are tags), the body, CRLF. */
-static void
-conn_put(struct conn *conn, const char *tags, const char *body, size_t len)
+/* The bytes of "@tags body\r\n"; no "@tags " when tlen is 0. */
+static inline size_t
+conn_line_size(size_t tlen, size_t len)
 {
-	size_t tlen = tags != NULL ? strlen(tags) : 0, need;
-	uint32_t off;
-	char *p;
+	return (tlen > 0 ? tlen + 2 : 0) + len + 2;
+}
 
-	need = (tlen > 0 ? tlen + 2 : 0) + len + 2;
-	if (!conn_room(conn, need))
-		return;
-	p = wbuf_reserve(need, &off);
+/*
+ * Write "@tags body\r\n" into the arena, need bytes (conn_line_size),
+ * and return its offset. The caller has checked the SendQ.
+ */
+static inline uint32_t
+conn_render(const char *tags, size_t tlen, const char *body, size_t len,
+    size_t need)
+{
+	uint32_t off;
+	char *line, *p;
+
+	line = p = wbuf_reserve(need, &off);
 	if (tlen > 0) {
 		*p++ = '@';
 		memcpy(p, tags, tlen);
@@ -373,10 +396,23 @@ conn_put(struct conn *conn, const char *tags, const char *body, size_t len)
 		*p++ = ' ';
 	}
 	memcpy(p, body, len);
-	conn_unbreak(p - (tlen > 0 ? tlen + 2 : 0), need - 2);
+	conn_unbreak(line, need - 2);
 	p[len] = '\r';
 	p[len + 1] = '\n';
-	conn_queue(conn, off, (uint32_t)need);
+	return off;
+}
+
+/* Queue one line: "@tags " (when there are tags), the body, CRLF. */
+static void
+conn_put(struct conn *conn, const char *tags, const char *body, size_t len)
+{
+	size_t tlen = tags != NULL ? strlen(tags) : 0;
+	size_t need = conn_line_size(tlen, len);
+
+	if (!conn_room(conn, need))
+		return;
+	conn_queue(conn, conn_render(tags, tlen, body, len, need),
+	    (uint32_t)need);
 }
 
 /* Keep bytes the socket did not take; they leave when it is writable. */
@@ -772,7 +808,6 @@ conn_deliver(struct conn *conn, struct client *to, struct outmsg *m)
 	unsigned key = to->caps & CONN_TAGCAPS, gen = wbuf_gen();
 	uint32_t off;
 	size_t i, n, need;
-	char *p;
 
 	n = conn_deliver_tags(tags, sizeof(tags), to->caps, m);
 	if (lab.conn == conn) {
@@ -792,20 +827,10 @@ conn_deliver(struct conn *conn, struct client *to, struct outmsg *m)
 			return;
 		}
 	}
-	need = (n > 0 ? n + 2 : 0) + m->len + 2;
+	need = conn_line_size(n, m->len);
 	if (!conn_room(conn, need))
 		return;
-	p = wbuf_reserve(need, &off);
-	if (n > 0) {
-		*p++ = '@';
-		memcpy(p, tags, n);
-		p += n;
-		*p++ = ' ';
-	}
-	memcpy(p, m->line, m->len);
-	conn_unbreak(p - (n > 0 ? n + 2 : 0), need - 2);
-	p[m->len] = '\r';
-	p[m->len + 1] = '\n';
+	off = conn_render(tags, n, m->line, m->len, need);
 	i = m->nwire < OUTMSG_NWIRE ? m->nwire++ : key % OUTMSG_NWIRE;
 	m->wire[i].key = key;
 	m->wire[i].gen = gen;
@@ -989,16 +1014,16 @@ conn_input(struct conn *conn, const char *data, size_t len)
 		conn_ibuf_add(conn, data + used, len - used);
 }
 
-/* The socket is gone from the other side. */
+/*
+ * The other side closed, or a read failed. From a read callback the
+ * client can leave at once, and must: reason is on the caller's stack.
+ */
 static void
 conn_lost(struct conn *conn, const char *reason)
 {
-	conn->dead = 1;
-	conn_drop_output(conn);
-	conn_arm(conn);
-	if (conn->closing)
-		conn_destroy_later(conn);
-	else if (conn->client != NULL)
+	if (conn_mark_dead(conn))
+		return;
+	if (conn->client != NULL)
 		client_exit(conn->client, reason);
 	else
 		conn_close(conn, reason);
