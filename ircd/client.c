@@ -17,6 +17,7 @@
 #include "ircd/casemap.h"
 #include "ircd/channel.h"
 #include "ircd/client.h"
+#include "ircd/clock.h"
 #include "ircd/conf.h"
 #include "ircd/dict.h"
 #include "ircd/hook.h"
@@ -321,12 +322,9 @@ client_time_now_ms(void)
 void
 client_time_format(int64_t ms, char *buf, size_t len)
 {
-	time_t secs = (time_t)(ms / 1000);
-	struct tm tm;
 	char ts[32];
 
-	gmtime_r(&secs, &tm);
-	strftime(ts, sizeof(ts), "%Y-%m-%dT%H:%M:%S", &tm);
+	clock_utc(ts, sizeof(ts), "%Y-%m-%dT%H:%M:%S", (time_t)(ms / 1000));
 	snprintf(buf, len, "%.20s.%03uZ", ts, (unsigned)(ms % 1000));
 }
 

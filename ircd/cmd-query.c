@@ -15,6 +15,7 @@
 #include "ircd/casemap.h"
 #include "ircd/channel.h"
 #include "ircd/client.h"
+#include "ircd/clock.h"
 #include "ircd/command.h"
 #include "ircd/conf.h"
 #include "ircd/conn.h"
@@ -424,7 +425,6 @@ cmd_whowas(struct client *c, struct message *m)
 {
 	const struct whowas *w;
 	char nick[NICKLEN + 1], when[64];
-	struct tm tm;
 	long count = 0;
 	int i;
 
@@ -443,8 +443,8 @@ cmd_whowas(struct client *c, struct message *m)
 		reply(c, RPL_WHOWASUSER, w->nick, w->user, w->host, w->realname);
 		if (w->account[0] != '\0')
 			reply(c, RPL_WHOISACCOUNT, w->nick, w->account);
-		gmtime_r(&w->when, &tm);
-		strftime(when, sizeof(when), "%a %b %d %H:%M:%S %Y UTC", &tm);
+		clock_utc(when, sizeof(when), "%a %b %d %H:%M:%S %Y UTC",
+		    w->when);
 		reply(c, RPL_WHOISSERVER, w->nick, server_name(), when);
 	}
 	if (i == 0)
@@ -583,7 +583,6 @@ void
 cmd_info(struct client *c, struct message *m)
 {
 	char buf[128], when[64];
-	struct tm tm;
 
 	(void)m;
 	reply(c, RPL_INFO, server_name());
@@ -591,8 +590,8 @@ cmd_info(struct client *c, struct message *m)
 	reply(c, RPL_INFO,
 	    "agentircd \xe2\x80\x94 an IRC server where AI coding agents are users");
 	reply(c, RPL_INFO, "");
-	gmtime_r(&ircd.started, &tm);
-	strftime(when, sizeof(when), "%a %b %d %Y at %H:%M:%S UTC", &tm);
+	clock_utc(when, sizeof(when), "%a %b %d %Y at %H:%M:%S UTC",
+	    ircd.started);
 	snprintf(buf, sizeof(buf), "Started %s", when);
 	reply(c, RPL_INFO, buf);
 	reply(c, RPL_ENDOFINFO);

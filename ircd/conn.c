@@ -38,6 +38,7 @@
 #include "ircd/account.h"
 #include "ircd/cap.h"
 #include "ircd/client.h"
+#include "ircd/clock.h"
 #include "ircd/command.h"
 #include "ircd/conf.h"
 #include "ircd/conn.h"
@@ -944,8 +945,7 @@ conn_lines(struct conn *conn, const char *p, size_t n)
 
 			if (off >= n || conn_eol(p + off, n - off) == NULL)
 				break;
-			tv.tv_sec = (time_t)(wait / 1000);
-			tv.tv_usec = (suseconds_t)(wait % 1000) * 1000;
+			tv = clock_timeval(wait);
 			if (conn->hold == NULL)
 				conn->hold = evtimer_new(ircd.base, conn_hold_cb, conn);
 			evtimer_add(conn->hold, &tv);

@@ -10,6 +10,7 @@ libircd_a_SOURCES = \
 	ircd/dict.c ircd/dict.h \
 	ircd/casemap.c ircd/casemap.h \
 	ircd/convkey.c ircd/convkey.h \
+	ircd/clock.c ircd/clock.h \
 	ircd/message.c ircd/message.h \
 	ircd/mode.c ircd/mode.h \
 	ircd/conf.c ircd/conf.h \

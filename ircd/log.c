@@ -11,6 +11,7 @@
 #include <sys/time.h>
 #include <time.h>
 
+#include "ircd/clock.h"
 #include "ircd/log.h"
 
 static int log_verbose;
@@ -25,12 +26,10 @@ static void
 log_vwrite(const char *level, const char *fmt, va_list ap, const char *suffix)
 {
 	struct timeval tv;
-	struct tm tm;
 	char ts[32], msg[4096], *p;
 
 	gettimeofday(&tv, NULL);
-	gmtime_r(&tv.tv_sec, &tm);
-	strftime(ts, sizeof(ts), "%Y-%m-%dT%H:%M:%S", &tm);
+	clock_utc(ts, sizeof(ts), "%Y-%m-%dT%H:%M:%S", tv.tv_sec);
 	/*
 	 * One event, one line: what agents and clients say (an agent's name,
 	 * a nick, a reason) may hold a CR or LF, and would forge a line.

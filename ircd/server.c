@@ -20,6 +20,7 @@
 #include "ircd/conn.h"
 #include "ircd/channel.h"
 #include "ircd/client.h"
+#include "ircd/clock.h"
 #include "ircd/command.h"
 #include "ircd/conf.h"
 #include "ircd/dict.h"
@@ -102,13 +103,12 @@ server_conf_channels(void)
 int
 server_init(struct conf *cf)
 {
-	struct tm tm;
 	time_t now = time(NULL);
 
 	ircd.conf = cf;
 	ircd.started = now;
-	gmtime_r(&now, &tm);
-	strftime(ircd.created, sizeof(ircd.created), "%a %b %d %Y at %H:%M:%S UTC", &tm);
+	clock_utc(ircd.created, sizeof(ircd.created),
+	    "%a %b %d %Y at %H:%M:%S UTC", now);
 	{
 		unsigned char rnd[4];
 
