@@ -154,10 +154,14 @@ callbacks_turn_end(struct acp_session *s, const struct acp_turn_end *e, void *ar
 	case ACP_STOP_END_TURN:
 		break;
 	case ACP_STOP_CANCELLED:
+	case ACP_STOP_ERROR:
 		/* TN-8: cancelled by the watchdog, not by a person. */
 		if (e->timed_out)
 			conv_notice(cv, "%s took too long and was stopped%s%s",
 			    nick, e->error ? ": " : "", e->error ? e->error : "");
+		else if (e->stop == ACP_STOP_ERROR && !e->cancelled)
+			conv_notice(cv, "%s failed: %s", nick,
+			    e->error != NULL ? e->error : "unknown error");
 		break;
 	case ACP_STOP_MAX_TOKENS:
 		conv_notice(cv, "%s stopped: it reached its token limit", nick);
@@ -167,14 +171,6 @@ callbacks_turn_end(struct acp_session *s, const struct acp_turn_end *e, void *ar
 		break;
 	case ACP_STOP_REFUSAL:
 		conv_notice(cv, "%s refused to answer", nick);
-		break;
-	case ACP_STOP_ERROR:
-		if (e->timed_out)
-			conv_notice(cv, "%s took too long and was stopped%s%s",
-			    nick, e->error ? ": " : "", e->error ? e->error : "");
-		else if (!e->cancelled)
-			conv_notice(cv, "%s failed: %s", nick,
-			    e->error != NULL ? e->error : "unknown error");
 		break;
 	}
 	turn_done(t);

@@ -270,27 +270,18 @@ schedule_person_spoke(const char *key)
 			sched_fire_cb(-1, 0, s);
 }
 
-static void
-sched_load(const struct store_schedule *ss, void *arg)
+/* The schedule ss (as stored), in memory too. */
+static struct sched *
+sched_new(const struct store_schedule *ss)
 {
 	struct sched *s = xcalloc(1, sizeof(*s));
-	int64_t now = sched_now();
 
-	(void)arg;
 	s->id = ss->id;
 	strlcpy(s->agent, ss->agent, sizeof(s->agent));
 	s->name = xstrdup(ss->name);
 	s->prompt = xstrdup(ss->prompt);
-	/*
-	 * Stored by an older daemon, a time may lie far out of range (it
-	 * once took any in_seconds): past 1970 fires at once, beyond a year
-	 * comes in a year.
-	 */
-	s->next = ss->next < 0 ? 0 : ss->next;
-	if (s->next > now + SCHED_AHEAD_MAX_MS)
-		s->next = now + SCHED_AHEAD_MAX_MS;
-	s->every = ss->every < 0 ? 0 : ss->every > SCHED_EVERY_MAX ?
-	    SCHED_EVERY_MAX : ss->every;
+	s->next = ss->next;
+	s->every = ss->every;
 	strlcpy(s->target, ss->target, sizeof(s->target));
 	strlcpy(s->target_name, ss->target_name, sizeof(s->target_name));
 	s->target_private = ss->target_private;
@@ -299,12 +290,32 @@ sched_load(const struct store_schedule *ss, void *arg)
 	s->creator_private = ss->creator_private;
 	strlcpy(s->state, ss->state != NULL ? ss->state : "active", sizeof(s->state));
 	TAILQ_INSERT_TAIL(&scheds, s, entry);
+	return s;
+}
+
+static void
+sched_load(const struct store_schedule *ss, void *arg)
+{
+	struct store_schedule in = *ss;
+	int64_t now = sched_now();
+
+	(void)arg;
+	/*
+	 * Stored by an older daemon, a time may lie far out of range (it
+	 * once took any in_seconds): past 1970 fires at once, beyond a year
+	 * comes in a year.
+	 */
+	in.next = ss->next < 0 ? 0 : ss->next;
+	if (in.next > now + SCHED_AHEAD_MAX_MS)
+		in.next = now + SCHED_AHEAD_MAX_MS;
+	in.every = ss->every < 0 ? 0 : ss->every > SCHED_EVERY_MAX ?
+	    SCHED_EVERY_MAX : ss->every;
 	/*
 	 * SC-2: a firing missed while down fires once, at once (the timer
 	 * clamps a past time to now); the firing then moves next to the
 	 * first slot of its timetable after now.
 	 */
-	sched_arm(s);
+	sched_arm(sched_new(&in));
 }
 
 static void sched_approved(int, void *);
@@ -546,21 +557,7 @@ schedule_tool_create(struct conv *cv, const cJSON *args, char *out, size_t len)
 		snprintf(out, len, "the schedule could not be stored; try again");
 		return 1;
 	}
-	s = xcalloc(1, sizeof(*s));
-	s->id = ss.id;
-	strlcpy(s->agent, ss.agent, sizeof(s->agent));
-	s->name = xstrdup(name);
-	s->prompt = xstrdup(prompt);
-	s->next = next;
-	s->every = every;
-	strlcpy(s->target, tkey.s, sizeof(s->target));
-	strlcpy(s->target_name, tname, sizeof(s->target_name));
-	s->target_private = tpriv;
-	strlcpy(s->creator, cv->key, sizeof(s->creator));
-	strlcpy(s->creator_name, cv->target, sizeof(s->creator_name));
-	s->creator_private = cv->private;
-	strlcpy(s->state, ss.state, sizeof(s->state));
-	TAILQ_INSERT_TAIL(&scheds, s, entry);
+	s = sched_new(&ss);
 	sched_fmt_time(next, when, sizeof(when));
 	if (strcmp(s->state, "pending") == 0) {
 		char what[300];

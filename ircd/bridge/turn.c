@@ -106,6 +106,24 @@ turn_kick(void)
 	kicking = 0;
 }
 
+/*
+ * A turn of conv: the message answered, as speaker said it, with its
+ * msgid and history id ("" and 0 when no person's message fired it).
+ */
+static struct turn *
+turn_new(struct conv *conv, const char *speaker, const char *text,
+    const char *msgid, int64_t hid)
+{
+	struct turn *t = xcalloc(1, sizeof(*t));
+
+	t->conv = conv;
+	t->text = xstrdup(text);
+	strlcpy(t->speaker, speaker, sizeof(t->speaker));
+	strlcpy(t->msgid, msgid, sizeof(t->msgid));
+	t->hid = hid;
+	return t;
+}
+
 void
 turn_enqueue(struct conv *conv, struct client *from, const char *speaker,
     const char *text, const char *msgid, int64_t hid)
@@ -125,18 +143,13 @@ turn_enqueue(struct conv *conv, struct client *from, const char *speaker,
 			return;
 		}
 	}
-	t = xcalloc(1, sizeof(*t));
-	t->conv = conv;
-	t->text = xstrdup(text);
-	strlcpy(t->speaker, speaker, sizeof(t->speaker));
+	t = turn_new(conv, speaker, text, msgid, hid);
 	if (from != NULL) {
 		strlcpy(t->requester, from->nick, sizeof(t->requester));
 		if (from->account != NULL)
 			strlcpy(t->requester_account, from->account,
 			    sizeof(t->requester_account));
 	}
-	strlcpy(t->msgid, msgid, sizeof(t->msgid));
-	t->hid = hid;
 	/* TN-2: say so when the agent is busy in another conversation. */
 	if (from != NULL && a->active != NULL && a->active != conv)
 		reply_notice(from, "%s is answering in %s; you are next",
@@ -161,11 +174,8 @@ void
 turn_enqueue_sched(struct conv *conv, const char *speaker, const char *text,
     int64_t id)
 {
-	struct turn *t = xcalloc(1, sizeof(*t));
+	struct turn *t = turn_new(conv, speaker, text, "", 0);
 
-	t->conv = conv;
-	t->text = xstrdup(text);
-	strlcpy(t->speaker, speaker, sizeof(t->speaker));
 	t->sched = id;
 	TAILQ_INSERT_TAIL(&waiting, t, entry);
 	turn_kick();
