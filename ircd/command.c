@@ -18,6 +18,9 @@
 #include "ircd/numeric.h"
 #include "ircd/reply.h"
 
+/* labeled-response: a label "MUST NOT exceed 64 bytes"; longer is ignored. */
+#define LABEL_MAX	64
+
 /* Flood cost of a command, in ms (a penalty scheme like ngIRCd's). */
 #define P_FREE	0
 #define P_STD	1000
@@ -174,6 +177,15 @@ command_at(size_t i)
 	return i < NCOMMANDS ? &commands[i] : NULL;
 }
 
+/* Command words are ASCII; the table spells them in capitals. */
+static void
+command_upcase(char *s)
+{
+	for (; *s != '\0'; s++)
+		if (*s >= 'a' && *s <= 'z')
+			*s = (char)(*s - 'a' + 'A');
+}
+
 /* The checks every command shares, then the handler. */
 static void
 command_run(struct client *c, const struct command *cmd, struct message *m)
@@ -209,23 +221,22 @@ void
 command_dispatch(struct client *c, struct message *m)
 {
 	const struct command *cmd;
-	char *p;
 
-	for (p = m->cmd; *p != '\0'; p++)
-		if (*p >= 'a' && *p <= 'z')
-			*p -= 32;
+	command_upcase(m->cmd);
 	cmd = command_find(m->cmd);
 	/* A multiline batch may come all at once: its lines cost nothing. */
-	if (c->conn != NULL && !(c->umodes & UMODE_OPER) && !(c->mlbatch != NULL &&
-	    cmd != NULL && (cmd->handler == cmd_privmsg || cmd->handler == cmd_notice)))
+	if (c->conn != NULL && !(c->umodes & UMODE_OPER) &&
+	    !(c->mlbatch != NULL && cmd != NULL &&
+	    (cmd->handler == cmd_privmsg || cmd->handler == cmd_notice)))
 		conn_penalty(c->conn, cmd != NULL ? cmd->penalty : P_STD);
 	/* Every reply to a labeled command carries the label, errors too. */
-	if (c->conn != NULL && (c->caps & CAP_LABELED_RESPONSE) && m->tags != NULL) {
+	if (c->conn != NULL && (c->caps & CAP_LABELED_RESPONSE) &&
+	    m->tags != NULL) {
 		char label[IRC_LINELEN];
 		struct conn *conn = c->conn;	/* c->conn is gone if c quits */
 
 		if (message_tag_get(m->tags, "label", label, sizeof(label)) &&
-		    label[0] != '\0' && strlen(label) <= 64) {
+		    label[0] != '\0' && strlen(label) <= LABEL_MAX) {
 			conn_label_begin(conn, label);
 			command_run(c, cmd, m);
 			conn_label_end(conn);

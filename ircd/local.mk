@@ -5,7 +5,7 @@
 noinst_LIBRARIES += libircd.a
 libircd_a_SOURCES = \
 	ircd/ircd.h \
-	ircd/log.c ircd/log.h \
+	ircd/log.c ircd/log.h ircd/sysexits.h \
 	ircd/xmalloc.c ircd/xmalloc.h \
 	ircd/dict.c ircd/dict.h \
 	ircd/casemap.c ircd/casemap.h \

@@ -13,6 +13,7 @@
 
 #include "ircd/clock.h"
 #include "ircd/log.h"
+#include "ircd/sysexits.h"
 
 static int log_verbose;
 
@@ -96,5 +97,5 @@ log_fatalx(const char *fmt, ...)
 	va_start(ap, fmt);
 	log_vwrite("fatal", fmt, ap, NULL);
 	va_end(ap);
-	exit(70);	/* EX_SOFTWARE */
+	exit(EX_SOFTWARE);
 }
