@@ -30,8 +30,9 @@
 
 /*
  * The changes that took effect, rendered as one MODE line: "+ov-k" and
- * its parameters, copied at once (a ban may be freed by a later change). When the parameters would overflow a line, what is
- * there is sent and a new line begins, so no change is ever cut.
+ * its parameters, copied at once (a ban may be freed by a later change).
+ * When the parameters would overflow a line, what is there is sent and
+ * a new line begins, so no change is ever cut.
  */
 struct mode_out {
 	struct client	*from;

@@ -1,7 +1,8 @@
 /*
  * conn.h: one socket of one client. Reads CRLF lines with a length cap,
  * enforces flood penalties, the SendQ and ping timeouts, and closes with
- * a reason. Plain or TLS: both are a bufferevent.
+ * a reason. A plain socket is a descriptor and an event; a TLS one is a
+ * bufferevent_openssl.
  */
 #ifndef IRCD_CONN_H
 #define IRCD_CONN_H

@@ -1,6 +1,6 @@
 /*
  * ircd.h: the one server object and the limits every module shares.
- * One process, one thread, one event_base (spec/architecture.md).
+ * One process, one thread, one event_base (docs/architecture.md).
  */
 #ifndef IRCD_IRCD_H
 #define IRCD_IRCD_H

@@ -45,8 +45,8 @@ size_t	 message_join_params(char *buf, size_t size, int n, const char *const *pa
 /*
  * Cut text into pieces that fit budget bytes each: between words when it
  * can, never inside a UTF-8 sequence, and CR, LF and NUL never reach the
- * output. Calls fn for each piece. Used for long replies and, later,
- * agent answers (AG-5).
+ * output. Calls fn for each piece. Agents' answers are cut with it
+ * (AG-5).
  */
 void	 message_split(const char *text, size_t len, size_t budget,
 	    void (*fn)(const char *piece, size_t len, void *arg), void *arg);

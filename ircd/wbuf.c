@@ -53,12 +53,6 @@ wbuf_put(const void *p, size_t len)
 	return off;
 }
 
-const char *
-wbuf_at(uint32_t off)
-{
-	return data + off;
-}
-
 void
 wq_push(struct wq *q, uint32_t off, uint32_t len)
 {

@@ -24,8 +24,6 @@ struct wq {
 char		*wbuf_reserve(size_t len, uint32_t *off);
 /* Copy len bytes into the arena; returns their offset. */
 uint32_t	 wbuf_put(const void *, size_t len);
-/* The arena's bytes at off (valid until the next reserve or put). */
-const char	*wbuf_at(uint32_t off);
 /* Queue len bytes at off for q; joins a segment that ends where it starts. */
 void		 wq_push(struct wq *, uint32_t off, uint32_t len);
 /*
