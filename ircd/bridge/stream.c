@@ -44,7 +44,65 @@
 #define OUT_POLL_MS	20
 #define OUT_WAIT_MS	10000
 
-static void stream_paragraph_end(struct conv *, struct turn *);
+/*
+ * What a turn's answer needs while it streams; the turn owns it
+ * (turn_new, turn_free) and only this file looks inside.
+ */
+struct stream {
+	struct turn	*turn;
+	/* What the agent said that is not sent yet: up to a line's end. */
+	char		*buf;
+	size_t		 len, cap;
+	int		 in_fence;	/* inside a ``` block */
+	struct event	*typing;
+	char		*tools[32];	/* tool calls already shown (TN-5) */
+	size_t		 ntools;
+	/*
+	 * The paragraph so far, for draft/multiline clients (TN-4): copies
+	 * of the lines sent, whose text is in their own line.
+	 */
+	struct outmsg	*para;
+	size_t		 npara;
+	/* "+reply=<msgid>" of the message answered, "" when none. */
+	char		 reply[sizeof("+reply=") +
+			    sizeof(((struct turn *)0)->msgid)];
+	/* Backpressure: the answer waits for its readers. */
+	size_t		 sent;		/* bytes sent since the last check */
+	int		 held;		/* the agent's input is held */
+	struct event	*drain;		/* the next check */
+	uint64_t	 wait_since;	/* server_now_ms(); 0: not waiting */
+};
+
+static void stream_paragraph_end(struct stream *);
+
+struct stream *
+stream_new(struct turn *t)
+{
+	struct stream *st = xcalloc(1, sizeof(*st));
+
+	st->turn = t;
+	if (t->msgid[0] != '\0')
+		snprintf(st->reply, sizeof(st->reply), "+reply=%s", t->msgid);
+	return st;
+}
+
+void
+stream_free(struct stream *st)
+{
+	size_t i;
+
+	if (st->drain != NULL)
+		event_free(st->drain);
+	if (st->held)
+		acp_agent_hold(st->turn->conv->agent->acp, 0);
+	if (st->typing != NULL)
+		event_free(st->typing);
+	for (i = 0; i < st->ntools; i++)
+		free(st->tools[i]);
+	free(st->buf);
+	free(st->para);
+	free(st);
+}
 
 /* Send one line (no CR/LF) from the agent in cv, stored first (HS-2). */
 void
@@ -52,11 +110,11 @@ stream_send(struct conv *cv, struct turn *t, const char *cmd, const char *text,
     size_t len, int action)
 {
 	struct agent *a = cv->agent;
-	struct outmsg om;
+	struct stream *st = t != NULL ? t->stream : NULL;
+	struct outmsg om, *copy;
 	struct member_filter f = { .except = a->client };
 	const char *where;
-	char body[IRC_LINELEN], ctags[96];
-	int para;
+	char body[IRC_LINELEN], *colon;
 
 	/* AG-5: a leading \x01 would make it CTCP. */
 	while (len > 0 && text[0] == '\x01') {
@@ -76,10 +134,8 @@ stream_send(struct conv *cv, struct turn *t, const char *cmd, const char *text,
 	om.cmd = cmd;
 	om.target = where;
 	om.text = body;
-	if (t != NULL && t->msgid[0] != '\0') {
-		snprintf(ctags, sizeof(ctags), "+reply=%s", t->msgid);
-		om.ctags = ctags;
-	}
+	if (st != NULL && st->reply[0] != '\0')
+		om.ctags = st->reply;
 	outmsg_render(&om);
 	if (history_add(a->client, cv->key, &om) == -1)
 		return;
@@ -87,16 +143,20 @@ stream_send(struct conv *cv, struct turn *t, const char *cmd, const char *text,
 	 * TN-4: clients with draft/multiline get the paragraph as one batch
 	 * when it ends; the others each line as it comes.
 	 */
-	para = t != NULL && !action && strcmp(cmd, "PRIVMSG") == 0;
-	if (para) {
-		if (t->para == NULL)
-			t->para = xcalloc(MULTILINE_MAX_LINES, sizeof(*t->para));
-		if (t->npara == MULTILINE_MAX_LINES)
-			stream_paragraph_end(cv, t);
-		t->para[t->npara++] = om;
+	if (st != NULL && !action && strcmp(cmd, "PRIVMSG") == 0) {
+		if (st->para == NULL)
+			st->para = xcalloc(MULTILINE_MAX_LINES, sizeof(*st->para));
+		if (st->npara == MULTILINE_MAX_LINES)
+			stream_paragraph_end(st);
+		/* The copy's text is in its own line, its tag the stream's. */
+		copy = &st->para[st->npara++];
+		*copy = om;
+		colon = strstr(copy->line, " :");
+		copy->text = colon != NULL ? colon + 2 : "";
+		copy->target = cv->target;
 		f.skip_caps = CAP_MULTILINE;
-	} else if (t != NULL)
-		stream_paragraph_end(cv, t);
+	} else if (st != NULL)
+		stream_paragraph_end(st);
 	if (!cv->private)
 		dispatch_spoke(where, a);
 	conv_deliver(cv, &f, &om);
@@ -104,28 +164,12 @@ stream_send(struct conv *cv, struct turn *t, const char *cmd, const char *text,
 
 /* The paragraph ends: multiline clients get it now, as one batch. */
 static void
-stream_paragraph_end(struct conv *cv, struct turn *t)
+stream_paragraph_end(struct stream *st)
 {
-	char reply[96];
-	size_t i;
-
-	if (t->npara == 0)
+	if (st->npara == 0)
 		return;
-	/*
-	 * The copies were made from pointers into stream_send's stack: point
-	 * them at their own line again, and at the reply tag of this turn.
-	 */
-	snprintf(reply, sizeof(reply), "+reply=%s", t->msgid);
-	for (i = 0; i < t->npara; i++) {
-		char *colon = strstr(t->para[i].line, " :");
-
-		t->para[i].text = colon != NULL ? colon + 2 : "";
-		t->para[i].target = cv->target;
-		t->para[i].ctags = t->msgid[0] != '\0' ? reply : NULL;
-		t->para[i].cmd = "PRIVMSG";
-	}
-	conv_deliver_batch(cv, t->para, t->npara);
-	t->npara = 0;
+	conv_deliver_batch(st->turn->conv, st->para, st->npara);
+	st->npara = 0;
 }
 
 static void
@@ -161,22 +205,24 @@ stream_budget(const struct conv *cv)
 
 /* One complete line of the answer: code fences keep their lines (TN-4). */
 static void
-stream_line(struct conv *cv, struct turn *t, const char *line, size_t len)
+stream_line(struct stream *st, const char *line, size_t len)
 {
+	struct turn *t = st->turn;
+	struct conv *cv = t->conv;
 	struct say s = { cv, t };
 	size_t i = 0;
 
-	t->sent += len + OUT_LINE_COST * (1 + len / stream_budget(cv));
+	st->sent += len + OUT_LINE_COST * (1 + len / stream_budget(cv));
 	while (i < len && (line[i] == ' ' || line[i] == '\t'))
 		i++;
 	if (len - i >= 3 && strncmp(line + i, "```", 3) == 0)
-		t->in_fence = !t->in_fence;
+		st->in_fence = !st->in_fence;
 	if (i == len) {
 		/* Blank lines are not sent, except inside code, as one space. */
-		if (t->in_fence)
+		if (st->in_fence)
 			stream_say(cv, t, " ", 1, 0);
 		else
-			stream_paragraph_end(cv, t);
+			stream_paragraph_end(st);
 		return;
 	}
 	message_split(line, len, stream_budget(cv), stream_say_piece, &s);
@@ -187,112 +233,101 @@ stream_line(struct conv *cv, struct turn *t, const char *line, size_t len)
  * (all == 0) only while the slice has room: returns 1 when lines wait.
  */
 static int
-stream_flush(struct conv *cv, struct turn *t, int all)
+stream_flush(struct stream *st, int all)
 {
 	size_t start = 0, i, slice = ircd.conf->sendq / 4;
 	int full = 0;
 
-	for (i = 0; i < t->len; i++) {
-		if (t->buf[i] != '\n')
+	for (i = 0; i < st->len; i++) {
+		if (st->buf[i] != '\n')
 			continue;
-		if (!all && t->sent >= slice) {
+		if (!all && st->sent >= slice) {
 			full = 1;
 			break;
 		}
-		stream_line(cv, t, t->buf + start, i - start);
+		stream_line(st, st->buf + start, i - start);
 		start = i + 1;
 	}
-	if (all && start < t->len) {
-		stream_line(cv, t, t->buf + start, t->len - start);
-		start = t->len;
+	if (all && start < st->len) {
+		stream_line(st, st->buf + start, st->len - start);
+		start = st->len;
 	}
 	/* A line that never ends is sent in pieces rather than kept growing. */
-	if (!all && !full && t->len - start > STREAM_MAX) {
-		stream_line(cv, t, t->buf + start, t->len - start);
-		start = t->len;
+	if (!all && !full && st->len - start > STREAM_MAX) {
+		stream_line(st, st->buf + start, st->len - start);
+		start = st->len;
 	}
 	if (start > 0) {
-		memmove(t->buf, t->buf + start, t->len - start);
-		t->len -= start;
+		memmove(st->buf, st->buf + start, st->len - start);
+		st->len -= start;
 	}
 	return full;
 }
 
 /* The next check comes after ms, and after this loop turn's output left. */
 static void
-stream_drain_later(struct turn *t, int ms)
+stream_drain_later(struct stream *st, int ms)
 {
 	struct timeval tv = { 0, ms * 1000 };
 
-	evtimer_add(t->drain, &tv);
+	evtimer_add(st->drain, &tv);
 }
 
 static void
 stream_drain_cb(evutil_socket_t fd, short what, void *arg)
 {
-	struct turn *t = arg;
-	struct conv *cv = t->conv;
+	struct stream *st = arg;
+	struct conv *cv = st->turn->conv;
 	uint64_t now = server_now_ms();
 
 	(void)fd;
 	(void)what;
-	if (!t->cancelled && conv_congested(cv)) {
-		if (t->wait_since == 0)
-			t->wait_since = now;
-		if (now - t->wait_since < OUT_WAIT_MS) {
-			stream_drain_later(t, OUT_POLL_MS);
+	if (!st->turn->cancelled && conv_congested(cv)) {
+		if (st->wait_since == 0)
+			st->wait_since = now;
+		if (now - st->wait_since < OUT_WAIT_MS) {
+			stream_drain_later(st, OUT_POLL_MS);
 			return;
 		}
 		/* Waited enough: go on, and wait no more until it clears. */
 	} else
-		t->wait_since = 0;
-	t->sent = 0;
-	if (stream_flush(cv, t, 0)) {
-		stream_drain_later(t, 0);
+		st->wait_since = 0;
+	st->sent = 0;
+	if (stream_flush(st, 0)) {
+		stream_drain_later(st, 0);
 		return;
 	}
-	t->held = 0;
+	st->held = 0;
 	acp_agent_hold(cv->agent->acp, 0);
 }
 
 /* Lines wait: so does the agent, until the members have read. */
 static void
-stream_hold(struct conv *cv, struct turn *t)
+stream_hold(struct stream *st)
 {
-	if (t->drain == NULL)
-		t->drain = evtimer_new(ircd.base, stream_drain_cb, t);
-	if (!t->held) {
-		t->held = 1;
-		acp_agent_hold(cv->agent->acp, 1);
+	if (st->drain == NULL)
+		st->drain = evtimer_new(ircd.base, stream_drain_cb, st);
+	if (!st->held) {
+		st->held = 1;
+		acp_agent_hold(st->turn->conv->agent->acp, 1);
 	}
-	stream_drain_later(t, 0);
+	stream_drain_later(st, 0);
 }
 
 /* A chunk of the answer: the lines it completes go out (TN-4). */
 void
 stream_text(struct turn *t, const char *text, size_t len)
 {
-	struct conv *cv = t->conv;
+	struct stream *st = t->stream;
 
-	if (t->len + len + 1 > t->cap) {
-		t->cap = (t->len + len + 1) * 2;
-		t->buf = xreallocarray(t->buf, t->cap, 1);
+	if (st->len + len + 1 > st->cap) {
+		st->cap = (st->len + len + 1) * 2;
+		st->buf = xreallocarray(st->buf, st->cap, 1);
 	}
-	memcpy(t->buf + t->len, text, len);
-	t->len += len;
-	if (!t->held && stream_flush(cv, t, 0))
-		stream_hold(cv, t);
-}
-
-void
-stream_turn_free(struct turn *t)
-{
-	if (t->drain != NULL)
-		event_free(t->drain);
-	t->drain = NULL;
-	if (t->held)
-		acp_agent_hold(t->conv->agent->acp, 0);
-	t->held = 0;
+	memcpy(st->buf + st->len, text, len);
+	st->len += len;
+	if (!st->held && stream_flush(st, 0))
+		stream_hold(st);
 }
 
 static void
@@ -316,22 +351,23 @@ stream_typing(struct conv *cv, const char *state)
 static void
 stream_typing_cb(evutil_socket_t fd, short what, void *arg)
 {
-	struct turn *t = arg;
+	struct stream *st = arg;
 
 	(void)fd;
 	(void)what;
-	stream_typing(t->conv, "active");
+	stream_typing(st->turn->conv, "active");
 }
 
 /* TN-3: "active" now and every TYPING_SEC while the turn runs. */
 void
 stream_typing_start(struct turn *t)
 {
+	struct stream *st = t->stream;
 	struct timeval tv = { TYPING_SEC, 0 };
 
 	stream_typing(t->conv, "active");
-	t->typing = event_new(ircd.base, -1, EV_PERSIST, stream_typing_cb, t);
-	event_add(t->typing, &tv);
+	st->typing = event_new(ircd.base, -1, EV_PERSIST, stream_typing_cb, st);
+	event_add(st->typing, &tv);
 }
 
 /*
@@ -341,16 +377,16 @@ stream_typing_start(struct turn *t)
 void
 stream_end(struct turn *t, int rest)
 {
-	struct conv *cv = t->conv;
+	struct stream *st = t->stream;
 
 	if (rest)
-		stream_flush(cv, t, 1);
-	stream_paragraph_end(cv, t);
-	if (t->typing != NULL) {
-		event_free(t->typing);
-		t->typing = NULL;
+		stream_flush(st, 1);
+	stream_paragraph_end(st);
+	if (st->typing != NULL) {
+		event_free(st->typing);
+		st->typing = NULL;
 	}
-	stream_typing(cv, "done");
+	stream_typing(t->conv, "done");
 }
 
 /* Nothing more is said for t: what waits is dropped (TN-6, AG-2). */
@@ -358,10 +394,10 @@ void
 stream_silence(struct turn *t)
 {
 	t->cancelled = 1;
-	if (t->held) {
+	if (t->stream->held) {
 		/* Its answer to the cancel waits behind the hold: let it come. */
-		t->len = 0;
-		stream_drain_later(t, 0);
+		t->stream->len = 0;
+		stream_drain_later(t->stream, 0);
 	}
 }
 
@@ -386,6 +422,7 @@ stream_tool_verb(const char *kind)
 void
 stream_tool(struct turn *t, const struct acp_tool *tool)
 {
+	struct stream *st = t->stream;
 	struct conv *cv = t->conv;
 	const char *what;
 	char line[IRC_LINELEN];
@@ -399,13 +436,13 @@ stream_tool(struct turn *t, const struct acp_tool *tool)
 	    strcmp(cv->agent->conf->tools, "hide") == 0)
 		return;
 	/* TN-5: once per tool call. */
-	for (i = 0; i < t->ntools; i++)
-		if (strcmp(t->tools[i], tool->id) == 0)
+	for (i = 0; i < st->ntools; i++)
+		if (strcmp(st->tools[i], tool->id) == 0)
 			return;
-	if (t->ntools < sizeof(t->tools) / sizeof(t->tools[0]))
-		t->tools[t->ntools++] = xstrdup(tool->id);
+	if (st->ntools < sizeof(st->tools) / sizeof(st->tools[0]))
+		st->tools[st->ntools++] = xstrdup(tool->id);
 	/* Whatever was streamed before the tool goes out before it. */
-	stream_flush(cv, t, 1);
+	stream_flush(st, 1);
 	what = tool->path != NULL ? tool->path : tool->title;
 	snprintf(line, sizeof(line), "%s %s%s", stream_tool_verb(tool->kind), what,
 	    failed ? " \xe2\x80\x94 failed" : "");

@@ -9,7 +9,12 @@
 
 struct acp_tool;
 struct conv;
+struct stream;
 struct turn;
+
+/* The answer of t as it will stream; turn.c makes and frees it with t. */
+struct stream	*stream_new(struct turn *);
+void		 stream_free(struct stream *);
 
 /*
  * One line (no CR/LF) from the agent in cv, stored first (HS-2): an
@@ -27,7 +32,5 @@ void	stream_typing_start(struct turn *);
 void	stream_end(struct turn *, int rest);
 /* Nothing more is said for t: what waits is dropped (TN-6, AG-2). */
 void	stream_silence(struct turn *);
-/* What stream.c keeps in a turn goes with it (turn_free). */
-void	stream_turn_free(struct turn *);
 
 #endif

@@ -6,8 +6,6 @@
  */
 #include "compat.h"
 
-#include <event2/event.h>
-
 #include <stdlib.h>
 #include <string.h>
 
@@ -34,19 +32,12 @@ static TAILQ_HEAD(, turn) waiting = TAILQ_HEAD_INITIALIZER(waiting);
 static TAILQ_HEAD(, turn) running = TAILQ_HEAD_INITIALIZER(running);
 static unsigned nrunning;
 
+/* The one place a turn goes, and what it holds with it. */
 static void
 turn_free(struct turn *t)
 {
-	size_t i;
-
-	stream_turn_free(t);
-	if (t->typing != NULL)
-		event_free(t->typing);
-	for (i = 0; i < t->ntools; i++)
-		free(t->tools[i]);
+	stream_free(t->stream);
 	free(t->text);
-	free(t->buf);
-	free(t->para);
 	free(t);
 }
 
@@ -121,6 +112,7 @@ turn_new(struct conv *conv, const char *speaker, const char *text,
 	strlcpy(t->speaker, speaker, sizeof(t->speaker));
 	strlcpy(t->msgid, msgid, sizeof(t->msgid));
 	t->hid = hid;
+	t->stream = stream_new(t);
 	return t;
 }
 

@@ -14,8 +14,7 @@
 struct agent;
 struct conv;
 struct client;
-struct event;
-struct outmsg;
+struct stream;
 
 struct turn {
 	TAILQ_ENTRY(turn)	 entry;
@@ -30,27 +29,13 @@ struct turn {
 	int64_t			 sched;		/* the schedule that fired it, or 0 */
 	int			 started;
 	int			 cancelled;	/* !stop: say nothing more */
-	/* The answer as it streams (agent.c). */
-	char			*buf;
-	size_t			 len, cap;
-	int			 in_fence;
-	struct event		*typing;
-	char			*tools[32];	/* tool calls already shown (TN-5) */
-	size_t			 ntools;
-	/* The paragraph so far, for draft/multiline clients (TN-4). */
-	struct outmsg		*para;
-	size_t			 npara;
-	/* Backpressure: the answer waits for its readers (agent.c). */
-	size_t			 sent;		/* bytes sent since the last check */
-	int			 held;		/* the agent's input is held */
-	struct event		*drain;		/* the next check */
-	uint64_t		 wait_since;	/* server_now_ms(); 0: not waiting */
+	struct stream		*stream;	/* its answer (stream.c) */
 };
 
 /* Queue a turn; tells from when it waits behind another conversation. */
 void	turn_enqueue(struct conv *, struct client *from, const char *speaker,
 	    const char *text, const char *msgid, int64_t hid);
-/* The running turn of conv ended (agent.c). */
+/* The running turn of its conversation ended (callbacks.c, ask.c). */
 void	turn_done(struct turn *);
 /* !stop: cancel what runs in the conversation key, drop what waits there. */
 int	turn_stop(const char *key);
