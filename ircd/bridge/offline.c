@@ -7,13 +7,13 @@
 
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "ircd/bridge/offline.h"
 #include "ircd/bridge/prompt.h"
 #include "ircd/casemap.h"
 #include "ircd/channel.h"
 #include "ircd/client.h"
+#include "ircd/clock.h"
 #include "ircd/conf.h"
 #include "ircd/history.h"
 #include "ircd/reply.h"
@@ -89,9 +89,6 @@ offline_tell_one(const struct store_mention *sm, void *arg)
 {
 	struct told *t = arg;
 	char ts[32], *words;
-	time_t secs = (time_t)(sm->time / 1000);
-	struct tm tm;
-
 	/* One NOTICE per channel: the first mention, then how many more. */
 	if (strcmp(t->target, sm->target) == 0) {
 		t->more++;
@@ -99,8 +96,8 @@ offline_tell_one(const struct store_mention *sm, void *arg)
 	}
 	offline_told_flush(t);
 	strlcpy(t->target, sm->target, sizeof(t->target));
-	gmtime_r(&secs, &tm);
-	strftime(ts, sizeof(ts), "%Y-%m-%d %H:%M UTC", &tm);
+	clock_utc(ts, sizeof(ts), "%Y-%m-%d %H:%M UTC",
+	    (time_t)(sm->time / 1000));
 	words = prompt_shorten(sm->text, 80);
 	reply_notice(t->c, "While you were away, %s mentioned you in %s at %s: %s",
 	    sm->from, sm->target, ts, words);

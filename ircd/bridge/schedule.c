@@ -23,6 +23,7 @@
 #include "ircd/casemap.h"
 #include "ircd/channel.h"
 #include "ircd/client.h"
+#include "ircd/clock.h"
 #include "ircd/conf.h"
 #include "ircd/convkey.h"
 #include "ircd/history.h"
@@ -129,25 +130,19 @@ static void
 sched_arm(struct sched *s)
 {
 	struct timeval tv;
-	int64_t now = sched_now(), wait;
+	int64_t now = sched_now();
 
 	if (s->ev == NULL)
 		s->ev = evtimer_new(ircd.base, sched_fire_cb, s);
 	/* Compared first: a subtraction could overflow. */
-	wait = s->next > now ? s->next - now : 0;
-	tv.tv_sec = (time_t)(wait / 1000);
-	tv.tv_usec = (suseconds_t)(wait % 1000) * 1000;
+	tv = clock_timeval(s->next > now ? (uint64_t)(s->next - now) : 0);
 	evtimer_add(s->ev, &tv);
 }
 
 static void
 sched_fmt_time(int64_t ms, char *buf, size_t len)
 {
-	time_t secs = (time_t)(ms / 1000);
-	struct tm tm;
-
-	gmtime_r(&secs, &tm);
-	strftime(buf, len, "%Y-%m-%d %H:%M:%S UTC", &tm);
+	clock_utc(buf, len, "%Y-%m-%d %H:%M:%S UTC", (time_t)(ms / 1000));
 }
 
 /* The conversation a schedule fires in, as the agent sees it. */
@@ -733,12 +728,6 @@ schedule_join_summary(struct client *c, struct channel *ch)
 	}
 	if (n == 0)
 		return;
-	{
-		time_t secs = (time_t)(first->next / 1000);
-		struct tm tm;
-
-		gmtime_r(&secs, &tm);
-		strftime(when, sizeof(when), "%H:%M", &tm);
-	}
+	clock_utc(when, sizeof(when), "%H:%M", (time_t)(first->next / 1000));
 	reply_notice(c, "%d scheduled, next at %s (%s)", n, when, first->name);
 }

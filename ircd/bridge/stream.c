@@ -21,6 +21,7 @@
 #include "ircd/cap.h"
 #include "ircd/channel.h"
 #include "ircd/client.h"
+#include "ircd/clock.h"
 #include "ircd/conf.h"
 #include "ircd/history.h"
 #include "ircd/message.h"
@@ -268,7 +269,7 @@ stream_flush(struct stream *st, int all)
 static void
 stream_drain_later(struct stream *st, int ms)
 {
-	struct timeval tv = { 0, ms * 1000 };
+	struct timeval tv = clock_timeval((uint64_t)ms);
 
 	evtimer_add(st->drain, &tv);
 }
