@@ -36,6 +36,28 @@
 #include "ircd/xmalloc.h"
 #include "store/store.h"
 
+/*
+ * The commands an agent may announce (CM-1): each is kept in memory, in
+ * the database and in WHOIS, and an agent has tens; a runaway list stops
+ * here.
+ */
+#define AGENT_MAX_CMDS		256
+/* The command list's key/value key, and its JSON value's longest. */
+#define AGENT_CMDS_KEY		"agent.commands."
+#define AGENT_CMDS_JSON_MAX	(64 * 1024)
+/*
+ * WHOIS "commands:" lines: a new line past this many bytes, well within
+ * a 512-byte RPL_WHOISSPECIAL with its prefix and nick; one command's
+ * " /name <hint>" is cut at AGENT_WHOIS_CMD (hints are the agent's).
+ */
+#define AGENT_WHOIS_LINE	300
+#define AGENT_WHOIS_CMD		160
+/*
+ * A NOTICE of an agent's (a card, a mode list) is one line: its text is
+ * cut, at a character, where the prefix and target still fit.
+ */
+#define AGENT_EMIT_MAX		(IRC_LINELEN - 100)
+
 struct agent_list all_agents = TAILQ_HEAD_INITIALIZER(all_agents);
 static struct acp_pool *pool;
 static const struct client_ops agent_ops;
@@ -102,7 +124,7 @@ agent_add_cmd(struct agent *a, const char *name, const char *desc, const char *h
 {
 	struct agent_cmd *c;
 
-	if (name == NULL || name[0] == '\0' || a->ncmds >= 256)
+	if (name == NULL || name[0] == '\0' || a->ncmds >= AGENT_MAX_CMDS)
 		return;
 	a->cmds = xreallocarray(a->cmds, a->ncmds + 1, sizeof(*a->cmds));
 	c = &a->cmds[a->ncmds++];
@@ -116,7 +138,7 @@ static void
 agent_save_cmds(struct agent *a)
 {
 	cJSON *arr = cJSON_CreateArray(), *o;
-	char key[NICKLEN + 16], *json;
+	char key[sizeof(AGENT_CMDS_KEY) + NICKLEN], *json;
 	size_t i;
 
 	for (i = 0; i < a->ncmds; i++) {
@@ -129,7 +151,7 @@ agent_save_cmds(struct agent *a)
 	}
 	json = cJSON_PrintUnformatted(arr);
 	cJSON_Delete(arr);
-	snprintf(key, sizeof(key), "agent.commands.%s", a->client->nick);
+	snprintf(key, sizeof(key), AGENT_CMDS_KEY "%s", a->client->nick);
 	if (json != NULL)
 		store_kv_set(history_store(), key, json);
 	cJSON_free(json);
@@ -138,13 +160,16 @@ agent_save_cmds(struct agent *a)
 static void
 agent_load_cmds(struct agent *a)
 {
-	char key[NICKLEN + 16], buf[65536];
+	char key[sizeof(AGENT_CMDS_KEY) + NICKLEN], *buf;
 	cJSON *arr, *o;
+	int rc;
 
-	snprintf(key, sizeof(key), "agent.commands.%s", a->client->nick);
-	if (store_kv_get(history_store(), key, buf, sizeof(buf)) != 0)
-		return;
-	if ((arr = cJSON_Parse(buf)) == NULL)
+	snprintf(key, sizeof(key), AGENT_CMDS_KEY "%s", a->client->nick);
+	buf = xmalloc(AGENT_CMDS_JSON_MAX);
+	rc = store_kv_get(history_store(), key, buf, AGENT_CMDS_JSON_MAX);
+	arr = rc == 0 ? cJSON_Parse(buf) : NULL;
+	free(buf);
+	if (arr == NULL)
 		return;
 	cJSON_ArrayForEach(o, arr)
 		agent_add_cmd(a, cJSON_GetStringValue(cJSON_GetObjectItem(o, "name")),
@@ -170,7 +195,7 @@ void
 agent_emit(struct conv *cv, const char *cmd, const char *text)
 {
 	stream_send(cv, NULL, cmd, text, message_utf8_trunc(text, strlen(text),
-	    IRC_LINELEN - 100), 0);
+	    AGENT_EMIT_MAX), 0);
 }
 
 int
@@ -206,7 +231,7 @@ agent_help(struct client *c, const char *subject)
 int
 agent_session_stored(struct agent *a, const char *key)
 {
-	char sid[256];
+	char sid[CONV_SID_LEN];
 	int64_t seen;
 
 	return store_session_get(history_store(), a->client->nick, key, sid,
@@ -347,13 +372,13 @@ agent_op_whois(struct client *c, struct client *asker)
 		size_t i;
 
 		for (i = 0; i < a->ncmds; i++) {
-			char one[160];
+			char one[AGENT_WHOIS_CMD];
 
 			snprintf(one, sizeof(one), " /%s%s%s%s", a->cmds[i].name,
 			    a->cmds[i].hint != NULL ? " <" : "",
 			    a->cmds[i].hint != NULL ? a->cmds[i].hint : "",
 			    a->cmds[i].hint != NULL ? ">" : "");
-			if (strlen(line) + strlen(one) > 300) {
+			if (strlen(line) + strlen(one) > AGENT_WHOIS_LINE) {
 				reply(asker, RPL_WHOISSPECIAL, c->nick, line);
 				strlcpy(line, "commands:", sizeof(line));
 			}

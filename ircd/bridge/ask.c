@@ -55,7 +55,7 @@ ask_transcript(struct turn *t)
 {
 	struct conv *cv = t->conv;
 	struct collect col = { NULL, 0, 0 };
-	char where[CHANNELLEN + 64], *text;
+	char where[sizeof("private conversation with ") + CHANNELLEN], *text;
 	size_t i;
 
 	/*

@@ -21,11 +21,15 @@
 #include "ircd/bridge/turn.h"
 #include "ircd/client.h"
 #include "ircd/conf.h"
+#include "ircd/convkey.h"
 #include "ircd/history.h"
 #include "ircd/log.h"
 #include "ircd/message.h"
 #include "ircd/xmalloc.h"
 #include "store/store.h"
+
+/* A session mode's id (PM-5): the agents' are words, "code", "ask". */
+#define CALLBACKS_MODE_LEN	64
 
 static void
 callbacks_open(struct acp_session *s, enum acp_open_how how, const char *error,
@@ -50,7 +54,8 @@ callbacks_open(struct acp_session *s, enum acp_open_how how, const char *error,
 		cv->carry = 1;
 	/* SS-4, PM-5: the mode chosen here is applied again, after a restart too. */
 	{
-		char mkey[200], mode[64];
+		char mkey[sizeof("mode..") + NICKLEN + CONVKEY_LEN];
+		char mode[CALLBACKS_MODE_LEN];
 		const char *cur = acp_session_mode(cv->session);
 
 		snprintf(mkey, sizeof(mkey), "mode.%s.%s", a->client->nick, cv->key);

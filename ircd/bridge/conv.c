@@ -51,7 +51,7 @@ struct conv *
 conv_get(struct agent *a, const char *key, const char *target, int private)
 {
 	struct conv *cv = conv_find(a, key);
-	char sid[256] = "";
+	char sid[CONV_SID_LEN] = "";
 	int64_t seen = 0;
 
 	if (cv != NULL) {

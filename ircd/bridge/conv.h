@@ -19,6 +19,9 @@ struct member_filter;
 struct outmsg;
 struct turn;
 
+/* An ACP session id as stored (SS-4); agents' ids are UUIDs, 36 bytes. */
+#define CONV_SID_LEN	256
+
 /* One (agent, conversation): a channel, or a private query with a person. */
 struct conv {
 	TAILQ_ENTRY(conv)	 entry;

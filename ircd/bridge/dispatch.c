@@ -26,6 +26,13 @@
 #include "ircd/reply.h"
 #include "store/store.h"
 
+/*
+ * The names routing weighs in a channel (RT): its agents, and its people,
+ * whom a word may name instead. Past these, the first members are.
+ */
+#define DISPATCH_MAX_AGENTS	(ROUTE_MAX * 8)
+#define DISPATCH_MAX_HUMANS	256
+
 /* RT-3: casefolded channel name -> the agent that spoke there last. */
 static struct dict *last_spoke;
 
@@ -100,8 +107,8 @@ dispatch_join_mentioned(struct client *from, struct channel *ch, const char *tex
 void
 dispatch_channel(struct client *from, struct channel *ch, struct outmsg *om)
 {
-	const char *agents[ROUTE_MAX * 8], *humans[256];
-	struct agent *byidx[ROUTE_MAX * 8];
+	const char *agents[DISPATCH_MAX_AGENTS], *humans[DISPATCH_MAX_HUMANS];
+	struct agent *byidx[DISPATCH_MAX_AGENTS];
 	struct route_names names;
 	struct route_result r;
 	struct member *m;

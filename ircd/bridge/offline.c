@@ -19,6 +19,9 @@
 #include "ircd/reply.h"
 #include "store/store.h"
 
+/* Characters of a mention quoted when it is told: enough to know it. */
+#define OFFLINE_QUOTE	80
+
 static int
 offline_account_online(const char *account)
 {
@@ -98,7 +101,7 @@ offline_tell_one(const struct store_mention *sm, void *arg)
 	strlcpy(t->target, sm->target, sizeof(t->target));
 	clock_utc(ts, sizeof(ts), "%Y-%m-%d %H:%M UTC",
 	    (time_t)(sm->time / 1000));
-	words = prompt_shorten(sm->text, 80);
+	words = prompt_shorten(sm->text, OFFLINE_QUOTE);
 	reply_notice(t->c, "While you were away, %s mentioned you in %s at %s: %s",
 	    sm->from, sm->target, ts, words);
 	free(words);

@@ -41,6 +41,19 @@
 #define SCHED_RECHECK_SEC	60	/* SC-5: held firings looked at again */
 #define SCHED_AHEAD_MAX_MS	(365LL * 24 * 3600 * 1000)	/* first firing */
 #define SCHED_EVERY_MAX		525600		/* minutes: a year */
+/*
+ * A schedule's name is shown inside one NOTICE line, and its prompt is
+ * sent as NOTICE lines and as one prompt: short, so a firing is not a
+ * flood (the prompt's lines are cut at SCHED_NOTICE_MAX bytes each).
+ */
+#define SCHED_NAME_MAX		64
+#define SCHED_PROMPT_MAX	4000
+#define SCHED_NOTICE_MAX	400
+/*
+ * What a card says it asks about, "schedule "<name>" in <target>
+ * (repeating)": room for the longest name and target, twice over.
+ */
+#define SCHED_WHAT_LEN		300
 
 struct sched {
 	TAILQ_ENTRY(sched)	 entry;
@@ -160,7 +173,8 @@ sched_conv(struct sched *s)
 static void
 sched_notice(struct conv *cv, const char *text, size_t len)
 {
-	conv_notice_stored(cv, text, message_utf8_trunc(text, len, 400));
+	conv_notice_stored(cv, text, message_utf8_trunc(text, len,
+	    SCHED_NOTICE_MAX));
 }
 
 /* SC-4: the NOTICE in the target conversation and the queued turn. */
@@ -325,7 +339,7 @@ sched_reopen_cards(void)
 {
 	struct sched *s;
 	struct agent *a;
-	char what[300];
+	char what[SCHED_WHAT_LEN];
 
 	TAILQ_FOREACH(s, &scheds, entry) {
 		if (strcmp(s->state, "pending") != 0 || (a = agent_find(s->agent)) == NULL)
@@ -432,8 +446,9 @@ schedule_tool_create(struct conv *cv, const cJSON *args, char *out, size_t len)
 		snprintf(out, len, "name and prompt are required");
 		return 1;
 	}
-	if (strlen(name) > 64 || strlen(prompt) > 4000) {
-		snprintf(out, len, "name is at most 64 bytes, prompt at most 4000");
+	if (strlen(name) > SCHED_NAME_MAX || strlen(prompt) > SCHED_PROMPT_MAX) {
+		snprintf(out, len, "name is at most %d bytes, prompt at most %d",
+		    SCHED_NAME_MAX, SCHED_PROMPT_MAX);
 		return 1;
 	}
 	/* People see the name inside one NOTICE line. */
@@ -555,7 +570,7 @@ schedule_tool_create(struct conv *cv, const cJSON *args, char *out, size_t len)
 	s = sched_new(&ss);
 	sched_fmt_time(next, when, sizeof(when));
 	if (strcmp(s->state, "pending") == 0) {
-		char what[300];
+		char what[SCHED_WHAT_LEN];
 		unsigned n;
 
 		snprintf(what, sizeof(what), "schedule \"%s\" in %s (%s)", name,

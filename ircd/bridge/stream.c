@@ -44,6 +44,25 @@
 #define OUT_LINE_COST	512	/* wire bytes of a line besides its text, at most */
 #define OUT_POLL_MS	20
 #define OUT_WAIT_MS	10000
+/*
+ * A line's budget for text (stream_budget) is IRC_LINELEN less
+ * ":nick!user@host PRIVMSG target :" (LINE_SYNTAX is the ":", "!", "@",
+ * " PRIVMSG " and " :") and LINE_SPARE: the CR LF, an ACTION's "\x01ACTION "
+ * and "\x01", and 15 bytes to spare (a +reply tag needs none: tags have
+ * their own limit). A line takes at least LINE_MIN_TEXT bytes of text,
+ * whatever the prefix (never reached with the nick, host and channel
+ * limits), so that an answer is always cut into pieces that fit.
+ */
+#define LINE_SYNTAX	14
+#define LINE_SPARE	(2 + 9 + 15)
+#define LINE_MIN_TEXT	64
+/* An ACTION's "\x01ACTION " and "\x01", rounded up: a tool line's room. */
+#define ACTION_WRAP	10
+/*
+ * Tool calls a turn remembers to show each once (TN-5); past it, a call
+ * reported done twice would be shown twice.
+ */
+#define STREAM_MAX_TOOLS	32
 
 /*
  * What a turn's answer needs while it streams; the turn owns it
@@ -56,7 +75,7 @@ struct stream {
 	size_t		 len, cap;
 	int		 in_fence;	/* inside a ``` block */
 	struct event	*typing;
-	char		*tools[32];	/* tool calls already shown (TN-5) */
+	char		*tools[STREAM_MAX_TOOLS];	/* already shown (TN-5) */
 	size_t		 ntools;
 	/*
 	 * The paragraph so far, for draft/multiline clients (TN-4): copies
@@ -198,10 +217,11 @@ static size_t
 stream_budget(const struct conv *cv)
 {
 	const struct client *c = cv->agent->client;
-	size_t fixed = 14 + 10 + strlen(c->nick) + strlen(c->user) +
-	    strlen(c->host) + strlen(cv->target) + 16;	/* +reply room */
+	size_t fixed = LINE_SYNTAX + strlen(c->nick) + strlen(c->user) +
+	    strlen(c->host) + strlen(cv->target) + LINE_SPARE;
 
-	return fixed < IRC_LINELEN - 64 ? IRC_LINELEN - fixed : 64;
+	return fixed < IRC_LINELEN - LINE_MIN_TEXT ? IRC_LINELEN - fixed :
+	    LINE_MIN_TEXT;
 }
 
 /* One complete line of the answer: code fences keep their lines (TN-4). */
@@ -451,5 +471,5 @@ stream_tool(struct turn *t, const struct acp_tool *tool)
 		if (line[i] == '\r' || line[i] == '\n')
 			line[i] = ' ';
 	stream_say(cv, t, line, message_utf8_trunc(line, strlen(line),
-	    stream_budget(cv) - 10), 1);
+	    stream_budget(cv) - ACTION_WRAP), 1);
 }
