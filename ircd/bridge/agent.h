@@ -69,7 +69,7 @@ int		 agent_help(struct client *c, const char *subject);
 void		 agent_set_cmds(struct agent *, const struct acp_command *,
 		    size_t n);
 
-/* What agentcmd.c and schedule.c call conv_get and conv_find. */
+/* What bang.c calls conv_get and conv_find. */
 static inline struct conv *
 agent_conv(struct agent *a, const char *key, const char *target, int private)
 {

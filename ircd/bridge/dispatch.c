@@ -2,7 +2,7 @@
  * dispatch.c: what people say, to the agents it concerns. A person's
  * message in a channel (the core's channel_message hook) or to an agent
  * privately is filtered (RT-6), may be one of the server's ! commands or
- * an agent's / command (agentcmd.c), brings in an agent it mentions
+ * an agent's / command (bang.c), brings in an agent it mentions
  * (AG-2), and is routed (route.c) to the agents that answer it as turns.
  */
 #include "compat.h"

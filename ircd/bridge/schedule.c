@@ -166,7 +166,7 @@ sched_conv(struct sched *s)
 
 	if (a == NULL)
 		return NULL;
-	return agent_conv(a, s->target, s->target_name, s->target_private);
+	return conv_get(a, s->target, s->target_name, s->target_private);
 }
 
 /* One NOTICE line from the server in the target conversation, stored first. */
@@ -310,9 +310,9 @@ sched_load(const struct store_schedule *ss, void *arg)
 
 	(void)arg;
 	/*
-	 * Stored by an older daemon, a time may lie far out of range (it
-	 * once took any in_seconds): past 1970 fires at once, beyond a year
-	 * comes in a year.
+	 * A stored row is not trusted to be in range (the tools check what
+	 * they store, but the database may have been written otherwise): a
+	 * time before 1970 fires at once, one beyond a year comes in a year.
 	 */
 	in.next = ss->next < 0 ? 0 : ss->next;
 	if (in.next > now + SCHED_AHEAD_MAX_MS)
@@ -346,7 +346,7 @@ sched_reopen_cards(void)
 			continue;
 		snprintf(what, sizeof(what), "schedule \"%s\" in %s (%s)", s->name,
 		    s->target_name, s->every > 0 ? "repeating" : "once");
-		card_open_server(agent_conv(a, s->creator, s->creator_name,
+		card_open_server(conv_get(a, s->creator, s->creator_name,
 		    s->creator_private), NULL, what, sched_approved, s);
 	}
 }
