@@ -104,27 +104,46 @@ dispatch_join_mentioned(struct client *from, struct channel *ch, const char *tex
 	return ret;
 }
 
+/* Who is in a channel, for routing: its agents' nicks and its people's. */
+struct present {
+	const char	*agents[DISPATCH_MAX_AGENTS];
+	struct agent	*byidx[DISPATCH_MAX_AGENTS];
+	const char	*humans[DISPATCH_MAX_HUMANS];
+	size_t		 na, nh;
+};
+
+static void
+dispatch_name(struct client *c, void *arg)
+{
+	struct present *n = arg;
+	struct agent *a = agent_of_client(c);
+
+	if (a != NULL && n->na < DISPATCH_MAX_AGENTS) {
+		n->byidx[n->na] = a;
+		n->agents[n->na++] = a->client->nick;
+	} else if (a == NULL && n->nh < DISPATCH_MAX_HUMANS)
+		n->humans[n->nh++] = c->nick;
+}
+
 void
 dispatch_channel(struct client *from, struct channel *ch, struct outmsg *om)
 {
-	const char *agents[DISPATCH_MAX_AGENTS], *humans[DISPATCH_MAX_HUMANS];
-	struct agent *byidx[DISPATCH_MAX_AGENTS];
+	struct present n = { .na = 0 };
 	struct route_names names;
 	struct route_result r;
-	struct member *m;
-	size_t na = 0, nh = 0, i;
+	size_t i;
 	struct convkey key;
 
 	/* RT-6: notices, CTCP, bots and agents start nothing. */
-	if (om->text == NULL || om->text[0] == '\x01' || (from->umodes & UMODE_BOT) ||
-	    agent_of_client(from) != NULL)
+	if (om->text == NULL || om->text[0] == '\x01' ||
+	    (from->umodes & UMODE_BOT) || agent_of_client(from) != NULL)
 		return;
 	history_channel_conv(ch, &key);
 	if (ircd.conf->naccounts > 0)
 		offline_keep(from, ch, om);
 	if (ch->nservices == 0 && TAILQ_EMPTY(&all_agents))
 		return;
-	/* SC-5: a person writing here (not a ! command) releases what was held. */
+	/* SC-5: a person writing here (no ! command) releases what was held. */
 	if (!agentcmd_is_server(om->text))
 		schedule_person_spoke(key.s);
 	/* CM: slash commands, and the server's own ! commands. */
@@ -138,28 +157,21 @@ dispatch_channel(struct client *from, struct channel *ch, struct outmsg *om)
 	 */
 	if (dispatch_join_mentioned(from, ch, om->text) == -1)
 		return;
-	TAILQ_FOREACH(m, &ch->members, by_channel) {
-		struct agent *a = agent_of_client(m->client);
-
-		if (a != NULL && na < sizeof(agents) / sizeof(agents[0])) {
-			byidx[na] = a;
-			agents[na++] = a->client->nick;
-		} else if (a == NULL && nh < sizeof(humans) / sizeof(humans[0]))
-			humans[nh++] = m->client->nick;
-	}
-	names.agents = agents;
-	names.nagents = na;
-	names.humans = humans;
-	names.nhumans = nh;
+	channel_each(ch, NULL, dispatch_name, &n);
+	names.agents = n.agents;
+	names.nagents = n.na;
+	names.humans = n.humans;
+	names.nhumans = n.nh;
 	names.last_speaker = dispatch_last_spoke(ch);
 	route_decide(om->text, &names, &r);
 	switch (r.outcome) {
 	case ROUTE_DISPATCH:
 		for (i = 0; i < r.nagents; i++) {
-			struct agent *a = byidx[r.agents[i]];
+			struct agent *a = n.byidx[r.agents[i]];
 			struct conv *cv = conv_get(a, key.s, ch->name, 0);
 
-			turn_enqueue(cv, from, from->nick, r.text, om->msgid, om->hid);
+			turn_enqueue(cv, from, from->nick, r.text, om->msgid,
+			    om->hid);
 		}
 		break;
 	case ROUTE_AMBIGUOUS: {
@@ -168,19 +180,20 @@ dispatch_channel(struct client *from, struct channel *ch, struct outmsg *om)
 		for (i = 0; i < r.ncandidates; i++) {
 			if (i > 0)
 				strlcat(list, ", ", sizeof(list));
-			strlcat(list, agents[r.candidates[i]], sizeof(list));
+			strlcat(list, n.agents[r.candidates[i]], sizeof(list));
 		}
-		reply_notice(from, "\"%s\" could be %s: say which", r.word, list);
+		reply_notice(from, "\"%s\" could be %s: say which", r.word,
+		    list);
 		break;
 	}
 	case ROUTE_CHOOSE: {
 		char list[IRC_LINELEN] = "";
 
-		for (i = 0; i < na; i++) {
+		for (i = 0; i < n.na; i++) {
 			if (i > 0)
 				strlcat(list, ", ", sizeof(list));
 			strlcat(list, "@", sizeof(list));
-			strlcat(list, agents[i], sizeof(list));
+			strlcat(list, n.agents[i], sizeof(list));
 		}
 		reply_notice(from, "Several agents are in %s; name the one you "
 		    "mean: %s", ch->name, list);
@@ -199,9 +212,10 @@ dispatch_private(struct client *to, struct client *from, struct outmsg *om)
 	struct convkey p1, p2, key;
 	struct conv *cv;
 
-	/* RT-6 and RT-7: a person's private PRIVMSG always reaches the agent. */
-	if (om->tagmsg || strcmp(om->cmd, "PRIVMSG") != 0 || om->text[0] == '\x01' ||
-	    (from->umodes & UMODE_BOT) || agent_of_client(from) != NULL)
+	/* RT-6, RT-7: a person's private PRIVMSG always reaches the agent. */
+	if (om->tagmsg || strcmp(om->cmd, "PRIVMSG") != 0 ||
+	    om->text[0] == '\x01' || (from->umodes & UMODE_BOT) ||
+	    agent_of_client(from) != NULL)
 		return;
 	history_principal(from, &p1);
 	history_principal(to, &p2);
