@@ -209,8 +209,9 @@ history_add(struct client *from, const char *conv, struct outmsg *om)
 			    "Your message could not be stored, so it was not "
 			    "sent; try again");
 		else
-			log_warnx("history: a %s of the server to %s could not "
-			    "be stored, so it was not sent", om->cmd, om->target);
+			log_warnx("history: a %s of the server to %s could "
+			    "not be stored, so it was not sent", om->cmd,
+			    om->target);
 		return -1;
 	}
 	om->hid = sm.id;

@@ -19,7 +19,7 @@ struct store;
 /* Open the database of the config and restore its channels. -1 on error. */
 int		 history_open(void);
 void		 history_close(void);
-/* Commit the turn's writes; conn.c calls it before writing the turn's output. */
+/* Commit the turn's writes; conn.c calls it before the turn's output. */
 void		 history_commit(void);
 struct store	*history_store(void);
 
@@ -28,8 +28,10 @@ struct store	*history_store(void);
  * user (to). 0: relay it. -1: it could not be stored; the sender was told
  * (FAIL) and nothing may be relayed.
  */
-int	history_add_channel(struct client *from, struct channel *ch, struct outmsg *);
-int	history_add_private(struct client *from, struct client *to, struct outmsg *);
+int	history_add_channel(struct client *from, struct channel *ch,
+	    struct outmsg *);
+int	history_add_private(struct client *from, struct client *to,
+	    struct outmsg *);
 
 /*
  * Store om from from in conversation conv (a key); as history_add_channel.
@@ -57,7 +59,7 @@ void	history_ban_del(struct channel *, const char *mask);
 
 /* Send one stored message to c as a replay line (with batch ref, or NULL). */
 struct store_msg;
-void	history_send_msg(struct client *c, const struct store_msg *, const char *batch,
-	    int time_prefix);
+void	history_send_msg(struct client *c, const struct store_msg *,
+	    const char *batch, int time_prefix);
 
 #endif

@@ -76,7 +76,8 @@ agent_acp_log(enum acp_log_level lvl, const char *msg, void *arg)
 static struct agent *
 agent_of(const struct client *c)
 {
-	return c->ops == &agent_ops ? c->priv : NULL;	/* NULL after shutdown */
+	/* NULL after shutdown */
+	return c->ops == &agent_ops ? c->priv : NULL;
 }
 
 struct agent *
@@ -120,7 +121,8 @@ agent_free_cmds(struct agent *a)
 }
 
 static void
-agent_add_cmd(struct agent *a, const char *name, const char *desc, const char *hint)
+agent_add_cmd(struct agent *a, const char *name, const char *desc,
+    const char *hint)
 {
 	struct agent_cmd *c;
 
@@ -144,7 +146,8 @@ agent_save_cmds(struct agent *a)
 	for (i = 0; i < a->ncmds; i++) {
 		o = cJSON_CreateObject();
 		cJSON_AddStringToObject(o, "name", a->cmds[i].name);
-		cJSON_AddStringToObject(o, "description", a->cmds[i].description);
+		cJSON_AddStringToObject(o, "description",
+		    a->cmds[i].description);
 		if (a->cmds[i].hint != NULL)
 			cJSON_AddStringToObject(o, "hint", a->cmds[i].hint);
 		cJSON_AddItemToArray(arr, o);
@@ -172,7 +175,8 @@ agent_load_cmds(struct agent *a)
 	if (arr == NULL)
 		return;
 	cJSON_ArrayForEach(o, arr)
-		agent_add_cmd(a, cJSON_GetStringValue(cJSON_GetObjectItem(o, "name")),
+		agent_add_cmd(a,
+		    cJSON_GetStringValue(cJSON_GetObjectItem(o, "name")),
 		    cJSON_GetStringValue(cJSON_GetObjectItem(o, "description")),
 		    cJSON_GetStringValue(cJSON_GetObjectItem(o, "hint")));
 	cJSON_Delete(arr);
@@ -186,7 +190,8 @@ agent_set_cmds(struct agent *a, const struct acp_command *cmds, size_t n)
 
 	agent_free_cmds(a);
 	for (i = 0; i < n; i++)
-		agent_add_cmd(a, cmds[i].name, cmds[i].description, cmds[i].hint);
+		agent_add_cmd(a, cmds[i].name, cmds[i].description,
+		    cmds[i].hint);
 	a->cmds_known = 1;
 	agent_save_cmds(a);
 }
@@ -207,8 +212,9 @@ agent_help(struct client *c, const char *subject)
 
 	if (only == NULL && strcasecmp(subject, "agents") != 0)
 		return 0;
-	reply(c, RPL_HELPSTART, subject, "Agents and the commands they announced; "
-	    "type //cmd (WeeChat, HexChat), /say /cmd (irssi) or !cmd");
+	reply(c, RPL_HELPSTART, subject, "Agents and the commands they "
+	    "announced; type //cmd (WeeChat, HexChat), /say /cmd (irssi) "
+	    "or !cmd");
 	TAILQ_FOREACH(a, &all_agents, entry) {
 		if (only != NULL && a != only)
 			continue;
@@ -219,7 +225,8 @@ agent_help(struct client *c, const char *subject)
 		for (i = 0; i < a->ncmds; i++) {
 			snprintf(line, sizeof(line), "  /%s:%s%s%s%s  %s",
 			    a->client->nick, a->cmds[i].name,
-			    a->cmds[i].hint ? " <" : "", a->cmds[i].hint ? a->cmds[i].hint : "",
+			    a->cmds[i].hint ? " <" : "",
+			    a->cmds[i].hint ? a->cmds[i].hint : "",
 			    a->cmds[i].hint ? ">" : "", a->cmds[i].description);
 			reply(c, RPL_HELPTXT, subject, line);
 		}
@@ -261,9 +268,9 @@ agent_join(struct agent *a, struct client *asker, struct channel *ch)
 	if (channel_member(ch, a->client) != NULL)
 		return 0;
 	if (a->client->nchannels >= (unsigned)maxch) {
-		reply_notice(asker, "%s cannot join %s: it is in %d channels, the "
-		    "most it may be in; /kick it from one first", a->client->nick,
-		    ch->name, maxch);
+		reply_notice(asker, "%s cannot join %s: it is in %d channels, "
+		    "the most it may be in; /kick it from one first",
+		    a->client->nick, ch->name, maxch);
 		return -1;
 	}
 	channel_add(ch, a->client, 0);
@@ -352,7 +359,8 @@ agent_op_whois(struct client *c, struct client *asker)
 		    acp_agent_broken_reason(a->acp));
 	else if (a->active != NULL)
 		snprintf(state, sizeof(state), "state: answering in %s",
-		    a->active->private ? "a private conversation" : a->active->target);
+		    a->active->private ? "a private conversation" :
+		    a->active->target);
 	else if (!acp_agent_running(a->acp))
 		strlcpy(state, "state: stopped", sizeof(state));
 	else if (!acp_agent_ready(a->acp))
@@ -374,7 +382,8 @@ agent_op_whois(struct client *c, struct client *asker)
 		for (i = 0; i < a->ncmds; i++) {
 			char one[AGENT_WHOIS_CMD];
 
-			snprintf(one, sizeof(one), " /%s%s%s%s", a->cmds[i].name,
+			snprintf(one, sizeof(one), " /%s%s%s%s",
+			    a->cmds[i].name,
 			    a->cmds[i].hint != NULL ? " <" : "",
 			    a->cmds[i].hint != NULL ? a->cmds[i].hint : "",
 			    a->cmds[i].hint != NULL ? ">" : "");
@@ -396,7 +405,8 @@ agent_op_whois(struct client *c, struct client *asker)
 
 			if (mode == NULL || cv->private)
 				continue;
-			snprintf(line, sizeof(line), "mode in %s: %s", cv->target, mode);
+			snprintf(line, sizeof(line), "mode in %s: %s",
+			    cv->target, mode);
 			reply(asker, RPL_WHOISSPECIAL, c->nick, line);
 		}
 	}
@@ -505,7 +515,7 @@ agent_shutdown(void)
 		conv_free_all(a);
 		acp_agent_free(a->acp);
 		agent_free_cmds(a);
-		/* Its user stays until the clients go; it has no agent behind it now. */
+		/* Its user stays until the clients go, with no agent behind. */
 		a->client->priv = NULL;
 		free(a);
 	}

@@ -33,10 +33,10 @@ struct agent {
 	const struct conf_agent	*conf;
 	struct acp_agent	*acp;
 	TAILQ_HEAD(, conv)	 convs;
-	struct conv		*active;	/* the conversation it answers in (TN-2) */
+	struct conv		*active;	/* where it answers (TN-2) */
 	struct agent_cmd	*cmds;
 	size_t			 ncmds;
-	int			 cmds_known;	/* announced at least once, ever */
+	int			 cmds_known;	/* announced once, ever */
 };
 
 /* Every agent of the config. */
@@ -53,10 +53,12 @@ struct agent	*agent_find(const char *nick);
 /* Has a a session stored for conversation key, to load again (SS-4)? */
 int		 agent_session_stored(struct agent *, const char *key);
 /* a joins ch at asker's word; past max-channels asker is told, and -1. */
-int		 agent_join(struct agent *, struct client *asker, struct channel *);
+int		 agent_join(struct agent *, struct client *asker,
+		    struct channel *);
 /* Queue a turn for a in conversation key, with text given as is. */
 void		 agent_ask(struct agent *, struct client *from, const char *key,
-		    const char *target, int private, const char *text, struct outmsg *);
+		    const char *target, int private, const char *text,
+		    struct outmsg *);
 /* A line from the agent in cv: cmd "PRIVMSG" or "NOTICE", stored first. */
 void		 agent_emit(struct conv *, const char *cmd, const char *text);
 /* Does a announce command name? */

@@ -63,8 +63,9 @@ ask_transcript(struct turn *t)
 	 * is not part of the transcript (prompt.c leaves it out).
 	 */
 	if (cv->carry)
-		store_history_query(history_store(), cv->key, STORE_LATEST, NULL,
-		    NULL, ircd.conf->transcript_lines + 1, ask_collect, &col);
+		store_history_query(history_store(), cv->key, STORE_LATEST,
+		    NULL, NULL, ircd.conf->transcript_lines + 1, ask_collect,
+		    &col);
 	else if (ircd.conf->transcript_lines > 0)
 		store_history_since(history_store(), cv->key, cv->seen_id,
 		    cv->agent->client->nick, ircd.conf->transcript_lines + 1,
@@ -127,7 +128,8 @@ ask_send(struct turn *t)
 	if (acp_session_prompt(cv->session, ask_prompt(t)) == -1) {
 		conv_notice(cv, "%s cannot answer now%s%s", a->client->nick,
 		    acp_agent_broken(a->acp) ? ": " : "",
-		    acp_agent_broken(a->acp) ? acp_agent_broken_reason(a->acp) : "");
+		    acp_agent_broken(a->acp) ?
+		    acp_agent_broken_reason(a->acp) : "");
 		turn_done(t);
 		return;
 	}
@@ -144,7 +146,7 @@ ask_start(struct turn *t)
 		ask_send(t);
 		return;
 	}
-	/* Open first, so the prompt knows whether the session remembers (SS-4). */
+	/* Open first: the prompt knows if the session remembers (SS-4). */
 	cv->opening = 1;
 	if (acp_session_open(cv->session) == -1) {
 		cv->opening = 0;

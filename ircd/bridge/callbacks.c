@@ -44,7 +44,8 @@ callbacks_open(struct acp_session *s, enum acp_open_how how, const char *error,
 	if (how == ACP_OPEN_FAILED) {
 		if (t != NULL) {
 			conv_notice(cv, "%s could not open a session: %s",
-			    a->client->nick, error != NULL ? error : "unknown error");
+			    a->client->nick,
+			    error != NULL ? error : "unknown error");
 			turn_done(t);
 		}
 		return;
@@ -52,15 +53,16 @@ callbacks_open(struct acp_session *s, enum acp_open_how how, const char *error,
 	/* A new session where the conversation has a past: give it the past. */
 	if (how == ACP_OPEN_NEW && cv->seen_id > 0)
 		cv->carry = 1;
-	/* SS-4, PM-5: the mode chosen here is applied again, after a restart too. */
+	/* SS-4, PM-5: the mode chosen here is set again, after a restart. */
 	{
 		char mkey[sizeof("mode..") + NICKLEN + CONVKEY_LEN];
 		char mode[CALLBACKS_MODE_LEN];
 		const char *cur = acp_session_mode(cv->session);
 
-		snprintf(mkey, sizeof(mkey), "mode.%s.%s", a->client->nick, cv->key);
-		if (store_kv_get(history_store(), mkey, mode, sizeof(mode)) == 0 &&
-		    (cur == NULL || strcmp(cur, mode) != 0))
+		snprintf(mkey, sizeof(mkey), "mode.%s.%s", a->client->nick,
+		    cv->key);
+		if (store_kv_get(history_store(), mkey, mode, sizeof(mode)) ==
+		    0 && (cur == NULL || strcmp(cur, mode) != 0))
 			acp_session_set_mode(cv->session, mode);
 	}
 	store_session_set(history_store(), a->client->nick, cv->key,
@@ -77,7 +79,8 @@ callbacks_text(struct acp_session *s, const struct acp_text *txt, void *arg)
 
 	(void)s;
 	/* SS-4: a load's replay is old; TN-5: thoughts are not shown. */
-	if (txt->replay || txt->kind != ACP_TEXT_AGENT || t == NULL || t->cancelled)
+	if (txt->replay || txt->kind != ACP_TEXT_AGENT || t == NULL ||
+	    t->cancelled)
 		return;
 	stream_text(t, txt->text, txt->len);
 }
@@ -140,7 +143,8 @@ callbacks_commands(struct acp_session *s, const struct acp_command *cmds,
 }
 
 static void
-callbacks_turn_end(struct acp_session *s, const struct acp_turn_end *e, void *arg)
+callbacks_turn_end(struct acp_session *s, const struct acp_turn_end *e,
+    void *arg)
 {
 	struct conv *cv = arg;
 	struct turn *t = cv->turn;
@@ -163,7 +167,8 @@ callbacks_turn_end(struct acp_session *s, const struct acp_turn_end *e, void *ar
 		/* TN-8: cancelled by the watchdog, not by a person. */
 		if (e->timed_out)
 			conv_notice(cv, "%s took too long and was stopped%s%s",
-			    nick, e->error ? ": " : "", e->error ? e->error : "");
+			    nick, e->error ? ": " : "",
+			    e->error ? e->error : "");
 		else if (e->stop == ACP_STOP_ERROR && !e->cancelled)
 			conv_notice(cv, "%s failed: %s", nick,
 			    e->error != NULL ? e->error : "unknown error");
@@ -172,7 +177,8 @@ callbacks_turn_end(struct acp_session *s, const struct acp_turn_end *e, void *ar
 		conv_notice(cv, "%s stopped: it reached its token limit", nick);
 		break;
 	case ACP_STOP_MAX_TURN_REQUESTS:
-		conv_notice(cv, "%s stopped: too many requests in one turn", nick);
+		conv_notice(cv, "%s stopped: too many requests in one turn",
+		    nick);
 		break;
 	case ACP_STOP_REFUSAL:
 		conv_notice(cv, "%s refused to answer", nick);
@@ -208,7 +214,8 @@ callbacks_exit(struct acp_agent *acp, const struct acp_exit *e, void *arg)
 	    e->broken ? "; marked broken" : "");
 	if (e->broken && a->active != NULL)
 		conv_notice(a->active, "%s is broken (%s); INVITE it again "
-		    "to retry", a->client->nick, e->reason != NULL ? e->reason : "?");
+		    "to retry", a->client->nick,
+		    e->reason != NULL ? e->reason : "?");
 }
 
 const struct acp_callbacks callbacks_acp = {

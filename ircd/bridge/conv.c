@@ -65,7 +65,7 @@ conv_get(struct agent *a, const char *key, const char *target, int private)
 	strlcpy(cv->target, target, sizeof(cv->target));
 	cv->private = private;
 	conv_touch(cv);
-	/* SS-4: a stored session id is resumed (session/load) when it can be. */
+	/* SS-4: a stored session id is resumed (session/load) if it can be. */
 	if (store_session_get(history_store(), a->client->nick, key, sid,
 	    sizeof(sid), &seen) != 0)
 		sid[0] = '\0';
@@ -74,7 +74,8 @@ conv_get(struct agent *a, const char *key, const char *target, int private)
 	TAILQ_INSERT_TAIL(&a->convs, cv, entry);
 	/* SEC-3: the session's own token to the server's MCP tools. */
 	{
-		char *mcp = mcp_servers_json(cv), *mcp_http = mcp_servers_http_json(cv);
+		char *mcp = mcp_servers_json(cv);
+		char *mcp_http = mcp_servers_http_json(cv);
 
 		if (mcp != NULL)
 			acp_session_set_mcp(cv->session, mcp, mcp_http);

@@ -26,17 +26,18 @@ struct turn;
 struct conv {
 	TAILQ_ENTRY(conv)	 entry;
 	struct agent		*agent;
-	char			 key[CONVKEY_LEN];	/* a struct convkey's text */
-	char			 target[CHANNELLEN + 1];	/* "#chan", or the person's nick */
+	char			 key[CONVKEY_LEN];	/* a convkey's text */
+	/* "#chan", or the person's nick */
+	char			 target[CHANNELLEN + 1];
 	int			 private;
 	struct acp_session	*session;
-	int64_t			 seen_id;	/* history the session has seen (SS-2) */
-	int			 carry;		/* new session: give it the past (SS-4) */
+	int64_t			 seen_id;	/* history seen (SS-2) */
+	int			 carry;		/* give it the past (SS-4) */
 	int			 opening;
-	int			 closing;	/* KICKed while answering: free at turn end */
+	int			 closing;	/* KICKed: free at turn end */
 	char			 policy[16];	/* PM-4 override here, "" for the agent's */
 	struct turn		*turn;		/* running here, or NULL */
-	uint64_t		 used;		/* last asked or answering (a count): LRU */
+	uint64_t		 used;		/* last used (a count): LRU */
 };
 
 /* a's conversation key (created on first use), now named target. */
@@ -69,8 +70,8 @@ void		 conv_each(const struct conv *, const struct member_filter *f,
  */
 const char	*conv_where(const struct conv *);
 /* om (rendered, stored) to the readers that pass f. */
-void		 conv_deliver(const struct conv *, const struct member_filter *f,
-		    struct outmsg *);
+void		 conv_deliver(const struct conv *,
+		    const struct member_filter *f, struct outmsg *);
 /* One paragraph, lines[0..n), as a batch to the draft/multiline readers. */
 void		 conv_deliver_batch(const struct conv *, struct outmsg *lines,
 		    size_t n);

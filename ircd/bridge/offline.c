@@ -102,8 +102,8 @@ offline_tell_one(const struct store_mention *sm, void *arg)
 	clock_utc(ts, sizeof(ts), "%Y-%m-%d %H:%M UTC",
 	    (time_t)(sm->time / 1000));
 	words = prompt_shorten(sm->text, OFFLINE_QUOTE);
-	reply_notice(t->c, "While you were away, %s mentioned you in %s at %s: %s",
-	    sm->from, sm->target, ts, words);
+	reply_notice(t->c, "While you were away, %s mentioned you in %s at "
+	    "%s: %s", sm->from, sm->target, ts, words);
 	free(words);
 }
 

@@ -25,7 +25,7 @@ prompt_shorten(const char *s, size_t max)
 	size_t i = 0, chars = 0;
 	char *out;
 
-	/* Count characters, not bytes: UTF-8 continuation bytes do not count. */
+	/* Count characters, not bytes: UTF-8 continuation bytes are none. */
 	while (s[i] != '\0') {
 		if (((unsigned char)s[i] & 0xc0) != 0x80) {
 			if (chars == max)
@@ -91,8 +91,9 @@ prompt_build(const char *where, const struct prompt_line *lines,
 	if (n > 0) {
 		sbuf_add(&b, "[");
 		sbuf_add(&b, where);
-		sbuf_add(&b, carry ? ": the last messages of this conversation, "
-		    "yours included; your memory of it was lost]\n" :
+		sbuf_add(&b, carry ? ": the last messages of this "
+		    "conversation, yours included; your memory of it was "
+		    "lost]\n" :
 		    ": what was said since your last turn]\n");
 		for (i = 0; i < n; i++)
 			sbuf_line(&b, lines[i].nick, lines[i].text, max_chars);

@@ -19,9 +19,12 @@ int	schedule_init(void);
 void	schedule_shutdown(void);
 
 /* The MCP tools (mcp.c): fill out, return 1 for an error result. */
-int	schedule_tool_create(struct conv *, const struct cJSON *args, char *out, size_t len);
-int	schedule_tool_delete(struct conv *, const struct cJSON *args, char *out, size_t len);
-int	schedule_tool_list(struct conv *, const struct cJSON *args, char *out, size_t len);
+int	schedule_tool_create(struct conv *, const struct cJSON *args, char *out,
+	    size_t len);
+int	schedule_tool_delete(struct conv *, const struct cJSON *args, char *out,
+	    size_t len);
+int	schedule_tool_list(struct conv *, const struct cJSON *args, char *out,
+	    size_t len);
 
 /* !schedules and !unschedule <id> in conversation key. */
 void	schedule_user_list(struct client *, const char *key);

@@ -41,7 +41,7 @@
  * member that stays over half for OUT_WAIT_MS is waited for no longer:
  * the answer goes on and its SendQ decides, as for any traffic.
  */
-#define OUT_LINE_COST	512	/* wire bytes of a line besides its text, at most */
+#define OUT_LINE_COST	512	/* a line's bytes besides its text, at most */
 #define OUT_POLL_MS	20
 #define OUT_WAIT_MS	10000
 /*
@@ -75,7 +75,7 @@ struct stream {
 	size_t		 len, cap;
 	int		 in_fence;	/* inside a ``` block */
 	struct event	*typing;
-	char		*tools[STREAM_MAX_TOOLS];	/* already shown (TN-5) */
+	char		*tools[STREAM_MAX_TOOLS];	/* shown (TN-5) */
 	size_t		 ntools;
 	/*
 	 * The paragraph so far, for draft/multiline clients (TN-4): copies
@@ -144,7 +144,8 @@ stream_send(struct conv *cv, struct turn *t, const char *cmd, const char *text,
 	if (len == 0)
 		return;
 	if (action)
-		snprintf(body, sizeof(body), "\x01" "ACTION %.*s\x01", (int)len, text);
+		snprintf(body, sizeof(body), "\x01" "ACTION %.*s\x01", (int)len,
+		    text);
 	else
 		snprintf(body, sizeof(body), "%.*s", (int)len, text);
 	if ((where = conv_where(cv)) == NULL)
@@ -165,7 +166,8 @@ stream_send(struct conv *cv, struct turn *t, const char *cmd, const char *text,
 	 */
 	if (st != NULL && !action && strcmp(cmd, "PRIVMSG") == 0) {
 		if (st->para == NULL)
-			st->para = xcalloc(MULTILINE_MAX_LINES, sizeof(*st->para));
+			st->para = xcalloc(MULTILINE_MAX_LINES,
+			    sizeof(*st->para));
 		if (st->npara == MULTILINE_MAX_LINES)
 			stream_paragraph_end(st);
 		/* The copy's text is in its own line, its tag the stream's. */
@@ -239,7 +241,7 @@ stream_line(struct stream *st, const char *line, size_t len)
 	if (len - i >= 3 && strncmp(line + i, "```", 3) == 0)
 		st->in_fence = !st->in_fence;
 	if (i == len) {
-		/* Blank lines are not sent, except inside code, as one space. */
+		/* Blank lines are not sent, but inside code, as one space. */
 		if (st->in_fence)
 			stream_say(cv, t, " ", 1, 0);
 		else
@@ -416,7 +418,7 @@ stream_silence(struct turn *t)
 {
 	t->cancelled = 1;
 	if (t->stream->held) {
-		/* Its answer to the cancel waits behind the hold: let it come. */
+		/* Its answer to the cancel waits behind the hold: let it in. */
 		t->stream->len = 0;
 		stream_drain_later(t->stream, 0);
 	}
@@ -426,8 +428,9 @@ static const char *
 stream_tool_verb(const char *kind)
 {
 	static const struct { const char *kind, *verb; } verbs[] = {
-		{ "read", "read" }, { "edit", "edited" }, { "delete", "deleted" },
-		{ "move", "moved" }, { "search", "searched" },
+		{ "read", "read" }, { "edit", "edited" },
+		{ "delete", "deleted" }, { "move", "moved" },
+		{ "search", "searched" },
 		{ "execute", "ran" }, { "think", "thought about" },
 		{ "fetch", "fetched" },
 	};
@@ -465,8 +468,8 @@ stream_tool(struct turn *t, const struct acp_tool *tool)
 	/* Whatever was streamed before the tool goes out before it. */
 	stream_flush(st, 1);
 	what = tool->path != NULL ? tool->path : tool->title;
-	snprintf(line, sizeof(line), "%s %s%s", stream_tool_verb(tool->kind), what,
-	    failed ? " \xe2\x80\x94 failed" : "");
+	snprintf(line, sizeof(line), "%s %s%s", stream_tool_verb(tool->kind),
+	    what, failed ? " \xe2\x80\x94 failed" : "");
 	for (i = 0; line[i] != '\0'; i++)
 		if (line[i] == '\r' || line[i] == '\n')
 			line[i] = ' ';

@@ -81,7 +81,8 @@ turn_kick(void)
 		TAILQ_FOREACH(t, &waiting, entry) {
 			if (nrunning >= (unsigned)ircd.conf->max_parallel_turns)
 				break;
-			if (t->conv->agent->active != NULL || turn_same_message_before(t))
+			if (t->conv->agent->active != NULL ||
+			    turn_same_message_before(t))
 				continue;
 			TAILQ_REMOVE(&waiting, t, entry);
 			TAILQ_INSERT_TAIL(&running, t, entry);
@@ -129,9 +130,9 @@ turn_enqueue(struct conv *conv, struct client *from, const char *speaker,
 			if (casemap_cmp(t->requester, from->nick) == 0)
 				n++;
 		if (n >= TURN_MAX_WAITING) {
-			reply_notice(from, "You have %d prompts waiting; this one "
-			    "for %s was not queued (it stays in the conversation)",
-			    n, a->client->nick);
+			reply_notice(from, "You have %d prompts waiting; this "
+			    "one for %s was not queued (it stays in the "
+			    "conversation)", n, a->client->nick);
 			return;
 		}
 	}
@@ -145,8 +146,8 @@ turn_enqueue(struct conv *conv, struct client *from, const char *speaker,
 	/* TN-2: say so when the agent is busy in another conversation. */
 	if (from != NULL && a->active != NULL && a->active != conv)
 		reply_notice(from, "%s is answering in %s; you are next",
-		    a->client->nick, a->active->private ? "a private conversation" :
-		    a->active->target);
+		    a->client->nick, a->active->private ?
+		    "a private conversation" : a->active->target);
 	TAILQ_INSERT_TAIL(&waiting, t, entry);
 	turn_kick();
 }

@@ -19,14 +19,14 @@ struct stream;
 struct turn {
 	TAILQ_ENTRY(turn)	 entry;
 	struct conv		*conv;
-	char			*text;		/* the message answered, RT-5 form */
+	char			*text;		/* answered, in RT-5 form */
 	char			 speaker[NICKLEN + 1];
 	/* PM-2: who may answer its permission cards. */
 	char			 requester[NICKLEN + 1];
-	char			 requester_account[NICKLEN + 1];	/* "" if none */
+	char			 requester_account[NICKLEN + 1]; /* or "" */
 	char			 msgid[64];	/* for +reply */
 	int64_t			 hid;		/* history id of the message */
-	int64_t			 sched;		/* the schedule that fired it, or 0 */
+	int64_t			 sched;		/* the schedule firing, or 0 */
 	int			 started;
 	int			 cancelled;	/* !stop: say nothing more */
 	struct stream		*stream;	/* its answer (stream.c) */

@@ -65,10 +65,13 @@ static void
 test_as_before(void)
 {
 	static const char *names[] = {
-		"bob", "Bob", "[x]\\^", "a", "0123456789012345678901234567890123456789"
-		    "012345678901234567890123456789",	/* 70: cut at 60 */
+		"bob", "Bob", "[x]\\^", "a",
+		/* 70 characters: cut at 60 */
+		"0123456789012345678901234567890123456789"
+		    "012345678901234567890123456789",
 	};
-	char old[NICKLEN * 2 + 8], oldkey[NICKLEN * 4 + 20], o2[NICKLEN * 2 + 8];
+	char old[NICKLEN * 2 + 8], o2[NICKLEN * 2 + 8];
+	char oldkey[NICKLEN * 4 + 20];
 	char name[64];
 	struct convkey k, k2, pk;
 	size_t i;
@@ -83,7 +86,8 @@ test_as_before(void)
 		snprintf(name, sizeof(name), "service %zu as before", i);
 		is_str(k.s, old, name);
 	}
-	old_principal(old, sizeof(old), 0, NULL, NULL, "18c5f3a1b2c3d4e5f6", 77);
+	old_principal(old, sizeof(old), 0, NULL, NULL, "18c5f3a1b2c3d4e5f6",
+	    77);
 	convkey_connection(&k, "18c5f3a1b2c3d4e5f6", 77);
 	is_str(k.s, old, "connection as before");
 
@@ -170,7 +174,7 @@ test_principals(void)
 	c.flags |= CLIENT_SERVICE;
 	strlcpy(c.nick, "Claude", sizeof(c.nick));
 	history_principal(&c, &k);
-	is_str(k.s, "g:claude", "a service user: its nick, whatever its account");
+	is_str(k.s, "g:claude", "a service user: its nick, not its account");
 	ok(history_principal_is(&c, &k), "is its principal");
 	convkey_connection(&p, ircd.msgid_base, 9);
 	ok(!history_principal_is(&c, &p), "and not a connection");
