@@ -6,7 +6,6 @@
  */
 #include "compat.h"
 
-#include <event2/event.h>
 #include <cjson/cJSON.h>
 
 #include <stdio.h>
@@ -17,9 +16,7 @@
 #include "acp/acp.h"
 #include "ircd/bridge/agent.h"
 #include "ircd/bridge/callbacks.h"
-#include "ircd/bridge/card.h"
 #include "ircd/bridge/dispatch.h"
-#include "ircd/bridge/mcp.h"
 #include "ircd/bridge/schedule.h"
 #include "ircd/bridge/stream.h"
 #include "ircd/bridge/turn.h"
@@ -27,7 +24,6 @@
 #include "ircd/channel.h"
 #include "ircd/client.h"
 #include "ircd/conf.h"
-#include "ircd/dict.h"
 #include "ircd/history.h"
 #include "ircd/log.h"
 #include "ircd/message.h"

@@ -6,8 +6,6 @@
  */
 #include "compat.h"
 
-#include <event2/event.h>
-
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,8 +22,6 @@
 #include "ircd/convkey.h"
 #include "ircd/history.h"
 #include "ircd/log.h"
-#include "ircd/message.h"
-#include "ircd/xmalloc.h"
 #include "store/store.h"
 
 /* A session mode's id (PM-5): the agents' are words, "code", "ask". */

@@ -24,7 +24,6 @@
 #include "ircd/dict.h"
 #include "ircd/history.h"
 #include "ircd/reply.h"
-#include "store/store.h"
 
 /*
  * The names routing weighs in a channel (RT): its agents, and its people,

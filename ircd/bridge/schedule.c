@@ -17,7 +17,6 @@
 #include <strings.h>
 #include <time.h>
 
-#include "acp/acp.h"
 #include "ircd/bridge/agent.h"
 #include "ircd/bridge/card.h"
 #include "ircd/casemap.h"
