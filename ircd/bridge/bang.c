@@ -444,7 +444,7 @@ cmd_policy(struct here *h, const struct bang *b, const char *rest)
 		if (w2[0] != '\0' && casemap_cmp(w1, h->agents[i]->client->nick) != 0)
 			continue;
 		cv = here_conv(h, h->agents[i]);
-		strlcpy(cv->policy, policy_name(policy), sizeof(cv->policy));
+		cv->policy = policy;
 		reply_notice(h->from, "%s: permission policy here is now %s",
 		    h->agents[i]->client->nick, policy_name(policy));
 	}

@@ -15,6 +15,7 @@
 #include "ircd/bridge/ask.h"
 #include "ircd/bridge/callbacks.h"
 #include "ircd/bridge/card.h"
+#include "ircd/bridge/policy.h"
 #include "ircd/bridge/stream.h"
 #include "ircd/bridge/turn.h"
 #include "ircd/client.h"
@@ -98,19 +99,20 @@ callbacks_permission(struct acp_session *s, const struct acp_permission *p,
     void *arg)
 {
 	struct conv *cv = arg;
-	const char *policy = cv->policy[0] != '\0' ? cv->policy :
-	    cv->agent->conf->permissions != NULL ? cv->agent->conf->permissions : "ask";
-	const char *kind = p->tool != NULL ? p->tool->kind : NULL;
+	enum policy policy = conv_policy(cv);
 	enum acp_perm_kind want;
 	size_t i;
 
 	/* PM-4: the policy answers what it can; a person answers the rest. */
-	if (strcmp(policy, "allow-all") == 0 || (strcmp(policy, "allow-reads") == 0 &&
-	    kind != NULL && (strcmp(kind, "read") == 0 || strcmp(kind, "search") == 0)))
+	switch (policy_judge(policy, p->tool != NULL ? p->tool->kind : NULL)) {
+	case POLICY_GRANT:
 		want = ACP_PERM_ALLOW_ONCE;
-	else if (strcmp(policy, "deny-all") == 0)
+		break;
+	case POLICY_REFUSE:
 		want = ACP_PERM_REJECT_ONCE;
-	else {
+		break;
+	case POLICY_CARD:
+	default:
 		card_open(cv, cv->turn, p);
 		return;
 	}

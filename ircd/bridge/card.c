@@ -193,7 +193,7 @@ card_forget(void *arg)
 }
 
 void
-card_auto(struct conv *cv, const struct acp_permission *p, const char *policy,
+card_auto(struct conv *cv, const struct acp_permission *p, enum policy policy,
     const struct acp_perm_option *chosen)
 {
 	char what[CARD_WHATLEN], line[IRC_LINELEN];
@@ -202,7 +202,8 @@ card_auto(struct conv *cv, const struct acp_permission *p, const char *policy,
 
 	card_describe(what, sizeof(what), p);
 	snprintf(line, sizeof(line), "%s: %s %s (policy %s)",
-	    cv->agent->client->nick, allowed ? "allowed" : "refused", what, policy);
+	    cv->agent->client->nick, allowed ? "allowed" : "refused", what,
+	    policy_name(policy));
 	agent_emit(cv, "NOTICE", line);
 }
 

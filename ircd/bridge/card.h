@@ -9,6 +9,8 @@
 
 #include <stdint.h>
 
+#include "ircd/bridge/policy.h"
+
 struct acp_permission;
 struct acp_perm_option;
 struct channel;
@@ -28,10 +30,10 @@ unsigned card_open_server(struct conv *, struct turn *, const char *what,
 /* Drop server cards whose arg is arg (it went away first). */
 void	card_forget(void *arg);
 /*
- * A request the policy answered: keep a trace in the conversation (PM-4).
- * policy is the policy's name (policy_name()).
+ * A request the policy answered: keep a trace in the conversation (PM-4),
+ * naming the policy.
  */
-void	card_auto(struct conv *, const struct acp_permission *, const char *policy,
+void	card_auto(struct conv *, const struct acp_permission *, enum policy,
 	    const struct acp_perm_option *chosen);
 /* The agent withdrew request id (cancel, exit). */
 void	card_gone(struct conv *, uint64_t id);

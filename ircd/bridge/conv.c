@@ -17,6 +17,7 @@
 #include "ircd/bridge/agent.h"
 #include "ircd/bridge/card.h"
 #include "ircd/bridge/mcp.h"
+#include "ircd/bridge/policy.h"
 #include "ircd/bridge/stream.h"
 #include "ircd/bridge/turn.h"
 #include "ircd/channel.h"
@@ -138,6 +139,13 @@ conv_shutdown(void)
 	}
 }
 
+enum policy
+conv_policy(const struct conv *cv)
+{
+	return policy_resolve(cv->policy,
+	    policy_find(cv->agent->conf->permissions));
+}
+
 /*
  * May cv be forgotten without anyone noticing? Nothing runs, waits or
  * asks in it, it has no !policy of its own (kept only here), and the
@@ -147,7 +155,8 @@ static int
 conv_idle(struct conv *cv)
 {
 	if (cv->turn != NULL || cv->opening || cv->closing ||
-	    cv->policy[0] != '\0' || turn_conv_waiting(cv) || card_conv_open(cv))
+	    cv->policy != POLICY_UNSET || turn_conv_waiting(cv) ||
+	    card_conv_open(cv))
 		return 0;
 	if (acp_session_is_closed(cv->session))
 		return 1;

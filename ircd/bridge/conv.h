@@ -11,6 +11,7 @@
 
 #include "ircd/ircd.h"
 #include "ircd/convkey.h"
+#include "ircd/bridge/policy.h"
 
 struct acp_session;
 struct agent;
@@ -35,7 +36,7 @@ struct conv {
 	int			 carry;		/* give it the past (SS-4) */
 	int			 opening;
 	int			 closing;	/* KICKed: free at turn end */
-	char			 policy[16];	/* PM-4 override here, "" for the agent's */
+	enum policy		 policy;	/* PM-4 override here, or UNSET */
 	struct turn		*turn;		/* running here, or NULL */
 	uint64_t		 used;		/* last used (a count): LRU */
 };
@@ -45,6 +46,8 @@ struct conv	*conv_get(struct agent *a, const char *key, const char *target,
 		    int private);
 /* The same, only if it is in memory now (NULL: none, or closed while idle). */
 struct conv	*conv_find(struct agent *, const char *key);
+/* The permission policy that applies in cv (PM-4). */
+enum policy	 conv_policy(const struct conv *);
 /* cv was used now (LRU, SEC-4). */
 void		 conv_touch(struct conv *);
 /*

@@ -19,6 +19,7 @@
 
 #include "ircd/bridge/agent.h"
 #include "ircd/bridge/card.h"
+#include "ircd/bridge/policy.h"
 #include "ircd/casemap.h"
 #include "ircd/channel.h"
 #include "ircd/client.h"
@@ -439,7 +440,7 @@ schedule_tool_create(struct conv *cv, const cJSON *args, char *out, size_t len)
 	char tname[CHANNELLEN + 1], when[40];
 	int every = 0, tpriv = 0, ntarget = 0, ncreated = 0, cross;
 	int64_t next, now = sched_now();
-	const char *policy;
+	enum policy policy;
 
 	if (name == NULL || name[0] == '\0' || prompt == NULL || prompt[0] == '\0') {
 		snprintf(out, len, "name and prompt are required");
@@ -554,10 +555,9 @@ schedule_tool_create(struct conv *cv, const cJSON *args, char *out, size_t len)
 	ss.provenance = cv->turn != NULL && cv->turn->requester[0] != '\0' ?
 	    cv->turn->requester : NULL;
 	/* SC-5: aimed elsewhere under "ask", a person must allow it first. */
-	policy = cv->policy[0] != '\0' ? cv->policy : a->conf->permissions != NULL ?
-	    a->conf->permissions : "ask";
-	ss.state = cross && strcmp(policy, "ask") == 0 ? "pending" : "active";
-	if (cross && strcmp(policy, "deny-all") == 0) {
+	policy = conv_policy(cv);
+	ss.state = cross && policy == POLICY_ASK ? "pending" : "active";
+	if (cross && policy == POLICY_DENY_ALL) {
 		snprintf(out, len, "the policy here (deny-all) refuses schedules for "
 		    "other conversations");
 		return 1;
