@@ -12,6 +12,7 @@
 #include "ircd/bridge/agent.h"
 #include "ircd/bridge/bang.h"
 #include "ircd/bridge/dispatch.h"
+#include "ircd/bridge/mention.h"
 #include "ircd/bridge/offline.h"
 #include "ircd/bridge/route.h"
 #include "ircd/bridge/schedule.h"
@@ -82,24 +83,18 @@ dispatch_shutdown(void)
 static int
 dispatch_join_mentioned(struct client *from, struct channel *ch, const char *text)
 {
+	struct mention_scan ms;
+	struct mention m;
 	struct agent *a;
-	const char *p;
+	char word[NICKLEN + 1];
 	int ret = 0;
 
-	for (p = text; (p = strchr(p, '@')) != NULL; p++) {
-		char word[NICKLEN + 1];
-		size_t n = 0;
-		const char *q;
-
-		if (p != text && p[-1] != ' ' && p[-1] != '(')
-			continue;
-		for (q = p + 1; *q != '\0' && n < NICKLEN &&
-		    strchr(" .,:;!?)'\"", *q) == NULL; q++)
-			word[n++] = *q;
-		word[n] = '\0';
-		if ((a = agent_find(word)) != NULL && agent_join(a, from, ch) == -1)
+	/* The same mentions as routing finds (mention.c, people's rules). */
+	mention_begin(&ms, text, MENTION_PEOPLE);
+	while (mention_next(&ms, &m))
+		if (mention_copy(&m, word, sizeof(word)) == 0 &&
+		    (a = agent_find(word)) != NULL && agent_join(a, from, ch) == -1)
 			ret = -1;
-	}
 	return ret;
 }
 

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ircd/bridge/mention.h"
 #include "ircd/bridge/offline.h"
 #include "ircd/bridge/prompt.h"
 #include "ircd/casemap.h"
@@ -37,23 +38,18 @@ offline_account_online(const char *account)
 void
 offline_keep(struct client *from, struct channel *ch, struct outmsg *om)
 {
-	const char *p = om->text;
+	struct mention_scan ms;
+	struct mention m;
 	size_t i;
 
-	while ((p = strchr(p, '@')) != NULL) {
+	/* The same mentions as routing finds (mention.c, people's rules). */
+	mention_begin(&ms, om->text, MENTION_PEOPLE);
+	while (mention_next(&ms, &m)) {
 		char word[NICKLEN + 1], folded[NICKLEN + 1];
-		size_t n = 0;
 
-		/* An @ glued to the word before it is no mention (sam@host). */
-		if (p != om->text && p[-1] != ' ') {
-			p++;
-			continue;
-		}
-		for (p++; *p != '\0' && n < NICKLEN && strchr(" .,:;!?)", *p) == NULL; p++)
-			word[n++] = *p;
-		word[n] = '\0';
-		if (n == 0 || client_find(word) != NULL)
-			continue;	/* here, or an agent: not this rule */
+		if (mention_copy(&m, word, sizeof(word)) == -1 ||
+		    client_find(word) != NULL)
+			continue;	/* no nick; here, or an agent: not this rule */
 		for (i = 0; i < ircd.conf->naccounts; i++) {
 			struct store_mention sm;
 

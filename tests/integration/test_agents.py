@@ -1405,6 +1405,24 @@ def test_ag2_mention_order_when_joining():
     u.quit()
 
 
+def test_ag2_quoted_mention_brings_the_agent():
+    """AG-2/RT-1: the mentions that bring an agent in are the ones routing reads (one
+    tokenizer, mention.c): '"@alice"' in a channel where alice is not makes her JOIN
+    and answer, as '@alice' would."""
+    srv = shared()
+    u = mclient(srv, "quotu")
+    joined(u, "#quoted")
+    send(u, "#quoted", 'so "@alice" what is a quote')
+    lines = until_done(u, "alice", "#quoted", 8)
+    if not any(re.search(r":alice!\S+ JOIN :?#quoted", l) for l in lines):
+        raise TestFailure("AG-2: alice did not JOIN for a quoted mention:\n  %s"
+                          % "\n  ".join(lines))
+    if not said(lines, "alice", target="#quoted"):
+        raise TestFailure("RT-1: alice did not answer a quoted mention:\n  %s"
+                          % "\n  ".join(lines))
+    u.quit()
+
+
 # ---------------------------------------------------------------- persistent server
 
 def test_ss2_configured_limits():
