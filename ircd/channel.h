@@ -5,8 +5,8 @@
 #ifndef IRCD_CHANNEL_H
 #define IRCD_CHANNEL_H
 
-#include "ircd/ircd.h"
 #include "ircd/client.h"
+#include "ircd/ircd.h"
 #include "ircd/mode.h"		/* CMODE_* */
 
 #include <time.h>

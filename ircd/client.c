@@ -19,6 +19,7 @@
 #include "ircd/client.h"
 #include "ircd/clock.h"
 #include "ircd/conf.h"
+#include "ircd/conn.h"
 #include "ircd/dict.h"
 #include "ircd/hook.h"
 #include "ircd/log.h"
@@ -149,6 +150,12 @@ client_set_nick(struct client *c, const char *nick)
 	casemap_fold(key, c->nick, sizeof(key));
 	dict_set(ircd.clients, key, c);
 	client_update_prefix(c);
+}
+
+size_t
+client_sendq(const struct client *c)
+{
+	return c->conn != NULL ? conn_sendq(c->conn) : 0;
 }
 
 const char *

@@ -200,6 +200,8 @@ void		 client_send_common(struct client *c, int self, const char *fmt, ...)
 /* The same, only to clients that negotiated cap (a CAP_* bit). */
 void		 client_send_common_cap(struct client *c, int self, unsigned cap,
 		    const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+/* Bytes queued for c and not yet taken by the kernel (0 without a socket). */
+size_t		 client_sendq(const struct client *);
 /* The nick to use in replies: "*" until one is set. */
 const char	*client_name(const struct client *);
 int		 client_is_oper(const struct client *);

@@ -18,12 +18,12 @@
 #include "ircd/channel.h"
 #include "ircd/client.h"
 #include "ircd/conf.h"
+#include "ircd/conn.h"
 #include "ircd/convkey.h"
 #include "ircd/history.h"
 #include "ircd/log.h"
 #include "ircd/message.h"
 #include "ircd/reply.h"
-#include "ircd/conn.h"
 #include "ircd/xmalloc.h"
 #include "store/store.h"
 

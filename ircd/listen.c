@@ -22,8 +22,8 @@
 #include <unistd.h>
 
 #include "ircd/conf.h"
-#include "ircd/ircd.h"
 #include "ircd/conn.h"
+#include "ircd/ircd.h"
 #include "ircd/listen.h"
 #include "ircd/log.h"
 #include "ircd/xmalloc.h"

@@ -16,21 +16,14 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
+#include "ircd/bridge/bridge.h"
+#include "ircd/bridge/mcp.h"
 #include "ircd/conf.h"
 #include "ircd/ircd.h"
 #include "ircd/log.h"
-#include "ircd/bridge/bridge.h"
-#include "ircd/bridge/mcp.h"
 #include "ircd/mkcert.h"
 #include "ircd/passwd.h"
-
-/* sysexits(3) values, spelled out to need no BSD header. */
-#define EX_OK		0
-#define EX_USAGE	64
-#define EX_NOINPUT	66
-#define EX_SOFTWARE	70
-#define EX_OSERR	71
-#define EX_CONFIG	78
+#include "ircd/sysexits.h"
 
 static void
 usage(void)

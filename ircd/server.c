@@ -16,17 +16,17 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "ircd/account.h"
 #include "ircd/cap.h"
-#include "ircd/conn.h"
 #include "ircd/channel.h"
 #include "ircd/client.h"
 #include "ircd/clock.h"
 #include "ircd/command.h"
 #include "ircd/conf.h"
+#include "ircd/conn.h"
 #include "ircd/dict.h"
 #include "ircd/history.h"
 #include "ircd/hook.h"
-#include "ircd/account.h"
 #include "ircd/isupport.h"
 #include "ircd/listen.h"
 #include "ircd/log.h"

@@ -9,8 +9,8 @@
 
 #include <stddef.h>
 
-#include "ircd/ircd.h"
 #include "ircd/bridge/conv.h"
+#include "ircd/ircd.h"
 
 struct acp_command;
 struct channel;
@@ -70,18 +70,5 @@ int		 agent_help(struct client *c, const char *subject);
 /* The commands a announced (CM-1), now n of them: kept in the database. */
 void		 agent_set_cmds(struct agent *, const struct acp_command *,
 		    size_t n);
-
-/* What bang.c calls conv_get and conv_find. */
-static inline struct conv *
-agent_conv(struct agent *a, const char *key, const char *target, int private)
-{
-	return conv_get(a, key, target, private);
-}
-
-static inline struct conv *
-agent_conv_find(struct agent *a, const char *key)
-{
-	return conv_find(a, key);
-}
 
 #endif

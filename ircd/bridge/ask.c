@@ -12,8 +12,8 @@
 
 #include "acp/acp.h"
 #include "ircd/bridge/agent.h"
-#include "ircd/bridge/bang.h"
 #include "ircd/bridge/ask.h"
+#include "ircd/bridge/bang.h"
 #include "ircd/bridge/prompt.h"
 #include "ircd/bridge/stream.h"
 #include "ircd/bridge/turn.h"
@@ -34,7 +34,7 @@ ask_collect(const struct store_msg *sm, void *arg)
 	struct collect *c = arg;
 
 	/* CM-6: the server's own ! commands are never the agents' business. */
-	if (agentcmd_is_server(sm->text))
+	if (bang_is_server(sm->text))
 		return;
 	if (c->n == c->cap) {
 		c->cap = c->cap ? c->cap * 2 : 16;

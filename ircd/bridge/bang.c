@@ -16,14 +16,14 @@
 #include "ircd/bridge/bang.h"
 #include "ircd/bridge/card.h"
 #include "ircd/bridge/policy.h"
+#include "ircd/bridge/schedule.h"
+#include "ircd/bridge/turn.h"
 #include "ircd/casemap.h"
 #include "ircd/channel.h"
 #include "ircd/client.h"
 #include "ircd/conf.h"
 #include "ircd/history.h"
 #include "ircd/reply.h"
-#include "ircd/bridge/schedule.h"
-#include "ircd/bridge/turn.h"
 #include "store/store.h"
 
 #define MAXHERE	32	/* agents of one conversation that commands see */
@@ -59,7 +59,7 @@ here_fill(struct here *h)
 static struct conv *
 here_conv(struct here *h, struct agent *a)
 {
-	return agent_conv(a, h->key, h->target, h->ch == NULL);
+	return conv_get(a, h->key, h->target, h->ch == NULL);
 }
 
 /* Split "word rest" at the first space: word into buf, rest returned. */
@@ -367,7 +367,7 @@ cmd_mode(struct here *h, const struct bang *b, const char *rest)
 		 * Only an open session has modes: asking does not make a
 		 * conversation (which could close another idle one).
 		 */
-		cv = agent_conv_find(a, h->key);
+		cv = conv_find(a, h->key);
 		if (cv == NULL || !acp_session_is_open(cv->session)) {
 			/* Stored: a restart, or closed while idle (SS-4). */
 			if (agent_session_stored(a, h->key))
@@ -451,7 +451,7 @@ cmd_policy(struct here *h, const struct bang *b, const char *rest)
 }
 
 int
-agentcmd_is_server(const char *text)
+bang_is_server(const char *text)
 {
 	if (text[0] != '!' || text[1] == '!')
 		return 0;
@@ -497,7 +497,7 @@ agentcmd(struct here *h)
 }
 
 int
-agentcmd_channel(struct client *from, struct channel *ch, const char *key,
+bang_channel(struct client *from, struct channel *ch, const char *key,
     struct outmsg *om)
 {
 	struct here h;
@@ -513,7 +513,7 @@ agentcmd_channel(struct client *from, struct channel *ch, const char *key,
 }
 
 int
-agentcmd_private(struct client *from, struct agent *a, const char *key,
+bang_private(struct client *from, struct agent *a, const char *key,
     struct outmsg *om)
 {
 	struct here h;

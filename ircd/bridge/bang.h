@@ -39,12 +39,12 @@ struct bang {
  * 1 if it was a command and is handled; 0 to route it as a message (its
  * text may have been changed: "!!x" becomes "!x").
  */
-int	agentcmd_channel(struct client *from, struct channel *ch, const char *key,
+int	bang_channel(struct client *from, struct channel *ch, const char *key,
 	    struct outmsg *);
 /* Is text one of the server's own ! commands (never shown to agents)? */
-int	agentcmd_is_server(const char *text);
+int	bang_is_server(const char *text);
 /* The same for a private message to agent a. */
-int	agentcmd_private(struct client *from, struct agent *a, const char *key,
+int	bang_private(struct client *from, struct agent *a, const char *key,
 	    struct outmsg *);
 
 /* The server command called name[0..len) exactly, or NULL. */

@@ -16,12 +16,12 @@
 #include "acp/acp.h"
 #include "ircd/bridge/agent.h"
 #include "ircd/bridge/card.h"
+#include "ircd/bridge/turn.h"
 #include "ircd/casemap.h"
 #include "ircd/channel.h"
 #include "ircd/client.h"
 #include "ircd/conf.h"
 #include "ircd/reply.h"
-#include "ircd/bridge/turn.h"
 #include "ircd/xmalloc.h"
 
 /*

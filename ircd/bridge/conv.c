@@ -20,11 +20,10 @@
 #include "ircd/bridge/policy.h"
 #include "ircd/bridge/stream.h"
 #include "ircd/bridge/turn.h"
-#include "ircd/channel.h"
 #include "ircd/cap.h"
+#include "ircd/channel.h"
 #include "ircd/client.h"
 #include "ircd/conf.h"
-#include "ircd/conn.h"
 #include "ircd/convkey.h"
 #include "ircd/history.h"
 #include "ircd/log.h"
@@ -313,7 +312,7 @@ conv_congested_one(struct client *c, void *arg)
 {
 	int *congested = arg;
 
-	if (c->conn != NULL && conn_sendq(c->conn) > ircd.conf->sendq / 2)
+	if (client_sendq(c) > ircd.conf->sendq / 2)
 		*congested = 1;
 }
 

@@ -9,9 +9,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "ircd/ircd.h"
-#include "ircd/convkey.h"
 #include "ircd/bridge/policy.h"
+#include "ircd/convkey.h"
+#include "ircd/ircd.h"
 
 struct acp_session;
 struct agent;

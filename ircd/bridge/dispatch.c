@@ -138,10 +138,10 @@ dispatch_channel(struct client *from, struct channel *ch, struct outmsg *om)
 	if (ch->nservices == 0 && TAILQ_EMPTY(&all_agents))
 		return;
 	/* SC-5: a person writing here (no ! command) releases what was held. */
-	if (!agentcmd_is_server(om->text))
+	if (!bang_is_server(om->text))
 		schedule_person_spoke(key.s);
 	/* CM: slash commands, and the server's own ! commands. */
-	if (agentcmd_channel(from, ch, key.s, om))
+	if (bang_channel(from, ch, key.s, om))
 		return;
 	/*
 	 * AG-2: an @mention of a known agent not here yet brings it in first,
@@ -214,9 +214,9 @@ dispatch_private(struct client *to, struct client *from, struct outmsg *om)
 	history_principal(from, &p1);
 	history_principal(to, &p2);
 	convkey_private(&key, &p1, &p2);
-	if (!agentcmd_is_server(om->text))
+	if (!bang_is_server(om->text))
 		schedule_person_spoke(key.s);
-	if (agentcmd_private(from, a, key.s, om))
+	if (bang_private(from, a, key.s, om))
 		return;
 	cv = conv_get(a, key.s, from->nick, 1);
 	turn_enqueue(cv, from, from->nick, om->text, om->msgid, om->hid);

@@ -19,12 +19,13 @@
 #include <unistd.h>
 
 #include "ircd/bridge/mcp.h"
+#include "ircd/sysexits.h"
 
-/* sysexits(3) values, spelled out to need no BSD header (as main.c). */
-#define EX_USAGE	64	/* no token or no usable socket path */
-#define EX_UNAVAILABLE	69	/* the daemon's socket does not answer */
-#define EX_OSERR	71	/* poll() failed */
-#define EX_IOERR	74	/* the token could not be sent */
+/*
+ * Its exits: EX_USAGE, no token or no usable socket path; EX_UNAVAILABLE,
+ * the daemon's socket does not answer; EX_IOERR, the token could not be
+ * sent; EX_OSERR, poll() failed.
+ */
 
 static int
 bridge_write_all(int fd, const char *buf, size_t len)

@@ -31,11 +31,11 @@
 #include "acp/acp.h"
 #include "acp/jsonrpc.h"
 #include "ircd/bridge/agent.h"
+#include "ircd/bridge/mcp.h"
+#include "ircd/bridge/schedule.h"
 #include "ircd/client.h"
 #include "ircd/conf.h"
 #include "ircd/log.h"
-#include "ircd/bridge/mcp.h"
-#include "ircd/bridge/schedule.h"
 #include "ircd/xmalloc.h"
 
 #define MCP_MAXLINE	(1024 * 1024)

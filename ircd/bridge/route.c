@@ -8,9 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ircd/casemap.h"
 #include "ircd/bridge/mention.h"
 #include "ircd/bridge/route.h"
+#include "ircd/casemap.h"
 #include "ircd/xmalloc.h"
 
 enum hit {

@@ -20,6 +20,8 @@
 #include "ircd/bridge/agent.h"
 #include "ircd/bridge/card.h"
 #include "ircd/bridge/policy.h"
+#include "ircd/bridge/schedule.h"
+#include "ircd/bridge/turn.h"
 #include "ircd/casemap.h"
 #include "ircd/channel.h"
 #include "ircd/client.h"
@@ -30,8 +32,6 @@
 #include "ircd/log.h"
 #include "ircd/message.h"
 #include "ircd/reply.h"
-#include "ircd/bridge/schedule.h"
-#include "ircd/bridge/turn.h"
 #include "ircd/xmalloc.h"
 #include "store/store.h"
 

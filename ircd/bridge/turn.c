@@ -11,13 +11,13 @@
 
 #include "ircd/bridge/agent.h"
 #include "ircd/bridge/ask.h"
+#include "ircd/bridge/card.h"
 #include "ircd/bridge/stream.h"
+#include "ircd/bridge/turn.h"
 #include "ircd/casemap.h"
 #include "ircd/client.h"
 #include "ircd/conf.h"
-#include "ircd/bridge/card.h"
 #include "ircd/reply.h"
-#include "ircd/bridge/turn.h"
 #include "ircd/xmalloc.h"
 
 /*

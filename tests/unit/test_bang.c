@@ -81,17 +81,17 @@ test_find(void)
 
 	for (i = 0; i < NCM6; i++) {
 		snprintf(text, sizeof(text), "!%s", cm6[i]);
-		server += agentcmd_is_server(text);
+		server += bang_is_server(text);
 		snprintf(text, sizeof(text), "!%s 2 x", cm6[i]);
-		server += agentcmd_is_server(text);
+		server += bang_is_server(text);
 	}
 	is_int(server, 2 * NCM6, "CM-6: each command, bare or with words");
-	ok(!agentcmd_is_server("!!stop"), "!!stop is text for the agent");
-	ok(!agentcmd_is_server("stop"), "no '!', no command");
-	ok(!agentcmd_is_server("!"), "a lone '!'");
-	ok(!agentcmd_is_server("!stopx"), "!stopx is not !stop");
-	ok(!agentcmd_is_server("!idioms x"), "an agent's command is not ours");
-	ok(!agentcmd_is_server("!alice:stop"), "nor one that names an agent");
+	ok(!bang_is_server("!!stop"), "!!stop is text for the agent");
+	ok(!bang_is_server("stop"), "no '!', no command");
+	ok(!bang_is_server("!"), "a lone '!'");
+	ok(!bang_is_server("!stopx"), "!stopx is not !stop");
+	ok(!bang_is_server("!idioms x"), "an agent's command is not ours");
+	ok(!bang_is_server("!alice:stop"), "nor one that names an agent");
 }
 
 /* !help's list of server commands, built as cmd_help builds it. */
