@@ -32,7 +32,7 @@ check() {
 	fi
 }
 
-echo "1..6"
+echo "1..7"
 
 # Every #include "..." of the files given, as "file:line: header".
 includes() {
@@ -80,4 +80,13 @@ check "libacp.a needs no symbol of libircd.a or libbridge.a" \
     "$(needs libacp.a libircd.a libbridge.a)"
 check "libstore.a needs no symbol of libircd.a, libbridge.a or libacp.a" \
     "$(needs libstore.a libircd.a libbridge.a libacp.a)"
+# acp/ is a library: its external names carry its prefixes, so none can
+# clash with the bridge's (agent_*, turn_*, ...).
+if [ -f libacp.a ]; then
+	check "libacp.a defines only acp_* and jsonrpc_* names" \
+	    "$(defined libacp.a | grep -Ev '^(acp_|jsonrpc_)')"
+else
+	not_ok "libacp.a defines only acp_* and jsonrpc_* names"
+	echo "# libacp.a is not built"
+fi
 [ "$failed" -eq 0 ]
