@@ -124,24 +124,26 @@ channel_remove(struct channel *ch, struct client *c)
 	channel_maybe_destroy(ch);
 }
 
+int
+member_filter_pass(const struct member_filter *f, const struct client *c,
+    const struct member *m)
+{
+	if (c->flags & CLIENT_CLOSING)
+		return 0;
+	return f == NULL || (c != f->except &&
+	    (m == NULL || f->modes == 0 || (m->modes & f->modes)) &&
+	    (c->caps & f->caps) == f->caps && !(c->caps & f->skip_caps));
+}
+
 void
 channel_each(struct channel *ch, const struct member_filter *f,
     void (*fn)(struct client *, void *), void *arg)
 {
-	static const struct member_filter all;
 	struct member *m;
 
-	if (f == NULL)
-		f = &all;
-	TAILQ_FOREACH(m, &ch->members, by_channel) {
-		struct client *c = m->client;
-
-		if (c == f->except || (c->flags & CLIENT_CLOSING) ||
-		    (f->modes != 0 && !(m->modes & f->modes)) ||
-		    (c->caps & f->caps) != f->caps || (c->caps & f->skip_caps))
-			continue;
-		fn(c, arg);
-	}
+	TAILQ_FOREACH(m, &ch->members, by_channel)
+		if (member_filter_pass(f, m->client, m))
+			fn(m->client, arg);
 }
 
 static void

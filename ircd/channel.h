@@ -66,6 +66,12 @@ struct member_filter {
 };
 
 /*
+ * Does c pass f? m is its membership, whose rank f->modes asks for; NULL
+ * for a reader outside a channel (a private conversation): no rank asked.
+ */
+int		 member_filter_pass(const struct member_filter *f,
+		    const struct client *c, const struct member *m);
+/*
  * The one member loop of every relay: fn(client, arg) for each member
  * that passes f (NULL: every member).
  */

@@ -239,14 +239,6 @@ conv_peer(const struct conv *cv)
 	return c;
 }
 
-/* Does c pass f? As channel_each's test; ranks (f->modes) are channels'. */
-static int
-conv_passes(const struct client *c, const struct member_filter *f)
-{
-	return f == NULL || (c != f->except && !(c->flags & CLIENT_CLOSING) &&
-	    (c->caps & f->caps) == f->caps && !(c->caps & f->skip_caps));
-}
-
 const char *
 conv_where(const struct conv *cv)
 {
@@ -267,7 +259,7 @@ conv_each(const struct conv *cv, const struct member_filter *f,
 	if (!cv->private) {
 		if ((ch = channel_find(cv->target)) != NULL)
 			channel_each(ch, f, fn, arg);
-	} else if ((c = conv_peer(cv)) != NULL && conv_passes(c, f))
+	} else if ((c = conv_peer(cv)) != NULL && member_filter_pass(f, c, NULL))
 		fn(c, arg);
 }
 
