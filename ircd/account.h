@@ -15,7 +15,7 @@ const char	*account_check_certfp(const char *fp);
 int		 account_any(void);
 /* Log c in as name: sets c->account and sends 900. */
 void		 account_login(struct client *c, const char *name);
-/* A failed login from c's address: slows that address down (SEC-1). */
+/* A failed login from c's address: slows that address down (SEC-6). */
 void		 account_failed(struct client *c);
 /* How long logins from ip must still wait after failures, in ms. */
 unsigned	 account_wait_ms(const char *ip);
