@@ -67,6 +67,12 @@ convkey_is_channel(const char *key)
 }
 
 int
+convkey_is_connection(const char *key)
+{
+	return strncmp(key, "c:", 2) == 0;
+}
+
+int
 convkey_side(const char *key, const char *principal)
 {
 	size_t lk = strlen(key), lp = strlen(principal);

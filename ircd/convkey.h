@@ -49,6 +49,8 @@ void	convkey_private(struct convkey *, const struct convkey *,
 
 /* Is key a channel's? */
 int	convkey_is_channel(const char *key);
+/* Is key the principal of a connection (a person not logged in)? */
+int	convkey_is_connection(const char *key);
 /* Is principal one side of the private conversation key? */
 int	convkey_side(const char *key, const char *principal);
 /* Is key principal itself, or a private conversation it is a side of? */

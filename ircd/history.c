@@ -161,7 +161,7 @@ history_principal_is(const struct client *c, const struct convkey *p)
 	struct convkey k;
 
 	/* A connection stays itself when it logs in: its key is by its id. */
-	if (strncmp(p->s, "c:", 2) == 0 && !(c->flags & CLIENT_SERVICE))
+	if (convkey_is_connection(p->s) && !(c->flags & CLIENT_SERVICE))
 		convkey_connection(&k, ircd.msgid_base, c->id);
 	else
 		history_principal(c, &k);

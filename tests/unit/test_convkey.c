@@ -114,6 +114,9 @@ test_reading(void)
 
 	ok(convkey_is_channel("#dev"), "#dev is a channel's");
 	ok(!convkey_is_channel("a:bob c:x.5"), "a private key is not");
+	ok(convkey_is_connection("c:x.5"), "c:x.5 is a connection's");
+	ok(!convkey_is_connection("a:bob"), "an account's is not");
+	ok(!convkey_is_connection("#c:x"), "nor a channel's");
 
 	ok(convkey_side("a:bob c:x.5", "a:bob"), "the first side");
 	ok(convkey_side("a:bob c:x.5", "c:x.5"), "the second side");
