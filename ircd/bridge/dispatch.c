@@ -132,11 +132,12 @@ dispatch_channel(struct client *from, struct channel *ch, struct outmsg *om)
 	if (om->text == NULL || om->text[0] == '\x01' ||
 	    (from->umodes & UMODE_BOT) || agent_of_client(from) != NULL)
 		return;
-	history_channel_conv(ch, &key);
 	if (ircd.conf->naccounts > 0)
 		offline_keep(from, ch, om);
+	/* A server without agents pays nothing more per message. */
 	if (ch->nservices == 0 && TAILQ_EMPTY(&all_agents))
 		return;
+	history_channel_conv(ch, &key);
 	/* SC-5: a person writing here (no ! command) releases what was held. */
 	if (!bang_is_server(om->text))
 		schedule_person_spoke(key.s);
