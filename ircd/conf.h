@@ -46,6 +46,9 @@ struct conf_channel {
 	char	*name;
 	char	*topic;		/* NULL if none */
 	char	*modes;		/* "+nt" style, NULL for the server default */
+	/* AU-1: ceiling of every agent's policy here, NULL for none */
+	char	*permissions;
+	char	**ops;		/* AU-7: accounts that get op here, or NULL */
 	int	 line;
 };
 
@@ -59,6 +62,15 @@ struct conf_agent {
 	char	*description;
 	char	*permissions;	/* ask | allow-reads | allow-all | deny-all */
 	char	*tools;		/* show | hide */
+	/*
+	 * AU-2: who may talk to it: NULL for the default ("*" on a server
+	 * without [account], else "logged-in"), else a NULL-terminated list
+	 * of one "*", one "logged-in", or account names.
+	 */
+	char	**users;
+	char	**admins;	/* AU-1: accounts that may loosen; NULL: none */
+	char	**modes;	/* AU-3: ACP mode ids !mode may pick; NULL: none */
+	char	**env_inherit;	/* AU-10: variables it inherits; NULL: none */
 	int	 line;
 };
 

@@ -17,6 +17,7 @@
 #include "ircd/casemap.h"
 #include "ircd/client.h"
 #include "ircd/conf.h"
+#include "ircd/history.h"
 #include "ircd/reply.h"
 #include "ircd/xmalloc.h"
 
@@ -142,6 +143,8 @@ turn_enqueue(struct conv *conv, struct client *from, const char *speaker,
 		if (from->account != NULL)
 			strlcpy(t->requester_account, from->account,
 			    sizeof(t->requester_account));
+		history_principal(from, &t->principal);
+		strlcpy(t->addr, from->ip, sizeof(t->addr));
 	}
 	/* TN-2: say so when the agent is busy in another conversation. */
 	if (from != NULL && a->active != NULL && a->active != conv)

@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "ircd/convkey.h"
 #include "ircd/ircd.h"
 
 struct agent;
@@ -24,6 +25,12 @@ struct turn {
 	/* PM-2: who may answer its permission cards. */
 	char			 requester[NICKLEN + 1];
 	char			 requester_account[NICKLEN + 1]; /* or "" */
+	/*
+	 * AU-4: the requester's principal (account, or connection), "" for
+	 * none; cards and private output follow it, never the nick.
+	 */
+	struct convkey		 principal;
+	char			 addr[64];	/* requester's address (AU-9) */
 	char			 msgid[64];	/* for +reply */
 	int64_t			 hid;		/* history id of the message */
 	int64_t			 sched;		/* the schedule firing, or 0 */
