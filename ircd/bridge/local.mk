@@ -20,4 +20,5 @@ libbridge_a_SOURCES = \
 	ircd/bridge/prompt.c ircd/bridge/prompt.h \
 	ircd/bridge/route.c ircd/bridge/route.h \
 	ircd/bridge/mention.c ircd/bridge/mention.h \
-	ircd/bridge/policy.c ircd/bridge/policy.h
+	ircd/bridge/policy.c ircd/bridge/policy.h \
+	ircd/bridge/authority.c ircd/bridge/authority.h

@@ -42,6 +42,25 @@ const char	*policy_name(enum policy p);
  * so that last is only for zeroed memory).
  */
 enum policy	 policy_resolve(enum policy conv, enum policy agent);
+/*
+ * AU-1: the order from loosest: allow-all, allow-reads, ask, deny-all.
+ * Is p looser than than? POLICY_UNSET is neither looser nor stricter.
+ */
+int		 policy_looser(enum policy p, enum policy than);
+/* The stricter of two; POLICY_UNSET (no ceiling) yields the other. */
+enum policy	 policy_strictest(enum policy, enum policy);
+/* p, or ceiling when p is looser (POLICY_UNSET ceiling: no limit). */
+enum policy	 policy_clamp(enum policy p, enum policy ceiling);
+/*
+ * AU-3: may !mode pick mode id? modes is the config's list (NULL: none):
+ * a name, or "*" for any mode but those that turn the agent's own
+ * permission prompts off, which must be listed by name. initial, the
+ * agent's first mode (NULL: unknown), is always allowed.
+ */
+int		 policy_mode_allowed(char *const *modes, const char *id,
+		    const char *initial);
+/* Does mode id turn the agent's own permission prompts off? */
+int		 policy_mode_prompts_off(const char *id);
 /* What p does with a request for a tool of kind (NULL: not said). */
 enum policy_verdict policy_judge(enum policy p, const char *kind);
 

@@ -1,0 +1,135 @@
+/*
+ * authority.c: who may make an agent act. The config's permissions (the
+ * agent's and its channel's) are a ceiling nobody on IRC raises (AU-1);
+ * its users say who may talk to it (AU-2), its admins and the IRC
+ * operators who may loosen, its modes what !mode may pick (AU-3); and a
+ * +s channel is named only to its members (AU-8).
+ */
+#include "compat.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "ircd/bridge/agent.h"
+#include "ircd/bridge/authority.h"
+#include "ircd/bridge/conv.h"
+#include "ircd/bridge/policy.h"
+#include "ircd/casemap.h"
+#include "ircd/channel.h"
+#include "ircd/client.h"
+#include "ircd/conf.h"
+#include "ircd/ircd.h"
+
+/* Is account (NULL: none) in list (NULL-terminated, or NULL)? */
+static int
+listed(char *const *list, const char *account)
+{
+	size_t i;
+
+	if (account == NULL || list == NULL)
+		return 0;
+	for (i = 0; list[i] != NULL; i++)
+		if (casemap_cmp(list[i], account) == 0)
+			return 1;
+	return 0;
+}
+
+static const struct conf_channel *
+conf_channel_find(const char *name)
+{
+	size_t i;
+
+	if (ircd.conf == NULL || name == NULL)
+		return NULL;
+	for (i = 0; i < ircd.conf->nchannels; i++)
+		if (casemap_cmp(ircd.conf->channels[i].name, name) == 0)
+			return &ircd.conf->channels[i];
+	return NULL;
+}
+
+enum policy
+authority_ceiling(const struct agent *a, const char *channel)
+{
+	const struct conf_channel *cc;
+	enum policy p;
+
+	/* The config always sets the agent's; ask is only for zeroed memory. */
+	p = policy_resolve(POLICY_UNSET, policy_find(a->conf->permissions));
+	if ((cc = conf_channel_find(channel)) != NULL)
+		p = policy_strictest(p, policy_find(cc->permissions));
+	return p;
+}
+
+enum policy
+authority_policy(const struct conv *cv)
+{
+	enum policy ceiling;
+
+	ceiling = authority_ceiling(cv->agent, cv->private ? NULL :
+	    cv->target);
+	return policy_clamp(policy_resolve(cv->policy, ceiling), ceiling);
+}
+
+int
+authority_may_loosen(const struct agent *a, const struct client *c)
+{
+	return client_is_oper(c) || listed(a->conf->admins, c->account);
+}
+
+int
+authority_may_talk(const struct agent *a, const struct client *c,
+    char *why, size_t len)
+{
+	char *const *users = a->conf->users;
+	static char *const anyone[] = { "*", NULL };
+	static char *const logged_in[] = { "logged-in", NULL };
+	size_t i;
+	int accounts = 0;
+
+	/* Who may loosen its policy may surely talk to it. */
+	if (authority_may_loosen(a, c))
+		return 1;
+	if (users == NULL)
+		users = ircd.conf != NULL && ircd.conf->naccounts > 0 ?
+		    logged_in : anyone;
+	for (i = 0; users[i] != NULL; i++) {
+		if (strcmp(users[i], "*") == 0)
+			return 1;
+		if (strcmp(users[i], "logged-in") == 0) {
+			if (c->account != NULL)
+				return 1;
+		} else
+			accounts = 1;
+	}
+	if (listed(users, c->account))
+		return 1;
+	if (c->account == NULL)
+		snprintf(why, len, "%s talks only to people logged in to %s; "
+		    "log in first", a->client->nick, accounts ?
+		    "accounts it names" : "an account");
+	else
+		snprintf(why, len, "%s does not talk to account %s",
+		    a->client->nick, c->account);
+	return 0;
+}
+
+int
+authority_mode_allowed(const struct agent *a, const char *modeid,
+    const char *initial)
+{
+	return policy_mode_allowed(a->conf->modes, modeid, initial);
+}
+
+const char *
+authority_where(const struct client *asker, const struct conv *cv)
+{
+	struct channel *ch;
+
+	if (cv->private)
+		return "a private conversation";
+	ch = channel_find(cv->target);
+	if (ch == NULL || ((ch->modes & CMODE_SECRET) &&
+	    (asker == NULL || channel_member(ch, asker) == NULL)))
+		return "a channel";
+	return cv->target;
+}
