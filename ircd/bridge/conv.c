@@ -15,6 +15,7 @@
 
 #include "acp/acp.h"
 #include "ircd/bridge/agent.h"
+#include "ircd/bridge/authority.h"
 #include "ircd/bridge/card.h"
 #include "ircd/bridge/mcp.h"
 #include "ircd/bridge/policy.h"
@@ -141,8 +142,7 @@ conv_shutdown(void)
 enum policy
 conv_policy(const struct conv *cv)
 {
-	return policy_resolve(cv->policy,
-	    policy_find(cv->agent->conf->permissions));
+	return authority_policy(cv);
 }
 
 /*
