@@ -74,7 +74,11 @@ enum conf_type {
 	T_ENV,		/* KEY=VALUE, repeatable */
 	T_CHANLIST,
 	T_PERMS,
-	T_TOOLS
+	T_TOOLS,
+	T_USERS,	/* AU-2: "*", "logged-in" or accounts */
+	T_ACCOUNTS,	/* accounts an [account] section defines */
+	T_MODEIDS,	/* AU-3: ACP mode ids, or "*" */
+	T_ENVNAMES	/* AU-10: variable names, repeatable, adding up */
 };
 
 #define K_REPEAT	0x1	/* may be given more than once */
@@ -132,6 +136,7 @@ static const struct conf_key conf_keys[] = {
 	{ SEC_SERVER, "transcript-chars", T_INT, S(transcript_chars), 20, 100000, 0 },
 	{ SEC_SERVER, "permission-timeout", T_INT, S(permission_timeout), 1, 86400, 0 },
 	{ SEC_SERVER, "schedule-minute", T_INT, S(schedule_minute), 1, 60, 0 },
+	{ SEC_SERVER, "workspace",	T_PATH,		S(workspace), 0, 0, 0 },
 
 	{ SEC_LISTEN, "address",	T_ADDRESS,	L(address), 0, 0, 0 },
 	{ SEC_LISTEN, "tls-cert",	T_PATH,		L(tls_cert), 0, 0, 0 },
@@ -147,6 +152,8 @@ static const struct conf_key conf_keys[] = {
 
 	{ SEC_CHANNEL, "topic",		T_STR,		C(topic), 0, 0, 0 },
 	{ SEC_CHANNEL, "modes",		T_MODES,	C(modes), 0, 0, 0 },
+	{ SEC_CHANNEL, "permissions",	T_PERMS,	C(permissions), 0, 0, 0 },
+	{ SEC_CHANNEL, "ops",		T_ACCOUNTS,	C(ops), 0, 0, 0 },
 
 	{ SEC_AGENT, "command",		T_ARGV,		G(argv), 0, 0, K_RAW },
 	{ SEC_AGENT, "cwd",		T_ABSPATH,	G(cwd), 0, 0, 0 },
@@ -155,6 +162,11 @@ static const struct conf_key conf_keys[] = {
 	{ SEC_AGENT, "description",	T_STR,		G(description), 0, 0, 0 },
 	{ SEC_AGENT, "permissions",	T_PERMS,	G(permissions), 0, 0, 0 },
 	{ SEC_AGENT, "tools",		T_TOOLS,	G(tools), 0, 0, 0 },
+	{ SEC_AGENT, "users",		T_USERS,	G(users), 0, 0, 0 },
+	{ SEC_AGENT, "admins",		T_ACCOUNTS,	G(admins), 0, 0, 0 },
+	{ SEC_AGENT, "modes",		T_MODEIDS,	G(modes), 0, 0, 0 },
+	{ SEC_AGENT, "env-inherit",	T_ENVNAMES,	G(env_inherit), 0, 0,
+	    K_REPEAT },
 };
 
 #define NKEYS	(sizeof(conf_keys) / sizeof(conf_keys[0]))
@@ -171,6 +183,16 @@ struct conf_parser {
 	int			 section_line;
 	int			 server_line;	/* 0 until [server] is seen */
 	int			 seen[NKEYS];	/* line of each key in this section */
+	/*
+	 * Account names that users, admins and ops refer to, checked
+	 * once the whole file is read: [account] may come later.
+	 */
+	struct conf_ref {
+		const char	*key;
+		char		*name;
+		int		 line;
+	}			*refs;
+	size_t			 nrefs;
 };
 
 static int	conf_error(struct conf_parser *, int, const char *, ...)
@@ -305,9 +327,9 @@ conf_join(const char *dir, const char *path)
 	return s;
 }
 
-/* <dir>/<basename of path without its last extension>.db */
+/* <dir>/<basename of path without its last extension><suffix> */
 static char *
-conf_default_database(const char *path, const char *dir)
+conf_default_beside(const char *path, const char *dir, const char *suffix)
 {
 	const char *base, *dot;
 	char *stem, *db, *s;
@@ -320,11 +342,17 @@ conf_default_database(const char *path, const char *dir)
 		stem = xstrdup(base);
 	else
 		stem = xstrndup(base, dot - base);
-	xasprintf(&db, "%s.db", stem);
+	xasprintf(&db, "%s%s", stem, suffix);
 	s = conf_join(dir, db);
 	free(stem);
 	free(db);
 	return s;
+}
+
+static char *
+conf_default_database(const char *path, const char *dir)
+{
+	return conf_default_beside(path, dir, ".db");
 }
 
 static int
@@ -709,6 +737,138 @@ conf_set_cidrs(struct conf_parser *p, const struct conf_key *k,
 	return 0;
 }
 
+/* What a shell would take as a variable name: [A-Za-z_][A-Za-z0-9_]*. */
+static int
+conf_valid_envname(const char *s, size_t n)
+{
+	size_t i;
+
+	if (n == 0 || conf_isdigit((unsigned char)s[0]))
+		return 0;
+	for (i = 0; i < n; i++)
+		if (!conf_isalpha((unsigned char)s[i]) && s[i] != '_' &&
+		    !conf_isdigit((unsigned char)s[i]))
+			return 0;
+	return 1;
+}
+
+/* Remember an account name to look up when the file has been read. */
+static void
+conf_ref_add(struct conf_parser *p, const char *key, const char *name)
+{
+	p->refs = xreallocarray(p->refs, p->nrefs + 1, sizeof(*p->refs));
+	p->refs[p->nrefs].key = key;
+	p->refs[p->nrefs].name = xstrdup(name);
+	p->refs[p->nrefs++].line = p->line;
+}
+
+/*
+ * users, admins, ops: a list of accounts. For users, "*" or
+ * "logged-in" may stand in for the list, alone (AU-2).
+ */
+static int
+conf_set_accounts(struct conf_parser *p, const struct conf_key *k,
+    const char *v, char ***vp)
+{
+	char **list;
+	size_t i, n;
+
+	list = conf_split_list(v);
+	if ((n = conf_strv_len(list)) == 0)
+		return conf_error(p, p->line, "key \"%s\" needs a value",
+		    k->name);
+	for (i = 0; i < n; i++) {
+		if (k->type == T_USERS && (strcmp(list[i], "*") == 0 ||
+		    strcmp(list[i], "logged-in") == 0)) {
+			if (n == 1)
+				break;
+			conf_error(p, p->line, "bad %s: \"%s\" must stand "
+			    "alone, not in a list of accounts", k->name,
+			    list[i]);
+			conf_strv_free(list);
+			return -1;
+		}
+		conf_ref_add(p, k->name, list[i]);
+	}
+	conf_strv_free(*vp);
+	*vp = list;
+	return 0;
+}
+
+/*
+ * modes: ACP mode ids as the agent announces them. They end up in IRC
+ * lines and in !status, so one printable word each, bounded.
+ */
+static int
+conf_set_modeids(struct conf_parser *p, const struct conf_key *k,
+    const char *v, char ***vp)
+{
+	char **list;
+	const char *c;
+	size_t i, n;
+
+	list = conf_split_list(v);
+	if ((n = conf_strv_len(list)) == 0)
+		return conf_error(p, p->line, "key \"%s\" needs a value",
+		    k->name);
+	for (i = 0; i < n; i++) {
+		if (strcmp(list[i], "*") == 0 && n > 1) {
+			conf_error(p, p->line, "bad %s: \"*\" must stand "
+			    "alone, not in a list of modes", k->name);
+			goto fail;
+		}
+		for (c = list[i]; *c != '\0'; c++)
+			if ((unsigned char)*c <= ' ' ||
+			    (unsigned char)*c >= 0x7f)
+				break;
+		if (*c != '\0' || strlen(list[i]) > CONF_MODEID_MAX) {
+			conf_error(p, p->line, "bad %s: a mode id is printable "
+			    "ASCII of at most %d bytes", k->name,
+			    CONF_MODEID_MAX);
+			goto fail;
+		}
+	}
+	conf_strv_free(*vp);
+	*vp = list;
+	return 0;
+fail:
+	conf_strv_free(list);
+	return -1;
+}
+
+/* env-inherit: names only, never values; repeats add to the list. */
+static int
+conf_set_envnames(struct conf_parser *p, const struct conf_key *k,
+    const char *v, char ***vp)
+{
+	char **list;
+	size_t i, j;
+
+	if ((list = conf_split_list(v)) == NULL)
+		return conf_error(p, p->line, "key \"%s\" needs a value",
+		    k->name);
+	for (i = 0; list[i] != NULL; i++) {
+		if (!conf_valid_envname(list[i], strlen(list[i]))) {
+			conf_error(p, p->line, "bad %s: \"%.64s\" is not a "
+			    "variable name: letters, digits and _, not "
+			    "starting with a digit", k->name, list[i]);
+			conf_strv_free(list);
+			return -1;
+		}
+	}
+	for (i = 0; list != NULL && list[i] != NULL; i++) {
+		for (j = 0; *vp != NULL && (*vp)[j] != NULL; j++)
+			if (strcmp((*vp)[j], list[i]) == 0)
+				break;
+		if (*vp != NULL && (*vp)[j] != NULL)
+			free(list[i]);
+		else
+			conf_strv_add(vp, list[i]);
+	}
+	free(list);
+	return 0;
+}
+
 static int
 conf_set(struct conf_parser *p, const struct conf_key *k, char *v)
 {
@@ -837,15 +997,16 @@ conf_set(struct conf_parser *p, const struct conf_key *k, char *v)
 		}
 		break;
 	case T_ENV:
-		eq = strchr(v, '=');
-		for (s = v; s != eq && s != NULL && *s != '\0'; s++)
-			if (!conf_isalpha((unsigned char)*s) && *s != '_' &&
-			    (s == v || !conf_isdigit((unsigned char)*s)))
-				break;
-		if (eq == NULL || eq == v || s != eq)
-			return conf_error(p, p->line, "bad %s \"%s\": expected "
-			    "NAME=VALUE, NAME of letters, digits and _",
-			    k->name, v);
+		/* I2: the value may be a secret; no error shows any of it. */
+		if ((eq = strchr(v, '=')) == NULL)
+			return conf_error(p, p->line, "bad %s: expected "
+			    "NAME=VALUE (the line is not shown: it may hold a "
+			    "secret)", k->name);
+		if (!conf_valid_envname(v, eq - v))
+			return conf_error(p, p->line, "bad %s: \"%.*s\" is not "
+			    "a variable name: letters, digits and _, not "
+			    "starting with a digit", k->name,
+			    (int)(eq - v > 64 ? 64 : eq - v), v);
 		vp = (char ***)(base + k->offset);
 		for (i = 0; *vp != NULL && (*vp)[i] != NULL; i++)
 			if (strncmp((*vp)[i], v, eq - v + 1) == 0)
@@ -881,6 +1042,13 @@ conf_set(struct conf_parser *p, const struct conf_key *k, char *v)
 			    "show or hide", k->name, v);
 		conf_set_str((char **)(base + k->offset), xstrdup(v));
 		break;
+	case T_USERS:
+	case T_ACCOUNTS:
+		return conf_set_accounts(p, k, v, (char ***)(base + k->offset));
+	case T_MODEIDS:
+		return conf_set_modeids(p, k, v, (char ***)(base + k->offset));
+	case T_ENVNAMES:
+		return conf_set_envnames(p, k, v, (char ***)(base + k->offset));
 	}
 	return 0;
 }
@@ -943,6 +1111,26 @@ conf_section_end(struct conf_parser *p)
 	case SEC_SERVER:
 	case SEC_CHANNEL:
 		break;
+	}
+	return 0;
+}
+
+/* Every account that users, admins or ops name must be defined. */
+static int
+conf_check_refs(struct conf_parser *p)
+{
+	struct conf *c = p->conf;
+	size_t i, j;
+
+	for (i = 0; i < p->nrefs; i++) {
+		for (j = 0; j < c->naccounts; j++)
+			if (casemap_cmp(c->accounts[j].name,
+			    p->refs[i].name) == 0)
+				break;
+		if (j == c->naccounts)
+			return conf_error(p, p->refs[i].line, "%s names "
+			    "account \"%s\", but no [account %s] defines it",
+			    p->refs[i].key, p->refs[i].name, p->refs[i].name);
 	}
 	return 0;
 }
@@ -1178,6 +1366,7 @@ conf_parse_dir(const char *text, const char *filename, const char *dir,
 	struct conf_listen *l;
 	const char *s = text, *nl;
 	char *line;
+	size_t i;
 	int rc = 0;
 
 	memset(&p, 0, sizeof(p));
@@ -1202,7 +1391,12 @@ conf_parse_dir(const char *text, const char *filename, const char *dir,
 	}
 	if (rc == 0)
 		rc = conf_section_end(&p);
+	if (rc == 0)
+		rc = conf_check_refs(&p);
 	free(p.label);
+	for (i = 0; i < p.nrefs; i++)
+		free(p.refs[i].name);
+	free(p.refs);
 	if (rc == -1) {
 		conf_free(p.conf);
 		return NULL;
@@ -1218,6 +1412,9 @@ conf_parse_dir(const char *text, const char *filename, const char *dir,
 	}
 	if (p.conf->database == NULL)
 		p.conf->database = conf_default_database(filename, dir);
+	if (p.conf->workspace == NULL)
+		p.conf->workspace = conf_default_beside(filename, dir,
+		    ".workspace");
 	return p.conf;
 }
 
@@ -1318,6 +1515,7 @@ conf_free(struct conf *c)
 	free(c->motd);
 	free(c->database);
 	free(c->admin);
+	free(c->workspace);
 	conf_strv_free(c->flood_exempt);
 	free(c->flood_nets);
 	free(c->default_modes);
@@ -1347,6 +1545,8 @@ conf_free(struct conf *c)
 		free(c->channels[i].name);
 		free(c->channels[i].topic);
 		free(c->channels[i].modes);
+		free(c->channels[i].permissions);
+		conf_strv_free(c->channels[i].ops);
 	}
 	free(c->channels);
 	for (i = 0; i < c->nagents; i++) {
@@ -1359,6 +1559,10 @@ conf_free(struct conf *c)
 		free(c->agents[i].description);
 		free(c->agents[i].permissions);
 		free(c->agents[i].tools);
+		conf_strv_free(c->agents[i].users);
+		conf_strv_free(c->agents[i].admins);
+		conf_strv_free(c->agents[i].modes);
+		conf_strv_free(c->agents[i].env_inherit);
 	}
 	free(c->agents);
 	free(c);

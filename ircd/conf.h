@@ -10,6 +10,9 @@
 
 struct sockaddr;
 
+/* Longest ACP mode id the config accepts in an agent's modes (AU-3). */
+#define CONF_MODEID_MAX	64
+
 /* An address block, addr/bits, of IPv4 or IPv6. */
 struct conf_cidr {
 	int		 family;	/* AF_INET or AF_INET6 */
@@ -48,7 +51,7 @@ struct conf_channel {
 	char	*modes;		/* "+nt" style, NULL for the server default */
 	/* AU-1: ceiling of every agent's policy here, NULL for none */
 	char	*permissions;
-	char	**ops;		/* AU-7: accounts that get op here, or NULL */
+	char	**ops;		/* accounts that get op on JOIN here, or NULL */
 	int	 line;
 };
 
@@ -85,6 +88,11 @@ struct conf {
 	char	*motd;		/* path of the MOTD file (relative to dir), or NULL */
 	char	*database;	/* absolute path; default <config without .conf>.db */
 	char	*admin;		/* contact line, or NULL */
+	/*
+	 * AU-10: parent of the agents' own directories, absolute; default
+	 * <config without .conf>.workspace beside the config.
+	 */
+	char	*workspace;
 	int	 ping_interval;	/* seconds of silence before we PING */
 	int	 ping_timeout;	/* seconds after the PING before we drop */
 	int	 register_timeout; /* seconds to complete registration */

@@ -639,14 +639,171 @@ test_errors(void)
 	parse_fails("[agent a]\ncommand = x\ncwd = work\n",
 	    "e.conf:3: cwd must be an absolute path", "relative cwd");
 	parse_fails("[agent a]\ncommand = x\nenv = 1FOO=x\n",
-	    "e.conf:3: bad env \"1FOO=x\"", "env name with a leading digit");
+	    "e.conf:3: bad env: \"1FOO\" is not a variable name",
+	    "env name with a leading digit");
 	parse_fails("[agent a]\ncommand = x\nenv = FOO\n",
-	    "e.conf:3: bad env \"FOO\"", "env without =");
+	    "e.conf:3: bad env: expected NAME=VALUE", "env without =");
 	parse_fails("[agent a]\ncommand = x\nenv = FOO=1\nenv = FOO=2\n",
 	    "e.conf:4: env FOO is set twice", "env name twice");
 	parse_fails("[agent a]\ncommand = x\nchannels = #ok, nochan\n",
 	    "e.conf:3: bad channels: \"nochan\" is not a channel name",
 	    "bad channel in an agent's list");
+}
+
+/* The parse fails at want, and the message holds no part of secret (I2). */
+static void
+parse_fails_quiet(const char *text, const char *want, const char *secret,
+    const char *name)
+{
+	parse_fails(text, want, name);
+	ok(strstr(err, secret) == NULL, "no secret in the error");
+	if (strstr(err, secret) != NULL)
+		printf("# \"%s\" shows \"%s\"\n", err, secret);
+}
+
+/* The keys of issue 21: users, admins, modes, env-inherit, ops, ... */
+static void
+test_authority_keys(void)
+{
+	struct conf *c;
+	struct conf_agent *g;
+	struct conf_channel *ch;
+
+	c = parse_ok("[agent a]\ncommand = x\n[channel #c]\n", "w.conf",
+	    "no authority keys");
+	if (c != NULL) {
+		g = &c->agents[0];
+		ok(g->users == NULL && g->admins == NULL && g->modes == NULL &&
+		    g->env_inherit == NULL, "agent keys unset are NULL");
+		ok(c->channels[0].permissions == NULL &&
+		    c->channels[0].ops == NULL, "channel keys unset are NULL");
+		is_str(c->workspace, "./w.workspace", "default workspace");
+	}
+	conf_free(c);
+
+	c = parse_ok("[server]\nworkspace = ws\n", "/etc/irc/a.conf",
+	    "workspace");
+	if (c != NULL)
+		is_str(c->workspace, "/etc/irc/ws", "relative workspace "
+		    "from the config's directory");
+	conf_free(c);
+
+	/* Accounts may be defined after the section that names them. */
+	c = parse_ok("[agent a]\ncommand = x\nusers = alice, Bob carol\n"
+	    "admins = alice\nmodes = default plan\n"
+	    "env-inherit = FOO_API_KEY, _X1\nenv-inherit = BAR FOO_API_KEY\n"
+	    "[agent b]\ncommand = x\nusers = logged-in\nmodes = *\n"
+	    "[agent d]\ncommand = x\nusers = *\n"
+	    "[channel #c]\npermissions = allow-reads\nops = carol,alice\n"
+	    "[account alice]\ncertfp = " FP64 "\n"
+	    "[account bob]\ncertfp = " FP64 "\n"
+	    "[account carol]\ncertfp = " FP64 "\n", "g.conf",
+	    "every authority key");
+	if (c != NULL && c->nagents == 3 && c->nchannels == 1) {
+		g = &c->agents[0];
+		is_int(strv_len(g->users), 3, "three users");
+		if (strv_len(g->users) == 3) {
+			is_str(g->users[0], "alice", "user 1");
+			is_str(g->users[1], "Bob", "user 2 as written");
+			is_str(g->users[2], "carol", "user 3");
+		}
+		is_int(strv_len(g->admins), 1, "one admin");
+		if (g->admins != NULL)
+			is_str(g->admins[0], "alice", "admin");
+		is_int(strv_len(g->modes), 2, "two modes");
+		if (strv_len(g->modes) == 2) {
+			is_str(g->modes[0], "default", "mode 1");
+			is_str(g->modes[1], "plan", "mode 2");
+		}
+		is_int(strv_len(g->env_inherit), 3,
+		    "env-inherit adds up, without repeats");
+		if (strv_len(g->env_inherit) == 3) {
+			is_str(g->env_inherit[0], "FOO_API_KEY", "inherit 1");
+			is_str(g->env_inherit[1], "_X1", "inherit 2");
+			is_str(g->env_inherit[2], "BAR", "inherit 3");
+		}
+		g = &c->agents[1];
+		ok(strv_len(g->users) == 1 &&
+		    strcmp(g->users[0], "logged-in") == 0, "users logged-in");
+		ok(strv_len(g->modes) == 1 && strcmp(g->modes[0], "*") == 0,
+		    "modes *");
+		g = &c->agents[2];
+		ok(strv_len(g->users) == 1 && strcmp(g->users[0], "*") == 0,
+		    "users *");
+		ch = &c->channels[0];
+		is_str(ch->permissions, "allow-reads", "channel permissions");
+		ok(strv_len(ch->ops) == 2 && strcmp(ch->ops[0], "carol") == 0 &&
+		    strcmp(ch->ops[1], "alice") == 0, "channel ops");
+	}
+	conf_free(c);
+
+	parse_fails("[agent a]\ncommand = x\nusers = * alice\n"
+	    "[account alice]\ncertfp = " FP64 "\n",
+	    "e.conf:3: bad users: \"*\" must stand alone", "users * in a list");
+	parse_fails("[agent a]\ncommand = x\nusers = alice,logged-in\n"
+	    "[account alice]\ncertfp = " FP64 "\n",
+	    "e.conf:3: bad users: \"logged-in\" must stand alone",
+	    "users logged-in in a list");
+	parse_fails("[account alice]\ncertfp = " FP64 "\n[agent a]\n"
+	    "command = x\nusers = alice mallory\n",
+	    "e.conf:5: users names account \"mallory\", but no "
+	    "[account mallory] defines it", "users: unknown account");
+	parse_fails("[agent a]\ncommand = x\nusers = ,\n",
+	    "e.conf:3: key \"users\" needs a value", "users: empty list");
+	parse_fails("[agent a]\ncommand = x\nusers = *\nusers = *\n",
+	    "e.conf:4: duplicate key \"users\"", "users twice");
+	parse_fails("[agent a]\ncommand = x\nadmins = root\n",
+	    "e.conf:3: admins names account \"root\", but no "
+	    "[account root] defines it", "admins: unknown account");
+	parse_fails("[agent a]\ncommand = x\nadmins = *\n",
+	    "e.conf:3: admins names account \"*\"", "admins: * is no account");
+	parse_fails("[agent a]\ncommand = x\nmodes = plan *\n",
+	    "e.conf:3: bad modes: \"*\" must stand alone", "modes * in a list");
+	parse_fails("[agent a]\ncommand = x\nmodes = \"pl\x01an\"\n",
+	    "e.conf:3: bad modes: a mode id is printable ASCII of at most 64",
+	    "modes: control character");
+	parse_fails("[agent a]\ncommand = x\nmodes = caf\xc3\xa9\n",
+	    "e.conf:3: bad modes: a mode id is printable ASCII",
+	    "modes: not ASCII");
+	parse_fails("[agent a]\ncommand = x\nmodes = "
+	    "m12345678901234567890123456789012345678901234567890123456789012345"
+	    "\n", "e.conf:3: bad modes: a mode id is printable ASCII of at "
+	    "most 64 bytes", "modes: 66 bytes");
+	parse_fails("[agent a]\ncommand = x\nenv-inherit = FOO 9LIVES\n",
+	    "e.conf:3: bad env-inherit: \"9LIVES\" is not a variable name",
+	    "env-inherit: leading digit");
+	parse_fails("[agent a]\ncommand = x\nenv-inherit = FOO=bar\n",
+	    "e.conf:3: bad env-inherit: \"FOO=bar\" is not a variable name",
+	    "env-inherit: a value");
+	parse_fails("[agent a]\ncommand = x\nenv-inherit = \",\"\n",
+	    "e.conf:3: key \"env-inherit\" needs a value",
+	    "env-inherit: empty list");
+	parse_fails("[channel #c]\npermissions = all\n",
+	    "e.conf:2: bad permissions \"all\": expected ask, allow-reads, "
+	    "allow-all or deny-all", "channel permissions");
+	parse_fails("[channel #c]\npermissions = ask\npermissions = ask\n",
+	    "e.conf:3: duplicate key \"permissions\"",
+	    "channel permissions twice");
+	parse_fails("[channel #c]\nops = alice\n",
+	    "e.conf:2: ops names account \"alice\", but no [account alice]",
+	    "ops: unknown account");
+	parse_fails("[channel #c]\nops = \n", "e.conf:2: key \"ops\" needs a "
+	    "value", "ops: no value");
+	parse_fails("[server]\nworkspace = \"\"\n",
+	    "e.conf:2: key \"workspace\" needs a value", "empty workspace");
+
+	/* I2: env values never show up in an error. */
+	parse_fails_quiet("[agent a]\ncommand = x\n"
+	    "env = ANTHROPIC_API_KEY sk-secret-456\n",
+	    "e.conf:3: bad env: expected NAME=VALUE", "sk-secret-456",
+	    "env without =: value not shown");
+	parse_fails_quiet("[agent a]\ncommand = x\n"
+	    "env = BAD-NAME=sk-secret-456\n",
+	    "e.conf:3: bad env: \"BAD-NAME\" is not a variable name",
+	    "sk-secret-456", "env bad name: value not shown");
+	parse_fails_quiet("[agent a]\ncommand = x\nenv = K=sk-secret-456\n"
+	    "env = K=sk-secret-789\n", "e.conf:4: env K is set twice",
+	    "sk-secret", "env twice: value not shown");
 }
 
 static void
@@ -917,6 +1074,7 @@ main(void)
 	test_argv();
 	test_cidr();
 	test_errors();
+	test_authority_keys();
 	test_accepted();
 	test_long_line();
 	test_load();
