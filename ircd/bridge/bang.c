@@ -13,6 +13,7 @@
 
 #include "acp/acp.h"
 #include "ircd/bridge/agent.h"
+#include "ircd/bridge/authority.h"
 #include "ircd/bridge/bang.h"
 #include "ircd/bridge/card.h"
 #include "ircd/bridge/policy.h"
@@ -248,13 +249,46 @@ cmd_card(struct here *h, const struct bang *b, const char *args)
 	card_answer(h->from, h->key, h->ch, b->name, args);
 }
 
+/*
+ * I7: may h's sender act on others' requests here? A channel operator,
+ * an IRC operator, or an admin of an agent here.
+ */
+static int
+bang_in_charge(const struct here *h)
+{
+	struct member *m;
+	size_t i;
+
+	if (h->ch != NULL && (m = channel_member(h->ch, h->from)) != NULL &&
+	    (m->modes & MEMBER_OP))
+		return 1;
+	for (i = 0; i < h->n; i++)
+		if (authority_may_loosen(h->agents[i], h->from))
+			return 1;
+	return client_is_oper(h->from);
+}
+
+/* I7: one's own requests, or anyone's for those in charge here. */
 static void
 cmd_stop(struct here *h, const struct bang *b, const char *args)
 {
+	int all = bang_in_charge(h);
+	size_t i;
+
 	(void)b;
 	(void)args;
-	if (turn_stop(h->key) == 0)
-		reply_notice(h->from, "Nothing to stop here");
+	if (turn_stop(h->key, all ? NULL : h->from) > 0)
+		return;
+	for (i = 0; i < h->n && !all; i++) {
+		struct conv *cv = conv_find(h->agents[i], h->key);
+
+		if (cv != NULL && cv->turn != NULL) {
+			reply_notice(h->from, "You may stop only what you "
+			    "asked; channel operators may stop anything here");
+			return;
+		}
+	}
+	reply_notice(h->from, "Nothing to stop here");
 }
 
 /* SC: the schedules of this conversation, and deleting one. */

@@ -193,21 +193,32 @@ turn_done(struct turn *t)
 	turn_kick();
 }
 
+/* I7: is t one that only may stop (NULL: anyone's)? */
+static int
+turn_stoppable(const struct turn *t, const char *key,
+    const struct client *only)
+{
+	if (strcmp(t->conv->key, key) != 0)
+		return 0;
+	return only == NULL || (t->principal.s[0] != '\0' &&
+	    history_principal_is(only, &t->principal));
+}
+
 int
-turn_stop(const char *key)
+turn_stop(const char *key, const struct client *only)
 {
 	struct turn *t, *tt;
 	int n = 0;
 
 	TAILQ_FOREACH_SAFE(t, &waiting, entry, tt) {
-		if (strcmp(t->conv->key, key) != 0)
+		if (!turn_stoppable(t, key, only))
 			continue;
 		TAILQ_REMOVE(&waiting, t, entry);
 		turn_free(t);
 		n++;
 	}
 	TAILQ_FOREACH(t, &running, entry) {
-		if (strcmp(t->conv->key, key) == 0) {
+		if (turn_stoppable(t, key, only)) {
 			ask_cancel(t);
 			n++;
 		}

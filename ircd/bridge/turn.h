@@ -44,8 +44,11 @@ void	turn_enqueue(struct conv *, struct client *from, const char *speaker,
 	    const char *text, const char *msgid, int64_t hid);
 /* The running turn of its conversation ended (callbacks.c, ask.c). */
 void	turn_done(struct turn *);
-/* !stop: cancel what runs in the conversation key, drop what waits there. */
-int	turn_stop(const char *key);
+/*
+ * !stop: cancel what runs in the conversation key, drop what waits there;
+ * only the turns whose requester only is, unless only is NULL (I7).
+ */
+int	turn_stop(const char *key, const struct client *only);
 /* conv goes away (KICK): drop its waiting turns. */
 void	turn_drop_conv(struct conv *);
 /* Does a turn wait in conv? */
