@@ -18,7 +18,15 @@
 #include "ircd/channel.h"
 #include "ircd/client.h"
 #include "ircd/conf.h"
+#include "ircd/history.h"
 #include "ircd/ircd.h"
+#include "ircd/log.h"
+#include "store/store.h"
+
+/* "policy.<nick>.<convkey>", "mode.<nick>.<convkey>": kv keys. */
+#define KVKEYLEN	(sizeof("policy..") + NICKLEN + CONVKEY_LEN)
+/* A stored policy's name, or a mode id; longer ones are not ours. */
+#define KVVALLEN	64
 
 /* Is account (NULL: none) in list (NULL-terminated, or NULL)? */
 static int
@@ -118,6 +126,80 @@ authority_mode_allowed(const struct agent *a, const char *modeid,
     const char *initial)
 {
 	return policy_mode_allowed(a->conf->modes, modeid, initial);
+}
+
+static void
+kv_key(char *buf, size_t len, const char *what, const struct conv *cv)
+{
+	snprintf(buf, len, "%s.%s.%s", what, cv->agent->client->nick, cv->key);
+}
+
+static enum policy
+conv_ceiling(const struct conv *cv)
+{
+	return authority_ceiling(cv->agent, cv->private ? NULL : cv->target);
+}
+
+void
+authority_policy_load(struct conv *cv)
+{
+	char key[KVKEYLEN], val[KVVALLEN];
+	enum policy p, ceiling;
+
+	kv_key(key, sizeof(key), "policy", cv);
+	if (store_kv_get(history_store(), key, val, sizeof(val)) != 0)
+		return;
+	if (policy_parse(val, &p) == -1) {
+		log_warnx("%s: stored policy \"%s\" is none; dropped", key, val);
+		store_kv_set(history_store(), key, NULL);
+		return;
+	}
+	ceiling = conv_ceiling(cv);
+	if (policy_looser(p, ceiling)) {
+		log_warnx("%s: stored policy %s is looser than the config's "
+		    "%s; clamped", key, val, policy_name(ceiling));
+		p = ceiling;
+		store_kv_set(history_store(), key, policy_name(p));
+	}
+	cv->policy = p;
+}
+
+void
+authority_policy_set(struct conv *cv, enum policy p)
+{
+	char key[KVKEYLEN];
+
+	cv->policy = p;
+	kv_key(key, sizeof(key), "policy", cv);
+	store_kv_set(history_store(), key, p == POLICY_UNSET ? NULL :
+	    policy_name(p));
+}
+
+int
+authority_mode_load(const struct conv *cv, const char *initial, char *buf,
+    size_t len)
+{
+	char key[KVKEYLEN];
+
+	kv_key(key, sizeof(key), "mode", cv);
+	if (store_kv_get(history_store(), key, buf, len) != 0)
+		return -1;
+	if (!authority_mode_allowed(cv->agent, buf, initial)) {
+		log_warnx("%s: stored mode %s is not allowed by the config's "
+		    "modes any more; dropped", key, buf);
+		store_kv_set(history_store(), key, NULL);
+		return -1;
+	}
+	return 0;
+}
+
+void
+authority_mode_store(const struct conv *cv, const char *id)
+{
+	char key[KVKEYLEN];
+
+	kv_key(key, sizeof(key), "mode", cv);
+	store_kv_set(history_store(), key, id);
 }
 
 const char *

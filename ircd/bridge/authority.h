@@ -27,6 +27,22 @@ int		 authority_may_talk(const struct agent *, const struct client *,
 int		 authority_mode_allowed(const struct agent *, const char *modeid,
 		    const char *initial);
 /*
+ * AU-1: cv's stored !policy (kept across restarts), read when cv is
+ * made; one looser than the ceiling now is clamped to it, and logged.
+ */
+void		 authority_policy_load(struct conv *);
+/* !policy p in cv: set, and stored ("policy.<agent>.<convkey>"). */
+void		 authority_policy_set(struct conv *, enum policy);
+/*
+ * AU-3: the mode stored for cv by !mode into buf: 0, or -1 when none;
+ * one no longer allowed (initial: the session's first mode) is dropped
+ * from the store, and logged.
+ */
+int		 authority_mode_load(const struct conv *, const char *initial,
+		    char *buf, size_t len);
+/* !mode id in cv: stored, to be set again when a session opens. */
+void		 authority_mode_store(const struct conv *, const char *id);
+/*
  * AU-8: how to name cv to asker: "#chan" if asker may see it, else "a
  * channel" (a +s channel asker is not in), or "a private conversation".
  */

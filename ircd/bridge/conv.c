@@ -65,6 +65,8 @@ conv_get(struct agent *a, const char *key, const char *target, int private)
 	strlcpy(cv->key, key, sizeof(cv->key));
 	strlcpy(cv->target, target, sizeof(cv->target));
 	cv->private = private;
+	/* AU-1: a !policy set here before a restart, within today's ceiling. */
+	authority_policy_load(cv);
 	conv_touch(cv);
 	/* SS-4: a stored session id is resumed (session/load) if it can be. */
 	if (store_session_get(history_store(), a->client->nick, key, sid,
