@@ -25,6 +25,9 @@ struct agent_cmd {
 	char	*hint;		/* or NULL */
 };
 
+/* An ACP mode id ("plan", "code"): short words; a longer one is none. */
+#define AGENT_MODELEN	64
+
 TAILQ_HEAD(agent_list, agent);
 
 struct agent {
@@ -37,6 +40,8 @@ struct agent {
 	struct agent_cmd	*cmds;
 	size_t			 ncmds;
 	int			 cmds_known;	/* announced once, ever */
+	/* AU-3: the mode a new session starts in, "" until one opened */
+	char			 mode_initial[AGENT_MODELEN];
 };
 
 /* Every agent of the config. */

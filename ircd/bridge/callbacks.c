@@ -13,6 +13,7 @@
 #include "acp/acp.h"
 #include "ircd/bridge/agent.h"
 #include "ircd/bridge/ask.h"
+#include "ircd/bridge/authority.h"
 #include "ircd/bridge/callbacks.h"
 #include "ircd/bridge/card.h"
 #include "ircd/bridge/policy.h"
@@ -50,17 +51,25 @@ callbacks_open(struct acp_session *s, enum acp_open_how how, const char *error,
 	/* A new session where the conversation has a past: give it the past. */
 	if (how == ACP_OPEN_NEW && cv->seen_id > 0)
 		cv->carry = 1;
-	/* SS-4, PM-5: the mode chosen here is set again, after a restart. */
+	/*
+	 * SS-4, PM-5, AU-3: the mode chosen here (by !mode, even while the
+	 * session was closed) is set again, if the config still allows it.
+	 * A new session starts in the agent's initial mode, always allowed.
+	 */
 	{
-		char mkey[sizeof("mode..") + NICKLEN + CONVKEY_LEN];
 		char mode[CALLBACKS_MODE_LEN];
 		const char *cur = acp_session_mode(cv->session);
 
-		snprintf(mkey, sizeof(mkey), "mode.%s.%s", a->client->nick,
-		    cv->key);
-		if (store_kv_get(history_store(), mkey, mode, sizeof(mode)) ==
-		    0 && (cur == NULL || strcmp(cur, mode) != 0))
-			acp_session_set_mode(cv->session, mode);
+		if (how == ACP_OPEN_NEW && cur != NULL)
+			strlcpy(a->mode_initial, cur, sizeof(a->mode_initial));
+		if (authority_mode_load(cv, a->mode_initial[0] != '\0' ?
+		    a->mode_initial : cur, mode, sizeof(mode)) == 0) {
+			if (cur == NULL || strcmp(cur, mode) != 0)
+				acp_session_set_mode(cv->session, mode);
+		} else if (cur != NULL && a->mode_initial[0] != '\0' &&
+		    !authority_mode_allowed(a, cur, a->mode_initial))
+			/* A session resumed in a mode no longer allowed. */
+			acp_session_set_mode(cv->session, a->mode_initial);
 	}
 	store_session_set(history_store(), a->client->nick, cv->key,
 	    acp_session_id(cv->session), -1);
