@@ -15,6 +15,7 @@
 
 #include "acp/acp.h"
 #include "ircd/bridge/agent.h"
+#include "ircd/bridge/authority.h"
 #include "ircd/bridge/callbacks.h"
 #include "ircd/bridge/dispatch.h"
 #include "ircd/bridge/schedule.h"
@@ -245,8 +246,15 @@ void
 agent_ask(struct agent *a, struct client *from, const char *key,
     const char *target, int private, const char *text, struct outmsg *om)
 {
-	struct conv *cv = conv_get(a, key, target, private);
+	struct conv *cv;
+	char why[IRC_LINELEN];
 
+	/* AU-2: a command forwarded is a prompt like any other. */
+	if (!authority_may_talk(a, from, why, sizeof(why))) {
+		reply_notice(from, "%s", why);
+		return;
+	}
+	cv = conv_get(a, key, target, private);
 	turn_enqueue(cv, from, from->nick, text, om->msgid, om->hid);
 }
 
@@ -354,9 +362,9 @@ agent_op_whois(struct client *c, struct client *asker)
 		snprintf(state, sizeof(state), "state: broken (%s)",
 		    acp_agent_broken_reason(a->acp));
 	else if (a->active != NULL)
+		/* AU-8, L1: a +s channel is named to its members only. */
 		snprintf(state, sizeof(state), "state: answering in %s",
-		    a->active->private ? "a private conversation" :
-		    a->active->target);
+		    authority_where(asker, a->active));
 	else if (!acp_agent_running(a->acp))
 		strlcpy(state, "state: stopped", sizeof(state));
 	else if (!acp_agent_ready(a->acp))
@@ -399,7 +407,9 @@ agent_op_whois(struct client *c, struct client *asker)
 			const char *mode = acp_session_mode(cv->session);
 			char line[IRC_LINELEN];
 
-			if (mode == NULL || cv->private)
+			/* AU-8, L1: not of a +s channel asker is not in. */
+			if (mode == NULL || cv->private ||
+			    authority_where(asker, cv) != cv->target)
 				continue;
 			snprintf(line, sizeof(line), "mode in %s: %s",
 			    cv->target, mode);

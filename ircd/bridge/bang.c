@@ -31,7 +31,7 @@
 /* A command word ("stop", "alice:cmd"): a nick, ':' and a command name. */
 #define WORDLEN	128
 /* An ACP mode id ("plan", "code"): short words; a longer one is none. */
-#define MODEIDLEN	64
+#define MODEIDLEN	AGENT_MODELEN
 
 /* The agents of the conversation: a channel's, or the one of a query. */
 struct here {
@@ -169,25 +169,25 @@ static void	cmd_unschedule(struct here *, const struct bang *,
  * with what one needs at once (stopping, answering cards).
  */
 static const struct bang bangs[] = {
-	{ "allow", cmd_card, BANG_ANYONE, "[n]",
+	{ "allow", cmd_card, BANG_MEMBER, "[n]",
 	    "allow what card n (or the one waiting) asks, once", 1 },
-	{ "always", cmd_card, BANG_ANYONE, "[n]",
+	{ "always", cmd_card, BANG_MEMBER, "[n]",
 	    "allow what the card asks, from now on", 2 },
-	{ "deny", cmd_card, BANG_ANYONE, "[n]",
+	{ "deny", cmd_card, BANG_MEMBER, "[n]",
 	    "refuse what the card asks", 3 },
 	{ "help", cmd_help, BANG_ANYONE, "",
 	    "list the agents' commands and these", 9 },
-	{ "mode", cmd_mode, BANG_ANYONE, "[agent mode]",
+	{ "mode", cmd_mode, BANG_MEMBER, "[agent mode]",
 	    "list the agents' session modes, or switch one", 4 },
 	{ "policy", cmd_policy, BANG_OPERATOR, "[agent] " POLICY_NAMES,
 	    "set the permission policy of the agents here", 5 },
-	{ "schedules", cmd_schedules, BANG_ANYONE, "",
+	{ "schedules", cmd_schedules, BANG_MEMBER, "",
 	    "list the schedules of this conversation", 6 },
-	{ "status", cmd_status, BANG_ANYONE, "",
+	{ "status", cmd_status, BANG_MEMBER, "",
 	    "say what each agent here is doing", 8 },
-	{ "stop", cmd_stop, BANG_ANYONE, "",
+	{ "stop", cmd_stop, BANG_MEMBER, "",
 	    "stop the answer in progress here", 0 },
-	{ "unschedule", cmd_unschedule, BANG_ANYONE, "<id>",
+	{ "unschedule", cmd_unschedule, BANG_MEMBER, "<id>",
 	    "delete a schedule", 7 },
 };
 #define NBANGS	(sizeof(bangs) / sizeof(bangs[0]))
@@ -228,18 +228,61 @@ bang_at(size_t i)
 }
 
 /*
- * May h's sender run b? In a channel BANG_OPERATOR means its operators;
- * in a query the person of the query may.
+ * I7: may h's sender run b at all? In a channel, all but !help need its
+ * membership, +n or not; in a query the person of the query may. Who
+ * may do what to a policy or a mode, cmd_policy and cmd_mode say.
  */
 static int
 bang_may(const struct here *h, const struct bang *b)
 {
-	struct member *m;
-
 	if (b->who == BANG_ANYONE || h->ch == NULL)
 		return 1;
-	return (m = channel_member(h->ch, h->from)) != NULL &&
-	    (m->modes & MEMBER_OP);
+	return channel_member(h->ch, h->from) != NULL;
+}
+
+/*
+ * a's conversation here as it would be, without opening one (which
+ * could close another idle one): its stored !policy, read into tmp.
+ */
+static const struct conv *
+here_peek(const struct here *h, struct agent *a, struct conv *tmp)
+{
+	struct conv *cv;
+
+	if ((cv = conv_find(a, h->key)) != NULL)
+		return cv;
+	memset(tmp, 0, sizeof(*tmp));
+	tmp->agent = a;
+	strlcpy(tmp->key, h->key, sizeof(tmp->key));
+	strlcpy(tmp->target, h->target, sizeof(tmp->target));
+	tmp->private = h->ch == NULL;
+	authority_policy_load(tmp);
+	return tmp;
+}
+
+/* AU-1, AU-3: "policy ask, mode code" of a here, as !status and !help say. */
+static void
+here_state(const struct here *h, struct agent *a, char *buf, size_t len)
+{
+	char mode[MODEIDLEN];
+	const char *cur = NULL;
+	const struct conv *cv;
+	struct conv tmp;
+
+	cv = here_peek(h, a, &tmp);
+	if (cv->session != NULL && acp_session_is_open(cv->session))
+		cur = acp_session_mode(cv->session);
+	if (cur != NULL)
+		snprintf(buf, len, "policy %s, mode %s",
+		    policy_name(authority_policy(cv)), cur);
+	else if (authority_mode_load(cv, a->mode_initial[0] != '\0' ?
+	    a->mode_initial : NULL, mode, sizeof(mode)) == 0)
+		snprintf(buf, len, "policy %s, mode %s when its session opens",
+		    policy_name(authority_policy(cv)), mode);
+	else
+		snprintf(buf, len, "policy %s, mode %s",
+		    policy_name(authority_policy(cv)), a->mode_initial[0] !=
+		    '\0' ? a->mode_initial : "not known until a session opens");
 }
 
 /* PM-1: !allow, !always and !deny answer a card; card.c checks who (PM-2). */
@@ -319,7 +362,10 @@ cmd_help(struct here *h, const struct bang *b, const char *args)
 	(void)args;
 	for (i = 0; i < h->n; i++) {
 		struct agent *a = h->agents[i];
+		char state[IRC_LINELEN];
 
+		here_state(h, a, state, sizeof(state));
+		reply_notice(h->from, "%s here: %s", a->client->nick, state);
 		if (a->ncmds == 0) {
 			reply_notice(h->from, "%s: no commands known yet%s",
 			    a->client->nick, a->cmds_known ? "" :
@@ -363,17 +409,50 @@ cmd_status(struct here *h, const struct bang *b, const char *args)
 		const char *state = acp_agent_broken(a->acp) ? "broken" :
 		    a->active != NULL ? "answering" :
 		    acp_agent_running(a->acp) ? "idle" : "stopped";
+		char here[IRC_LINELEN];
 
-		reply_notice(h->from, "%s: %s%s%s, %zu waiting", a->client->nick,
-		    state, a->active != NULL ? " in " : "",
-		    a->active != NULL ? (a->active->private ? "a private conversation" :
-		    a->active->target) : "", turn_queued_for(a));
+		here_state(h, a, here, sizeof(here));
+		/* AU-8: a +s channel is named to its members only. */
+		reply_notice(h->from, "%s: %s%s%s, %zu waiting; here %s",
+		    a->client->nick, state, a->active != NULL ? " in " : "",
+		    a->active != NULL ? authority_where(h->from, a->active) : "",
+		    turn_queued_for(a), here);
 	}
 	if (h->n == 0)
 		reply_notice(h->from, "No agent here");
 }
 
-/* PM-5: "!mode" lists, "!mode alice plan" switches. */
+/*
+ * AU-3, H1: may h's sender switch a into modeid? Says why not. Those who
+ * may loosen its policy may, into the modes its config allows.
+ */
+static int
+mode_may(const struct here *h, struct agent *a, const char *modeid)
+{
+	char list[IRC_LINELEN] = "";
+	size_t i;
+
+	if (!authority_may_loosen(a, h->from)) {
+		reply_notice(h->from, "Only IRC operators and %s's admins may "
+		    "switch its mode", a->client->nick);
+		return 0;
+	}
+	if (authority_mode_allowed(a, modeid, a->mode_initial[0] != '\0' ?
+	    a->mode_initial : NULL))
+		return 1;
+	for (i = 0; a->conf->modes != NULL && a->conf->modes[i] != NULL; i++) {
+		strlcat(list, " ", sizeof(list));
+		strlcat(list, a->conf->modes[i], sizeof(list));
+	}
+	reply_notice(h->from, "%s may not be switched to %s: its config "
+	    "allows%s%s", a->client->nick, modeid, list[0] != '\0' ? list :
+	    " only its initial mode", list[0] != '\0' &&
+	    policy_mode_prompts_off(modeid) ? " (a mode without permission "
+	    "prompts must be listed by name)" : "");
+	return 0;
+}
+
+/* PM-5: "!mode" lists, "!mode alice plan" switches (AU-3). */
 static void
 cmd_mode(struct here *h, const struct bang *b, const char *rest)
 {
@@ -397,14 +476,25 @@ cmd_mode(struct here *h, const struct bang *b, const char *rest)
 		if (nick[0] != '\0' && casemap_cmp(nick, h->agents[i]->client->nick) != 0)
 			continue;
 		a = h->agents[i];
+		if (modeid[0] != '\0' && !mode_may(h, a, modeid))
+			continue;
 		/*
 		 * Only an open session has modes: asking does not make a
 		 * conversation (which could close another idle one).
 		 */
 		cv = conv_find(a, h->key);
 		if (cv == NULL || !acp_session_is_open(cv->session)) {
+			if (modeid[0] != '\0') {
+				/* AU-3: remembered, and set when it opens. */
+				struct conv tmp;
+
+				authority_mode_store(here_peek(h, a, &tmp),
+				    modeid);
+				reply_notice(h->from, "%s has no open session "
+				    "here; it switches to mode %s when one "
+				    "opens", a->client->nick, modeid);
 			/* Stored: a restart, or closed while idle (SS-4). */
-			if (agent_session_stored(a, h->key))
+			} else if (agent_session_stored(a, h->key))
 				reply_notice(h->from, "%s's session here is "
 				    "closed for now; it opens again when %s next "
 				    "answers here", a->client->nick,
@@ -417,9 +507,6 @@ cmd_mode(struct here *h, const struct bang *b, const char *rest)
 		}
 		n = acp_session_modes(cv->session, &modes);
 		if (modeid[0] != '\0') {
-			/* "mode.<nick>.<conversation key>" */
-			char mkey[sizeof("mode..") + NICKLEN + sizeof(cv->key)];
-
 			for (j = 0; j < n; j++)
 				if (strcmp(modes[j].id, modeid) == 0)
 					break;
@@ -429,8 +516,7 @@ cmd_mode(struct here *h, const struct bang *b, const char *rest)
 				continue;
 			}
 			/* Kept, so it is applied again after a restart (SS-4). */
-			snprintf(mkey, sizeof(mkey), "mode.%s.%s", a->client->nick, cv->key);
-			store_kv_set(history_store(), mkey, modeid);
+			authority_mode_store(cv, modeid);
 			snprintf(line, sizeof(line), "switching mode to %s, as %s asked",
 			    modeid, h->from->nick);
 			agent_emit(cv, "NOTICE", line);
@@ -454,6 +540,44 @@ cmd_mode(struct here *h, const struct bang *b, const char *rest)
 		reply_notice(h->from, "No agent here");
 }
 
+/*
+ * AU-1, C1: may h's sender set a's policy here to p? Says why not. No one
+ * goes past the config's ceiling; only IRC operators and a's admins
+ * loosen; stricter is for a channel's operators too, and for the person
+ * of a query.
+ */
+static int
+policy_may(const struct here *h, struct agent *a, enum policy p)
+{
+	struct conv tmp;
+	const struct conv *cv = here_peek(h, a, &tmp);
+	enum policy ceiling = authority_ceiling(a, h->ch != NULL ?
+	    h->ch->name : NULL), now = authority_policy(cv);
+	struct member *m;
+
+	if (policy_looser(p, ceiling)) {
+		reply_notice(h->from, "%s: the config's ceiling here is %s; "
+		    "%s would be looser", a->client->nick,
+		    policy_name(ceiling), policy_name(p));
+		return 0;
+	}
+	if (authority_may_loosen(a, h->from))
+		return 1;
+	if (policy_looser(p, now)) {
+		reply_notice(h->from, "Only IRC operators and %s's admins may "
+		    "loosen its policy (%s here)", a->client->nick,
+		    policy_name(now));
+		return 0;
+	}
+	if (h->ch != NULL && ((m = channel_member(h->ch, h->from)) == NULL ||
+	    !(m->modes & MEMBER_OP))) {
+		reply_notice(h->from, "Only channel operators may change the "
+		    "policy");
+		return 0;
+	}
+	return 1;
+}
+
 /* PM-4 at run time: "!policy [agent] ask|allow-reads|allow-all|deny-all". */
 static void
 cmd_policy(struct here *h, const struct bang *b, const char *rest)
@@ -468,17 +592,15 @@ cmd_policy(struct here *h, const struct bang *b, const char *rest)
 		reply_notice(h->from, "Usage: !%s %s", b->name, b->usage);
 		return;
 	}
-	if (!bang_may(h, b)) {
-		reply_notice(h->from, "Only channel operators may change the policy");
-		return;
-	}
 	for (i = 0; i < h->n; i++) {
 		struct conv *cv;
 
 		if (w2[0] != '\0' && casemap_cmp(w1, h->agents[i]->client->nick) != 0)
 			continue;
+		if (!policy_may(h, h->agents[i], policy))
+			continue;
 		cv = here_conv(h, h->agents[i]);
-		cv->policy = policy;
+		authority_policy_set(cv, policy);
 		reply_notice(h->from, "%s: permission policy here is now %s",
 		    h->agents[i]->client->nick, policy_name(policy));
 	}
@@ -507,7 +629,11 @@ agentcmd(struct here *h)
 	if (text[0] == '!') {
 		rest = cmd_word(text + 1, word, sizeof(word));
 		if ((b = bang_find(word, strlen(word))) != NULL) {
-			b->run(h, b, rest);
+			if (bang_may(h, b))
+				b->run(h, b, rest);
+			else
+				reply_notice(h->from, "!%s is for the members of "
+				    "%s: join it first", b->name, h->ch->name);
 			return 1;
 		}
 		if (strchr(word, ':') != NULL)

@@ -16,13 +16,15 @@ struct outmsg;
 
 /* Who may run a server command. */
 enum bang_who {
-	BANG_ANYONE,
-	BANG_OPERATOR,	/* in a channel its operators; in a query its person */
+	BANG_ANYONE,	/* even from outside a -n channel (!help) */
+	BANG_MEMBER,	/* in a channel its members (I7); in a query its person */
+	BANG_OPERATOR,	/* more, as the command says (AU-1) */
 };
 
 /*
- * One of the server's own ! commands. who is checked by the command
- * once its arguments parse, so that a mistyped one gets its usage first.
+ * One of the server's own ! commands. Membership (who) is checked before
+ * it runs; what more it needs, by the command once its arguments parse,
+ * so that a mistyped one gets its usage first.
  */
 struct bang {
 	const char	*name;		/* without '!' */

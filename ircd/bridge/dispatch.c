@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "ircd/bridge/agent.h"
+#include "ircd/bridge/authority.h"
 #include "ircd/bridge/bang.h"
 #include "ircd/bridge/dispatch.h"
 #include "ircd/bridge/mention.h"
@@ -79,7 +80,25 @@ dispatch_shutdown(void)
 	}
 }
 
-/* AG-2: -1 when an agent mentioned could not come (agent_join said why). */
+/*
+ * AU-2: may from talk to a? If not, from is told why, and nothing of
+ * this reaches a: no turn, no session, no join.
+ */
+static int
+dispatch_may_talk(struct agent *a, struct client *from)
+{
+	char why[IRC_LINELEN];
+
+	if (authority_may_talk(a, from, why, sizeof(why)))
+		return 1;
+	reply_notice(from, "%s", why);
+	return 0;
+}
+
+/*
+ * AG-2: -1 when an agent mentioned could not come (agent_join said why),
+ * or may not be talked to by from (AU-2).
+ */
 static int
 dispatch_join_mentioned(struct client *from, struct channel *ch, const char *text)
 {
@@ -93,7 +112,10 @@ dispatch_join_mentioned(struct client *from, struct channel *ch, const char *tex
 	mention_begin(&ms, text, MENTION_PEOPLE);
 	while (mention_next(&ms, &m))
 		if (mention_copy(&m, word, sizeof(word)) == 0 &&
-		    (a = agent_find(word)) != NULL && agent_join(a, from, ch) == -1)
+		    (a = agent_find(word)) != NULL &&
+		    channel_member(ch, a->client) == NULL &&
+		    (!dispatch_may_talk(a, from) ||
+		    agent_join(a, from, ch) == -1))
 			ret = -1;
 	return ret;
 }
@@ -163,8 +185,11 @@ dispatch_channel(struct client *from, struct channel *ch, struct outmsg *om)
 	case ROUTE_DISPATCH:
 		for (i = 0; i < r.nagents; i++) {
 			struct agent *a = n.byidx[r.agents[i]];
-			struct conv *cv = conv_get(a, key.s, ch->name, 0);
+			struct conv *cv;
 
+			if (!dispatch_may_talk(a, from))
+				continue;
+			cv = conv_get(a, key.s, ch->name, 0);
 			turn_enqueue(cv, from, from->nick, r.text, om->msgid,
 			    om->hid);
 		}
@@ -218,6 +243,8 @@ dispatch_private(struct client *to, struct client *from, struct outmsg *om)
 	if (!bang_is_server(om->text))
 		schedule_person_spoke(key.s);
 	if (bang_private(from, a, key.s, om))
+		return;
+	if (!dispatch_may_talk(a, from))
 		return;
 	cv = conv_get(a, key.s, from->nick, 1);
 	turn_enqueue(cv, from, from->nick, om->text, om->msgid, om->hid);
