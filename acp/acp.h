@@ -58,6 +58,30 @@ char	 *acp_json_print(const struct cJSON *, size_t *len);
 int	  acp_utf8_scrub(const char *, size_t, char **out, size_t *outlen);
 
 /*
+ * AU-6: agent-written text that people judge, made plain. Removed: C0
+ * controls (IRC formatting among them, a colour with its digits), DEL,
+ * C1 controls and bidi controls (U+061C, U+200E/F, U+202A-202E,
+ * U+2066-2069); tab, line and page breaks, U+2028 and U+2029 become a
+ * space; invalid UTF-8 becomes U+FFFD. At most size - 1 bytes and a NUL
+ * go to out, cut on a character with "..." (U+2026) when the text does
+ * not fit. Returns the length written. acp/ applies it where it parses
+ * each such field: struct acp_tool's title, kind, status and path, plan
+ * entries, option, command and mode names and descriptions, agentInfo
+ * and session titles; never to the answer (struct acp_text).
+ */
+size_t	  acp_plain(char *out, size_t size, const char *in, size_t len);
+/* Would acp_plain() leave s as it is? (Mode ids are kept only then.) */
+int	  acp_plain_is(const char *);
+/*
+ * AU-6, M2: a tool call's rawInput as people should judge it, made
+ * plain, into out: the command ("$ rm -rf build", an argv quoted), the
+ * paths, the size of an edit ("(120 bytes)"); without such keys, compact
+ * JSON cut at 200 bytes. Returns the length; 0 when there is nothing to
+ * show (no input, null, {} or []).
+ */
+size_t	  acp_plain_input(char *out, size_t size, const struct cJSON *);
+
+/*
  * An agent. A number left 0 takes its default: ACP_DEFAULT_<FIELD> below,
  * but max_frame and max_bad_lines take JSON-RPC's (acp/jsonrpc.h:
  * JSONRPC_MAX_FRAME_DEFAULT, JSONRPC_MAX_BAD_DEFAULT).
@@ -114,6 +138,8 @@ struct acp_tool {
 	const char	*path;		/* first location or diff, or NULL */
 	const char	*text;		/* first text content, or NULL */
 	const char	*raw_input;	/* JSON text, or NULL */
+	/* rawInput for people (acp_plain_input), or NULL: what it does. */
+	const char	*input;
 	int		 is_update;	/* tool_call_update, not tool_call */
 	int		 replay;
 };

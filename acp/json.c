@@ -19,14 +19,15 @@
 #include <string.h>
 
 #include "acp/acp.h"
+#include "acp/plain.h"
 
 /*
  * The length of the well-formed UTF-8 sequence at s (RFC 3629: no
  * overlongs, no surrogates, nothing above U+10FFFF), or 0 with *bad set
  * to the length of the maximal subpart that has to be replaced.
  */
-static size_t
-utf8_seq(const unsigned char *s, size_t n, size_t *bad)
+size_t
+acp_utf8_seq(const unsigned char *s, size_t n, size_t *bad)
 {
 	unsigned char lo = 0x80, hi = 0xbf;
 	size_t need, i;
@@ -71,7 +72,7 @@ acp_utf8_scrub(const char *text, size_t len, char **outp, size_t *outlen)
 
 	/* One pass to see whether anything, and how much, must change. */
 	for (i = 0; i < len; i += k ? k : bad)
-		if ((k = utf8_seq(s + i, len - i, &bad)) == 0)
+		if ((k = acp_utf8_seq(s + i, len - i, &bad)) == 0)
 			nbad++;
 	if (nbad == 0)
 		return 0;
@@ -79,7 +80,7 @@ acp_utf8_scrub(const char *text, size_t len, char **outp, size_t *outlen)
 	if ((out = malloc(len + 2 * nbad + 1)) == NULL)
 		return -1;
 	for (i = 0, o = out; i < len; ) {
-		if ((k = utf8_seq(s + i, len - i, &bad)) != 0) {
+		if ((k = acp_utf8_seq(s + i, len - i, &bad)) != 0) {
 			memcpy(o, s + i, k);
 			o += k;
 			i += k;

@@ -21,6 +21,7 @@
 #include "acp/internal.h"
 #include "acp/jsonrpc.h"
 #include "acp/log.h"
+#include "acp/plain.h"
 #include "acp/pool.h"
 #include "acp/proc.h"
 
@@ -519,6 +520,27 @@ acp_agent_abort(struct acp_agent *a, const char *why)
 	acp_proc_kill(a->proc);
 }
 
+/*
+ * agentInfo, made plain (AU-6): WHOIS shows "name version", and the
+ * title becomes the agent's realname.
+ */
+static void
+agent_info_set(struct acp_agent *a, const cJSON *info)
+{
+	/* Both fit a->info, with the space between. */
+	char name[sizeof(a->info) / 2 + 16], version[sizeof(a->info) / 2 - 16];
+	const char *v;
+
+	v = acp_jstr(info, "name") ? acp_jstr(info, "name") : a->name;
+	acp_plain(name, sizeof(name), v, strlen(v));
+	v = acp_jstr(info, "version") ? acp_jstr(info, "version") : "";
+	acp_plain(version, sizeof(version), v, strlen(v));
+	snprintf(a->info, sizeof(a->info), "%s %s", name, version);
+	v = acp_jstr(info, "title") ? acp_jstr(info, "title") :
+	    acp_jstr(info, "name") ? acp_jstr(info, "name") : "";
+	acp_plain(a->title, sizeof(a->title), v, strlen(v));
+}
+
 static void
 agent_init_reply(struct jsonrpc *j, const cJSON *res,
     const struct jsonrpc_error *err, void *arg)
@@ -526,13 +548,15 @@ agent_init_reply(struct jsonrpc *j, const cJSON *res,
 	struct acp_agent *a = arg;
 	struct acp_session *s, *ts;
 	const cJSON *caps, *sc, *info, *pv;
-	char why[256];
+	char why[256], msg[200];
 
 	(void)j;
 	if (err != NULL) {
 		if (err->code != JSONRPC_CLOSED) {
-			snprintf(why, sizeof(why), "initialize failed: %s",
-			    err->message);
+			/* AU-6: WHOIS shows it as the broken state's reason. */
+			acp_plain(msg, sizeof(msg), err->message,
+			    strlen(err->message));
+			snprintf(why, sizeof(why), "initialize failed: %s", msg);
 			acp_agent_abort(a, why);
 		}
 		return;
@@ -561,12 +585,7 @@ agent_init_reply(struct jsonrpc *j, const cJSON *res,
 	    cJSON_GetObjectItemCaseSensitive(caps, "mcpCapabilities"),
 	    "http"));
 	info = cJSON_GetObjectItemCaseSensitive(res, "agentInfo");
-	snprintf(a->info, sizeof(a->info), "%s %s",
-	    acp_jstr(info, "name") ? acp_jstr(info, "name") : a->name,
-	    acp_jstr(info, "version") ? acp_jstr(info, "version") : "");
-	snprintf(a->title, sizeof(a->title), "%s", acp_jstr(info, "title") ?
-	    acp_jstr(info, "title") : acp_jstr(info, "name") ?
-	    acp_jstr(info, "name") : "");
+	agent_info_set(a, info);
 	acp_info("%s: initialized (%s; load %s)", a->name, a->info,
 	    a->can_load ? "yes" : "no");
 	a->state = AG_READY;

@@ -11,7 +11,8 @@ libacp_a_SOURCES = \
 	acp/proc.c acp/proc.h \
 	acp/util.c \
 	acp/lifecycle.c acp/session.c acp/update.c acp/permission.c \
-	acp/pool.c acp/pool.h
+	acp/pool.c acp/pool.h \
+	acp/plain.c acp/plain.h
 
 ACP_LDADD = libacp.a libcompat.a $(DEPLIBS)
 ACP_UNIT_TESTS = tests/acp/test_jsonrpc tests/acp/test_argv

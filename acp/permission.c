@@ -14,6 +14,7 @@
 #include "acp/internal.h"
 #include "acp/jsonrpc.h"
 #include "acp/log.h"
+#include "acp/plain.h"
 
 #define MAX_PERMS_PENDING	16	/* unanswered requests per session */
 
@@ -58,6 +59,7 @@ acp_perm_request(struct acp_agent *a, const cJSON *params, const cJSON *id)
 	struct acp_session *s;
 	struct acp_permission p;
 	struct acp_perm_option *opts = NULL;
+	char (*names)[ACP_PLAIN_NAME] = NULL;
 	struct acp_tool view;
 	struct perm *pe;
 	struct tool *t;
@@ -95,15 +97,26 @@ acp_perm_request(struct acp_agent *a, const cJSON *params, const cJSON *id)
 	pe->id = ++perm_seq;
 	pe->rid = cJSON_Duplicate(id, 1);
 	TAILQ_INSERT_TAIL(&s->perms, pe, entry);
-	if (cJSON_IsArray(ol) && cJSON_GetArraySize(ol) > 0)
-		opts = calloc((size_t)cJSON_GetArraySize(ol), sizeof(*opts));
+	if (cJSON_IsArray(ol) && cJSON_GetArraySize(ol) > 0 &&
+	    (opts = calloc((size_t)cJSON_GetArraySize(ol), sizeof(*opts))) !=
+	    NULL && (names = calloc((size_t)cJSON_GetArraySize(ol),
+	    sizeof(*names))) == NULL) {
+		free(opts);
+		opts = NULL;
+	}
 	if (opts != NULL) {
+		/* The id goes back as sent; the name is for people (AU-6). */
 		cJSON_ArrayForEach(o, ol) {
+			const char *name;
+
 			if (acp_jstr(o, "optionId") == NULL)
 				continue;
 			opts[n].id = acp_jstr(o, "optionId");
-			opts[n].name = acp_jstr(o, "name") != NULL ?
+			name = acp_jstr(o, "name") != NULL ?
 			    acp_jstr(o, "name") : opts[n].id;
+			acp_plain(names[n], sizeof(names[n]), name,
+			    strlen(name));
+			opts[n].name = names[n];
 			opts[n].kind = perm_kind(acp_jstr(o, "kind"));
 			n++;
 		}
@@ -114,6 +127,7 @@ acp_perm_request(struct acp_agent *a, const cJSON *params, const cJSON *id)
 	p.options = opts;
 	p.noptions = n;
 	CALL_S(s, on_permission, s, &p, s->arg);
+	free(names);
 	free(opts);
 	return 0;
 }

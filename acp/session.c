@@ -18,6 +18,7 @@
 #include "acp/internal.h"
 #include "acp/jsonrpc.h"
 #include "acp/log.h"
+#include "acp/plain.h"
 #include "acp/pool.h"
 
 #define ACP_ERROR_AUTH_REQUIRED	-32000	/* ACP's authRequired */
@@ -188,10 +189,12 @@ acp_session_id(struct acp_session *s)
 	return s->id;
 }
 
+/* AU-6: an id that is not plain text is not one to show (see below). */
 const char *
 acp_session_mode(struct acp_session *s)
 {
-	return s->mode_cur;
+	return s->mode_cur != NULL && acp_plain_is(s->mode_cur) ?
+	    s->mode_cur : NULL;
 }
 
 size_t
@@ -245,13 +248,24 @@ sess_modes_parse(struct acp_session *s, const cJSON *res)
 	    sizeof(*s->modes))) == NULL)
 		return;
 	cJSON_ArrayForEach(e, l) {
+		/*
+		 * AU-6: the id is sent back verbatim (session/set_mode) and
+		 * people type it, so it is shown as it is: one that is not
+		 * plain text (controls, colours, bidi) is left out. Real
+		 * agents' ids are words ("default", "plan", "read-only").
+		 */
 		if (acp_jstr(e, "id") == NULL)
 			continue;
+		if (!acp_plain_is(acp_jstr(e, "id"))) {
+			acp_warn("%s: a mode id that is not plain text is left "
+			    "out", s->a->name);
+			continue;
+		}
 		s->modes[n].id = strdup(acp_jstr(e, "id"));
-		s->modes[n].name = strdup(acp_jstr(e, "name") ?
-		    acp_jstr(e, "name") : acp_jstr(e, "id"));
-		s->modes[n].description = acp_str_copy(acp_jstr(e,
-		    "description"));
+		s->modes[n].name = acp_plain_dup(acp_jstr(e, "name") ?
+		    acp_jstr(e, "name") : acp_jstr(e, "id"), ACP_PLAIN_NAME);
+		s->modes[n].description = acp_plain_dup(acp_jstr(e,
+		    "description"), ACP_PLAIN_TEXT);
 		n++;
 	}
 	s->nmodes = n;
@@ -531,11 +545,14 @@ acp_session_do_open(struct acp_session *s)
 }
 
 void
-acp_session_open_failed(struct acp_session *s, const char *why)
+acp_session_open_failed(struct acp_session *s, const char *reason)
 {
 	struct acp_agent *a = s->a;
 	struct acp_turn_end te;
+	char why[512];
 
+	/* AU-6: it quotes the agent's error, and people read it. */
+	acp_plain(why, sizeof(why), reason, strlen(reason));
 	s->st = S_CLOSED;
 	s->want_open = 0;
 	s->replaying = 0;
@@ -669,7 +686,7 @@ sess_prompt_reply(struct jsonrpc *j, const cJSON *res,
 {
 	struct acp_session *s = arg;
 	struct acp_turn_end te;
-	char msg[512];
+	char msg[512], plain[512];
 	const char *dm;
 
 	(void)j;
@@ -683,7 +700,9 @@ sess_prompt_reply(struct jsonrpc *j, const cJSON *res,
 		else
 			snprintf(msg, sizeof(msg), "%s%s%s", err->message,
 			    dm ? ": " : "", dm ? dm : "");
-		te.error = msg;
+		/* AU-6: the agent's words, for people. */
+		acp_plain(plain, sizeof(plain), msg, strlen(msg));
+		te.error = plain;
 		/* After a cancel, an error is how some agents say it. */
 		te.stop = s->cancel_sent ? ACP_STOP_CANCELLED : ACP_STOP_ERROR;
 	} else {

@@ -3,7 +3,8 @@
  * chunks, tool calls (merged with their updates, for the permission cards
  * too), plans, commands, modes, options and titles, passed on to the
  * callbacks. Updates for a session that session/new has not named yet are
- * kept until it has.
+ * kept until it has. What people read of them is made plain here (AU-6,
+ * plain.c): titles, kinds, paths, input, plans, command names and titles.
  */
 #include "compat.h"
 
@@ -14,6 +15,7 @@
 
 #include "acp/internal.h"
 #include "acp/log.h"
+#include "acp/plain.h"
 
 #define MAX_TOOLS		64	/* remembered per session */
 #define MAX_EARLY_UPDATES	1024	/* before session/new answers */
@@ -23,6 +25,7 @@ struct tool {
 	TAILQ_ENTRY(tool)	 entry;
 	char			*id, *title, *kind, *status, *path, *text;
 	char			*raw_input;
+	char			*input;		/* acp_plain_input() */
 };
 
 struct early {
@@ -41,6 +44,7 @@ tool_free(struct tool *t)
 	free(t->path);
 	free(t->text);
 	free(t->raw_input);
+	free(t->input);
 	free(t);
 }
 
@@ -85,24 +89,35 @@ acp_tools_clear(struct acp_session *s)
 	s->ntools = 0;
 }
 
-/* Merge a ToolCall or ToolCallUpdate (only changed fields) into t. */
+/* Set *dst to s made plain (AU-6), cut to size bytes. */
+static void
+tool_set_plain(char **dst, const char *s, size_t size)
+{
+	free(*dst);
+	*dst = acp_plain_dup(s, size);
+}
+
+/*
+ * Merge a ToolCall or ToolCallUpdate (only changed fields) into t. What
+ * people read is kept plain; the id and rawInput as sent.
+ */
 void
 acp_tool_merge(struct tool *t, const cJSON *u)
 {
 	const cJSON *c, *it, *inner, *raw;
 	const char *v;
-	char *txt;
+	char *txt, input[ACP_PLAIN_INPUT];
 
 	if ((v = acp_jstr(u, "title")) != NULL)
-		acp_str_set(&t->title, v);
+		tool_set_plain(&t->title, v, ACP_PLAIN_TITLE);
 	if ((v = acp_jstr(u, "kind")) != NULL)
-		acp_str_set(&t->kind, v);
+		tool_set_plain(&t->kind, v, ACP_PLAIN_WORD);
 	if ((v = acp_jstr(u, "status")) != NULL)
-		acp_str_set(&t->status, v);
+		tool_set_plain(&t->status, v, ACP_PLAIN_WORD);
 	c = cJSON_GetObjectItemCaseSensitive(u, "locations");
 	if (cJSON_IsArray(c) && (it = cJSON_GetArrayItem(c, 0)) != NULL &&
 	    (v = acp_jstr(it, "path")) != NULL)
-		acp_str_set(&t->path, v);
+		tool_set_plain(&t->path, v, ACP_PLAIN_TEXT);
 	c = cJSON_GetObjectItemCaseSensitive(u, "content");
 	if (cJSON_IsArray(c)) {
 		/* content replaces the list: take its first text and diff. */
@@ -113,7 +128,8 @@ acp_tool_merge(struct tool *t, const cJSON *u)
 				continue;
 			if (strcmp(v, "diff") == 0 &&
 			    acp_jstr(it, "path") != NULL)
-				acp_str_set(&t->path, acp_jstr(it, "path"));
+				tool_set_plain(&t->path, acp_jstr(it, "path"),
+				    ACP_PLAIN_TEXT);
 			inner = cJSON_GetObjectItemCaseSensitive(it,
 			    "content");
 			if (strcmp(v, "content") == 0 && t->text == NULL &&
@@ -125,6 +141,9 @@ acp_tool_merge(struct tool *t, const cJSON *u)
 	if (raw != NULL && (txt = cJSON_PrintUnformatted(raw)) != NULL) {
 		free(t->raw_input);
 		t->raw_input = txt;
+		free(t->input);
+		t->input = acp_plain_input(input, sizeof(input), raw) > 0 ?
+		    strdup(input) : NULL;
 	}
 }
 
@@ -138,6 +157,7 @@ acp_tool_view(struct tool *t, struct acp_tool *v, int update, int replay)
 	v->path = t->path;
 	v->text = t->text;
 	v->raw_input = t->raw_input;
+	v->input = t->input;
 	v->is_update = update;
 	v->replay = replay;
 }
@@ -176,29 +196,57 @@ update_tool(struct acp_session *s, const cJSON *u, int is_update)
 	CALL_S(s, on_tool, s, &v, s->arg);
 }
 
+/* Free the strings of n plan entries or commands made plain, and them. */
+static void
+plain_strs_free(char **strs, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		free(strs[i]);
+	free(strs);
+}
+
+/* s made plain into strs[*n] (kept till plain_strs_free), or dflt. */
+static const char *
+plain_str(char **strs, size_t *n, const char *s, size_t size,
+    const char *dflt)
+{
+	if (s == NULL || (strs[*n] = acp_plain_dup(s, size)) == NULL)
+		return dflt;
+	return strs[(*n)++];
+}
+
 static void
 update_plan(struct acp_session *s, const cJSON *u)
 {
 	const cJSON *l = cJSON_GetObjectItemCaseSensitive(u, "entries"), *e;
 	struct acp_plan_entry *pl;
-	size_t n = 0;
+	char **strs;
+	size_t n = 0, ns = 0;
 	int sz = cJSON_GetArraySize(l);
 
 	if (!cJSON_IsArray(l))
 		return;
 	if ((pl = calloc((size_t)sz + 1, sizeof(*pl))) == NULL)
 		return;
+	if ((strs = calloc((size_t)sz * 3 + 1, sizeof(*strs))) == NULL) {
+		free(pl);
+		return;
+	}
 	cJSON_ArrayForEach(e, l) {
 		if (acp_jstr(e, "content") == NULL)
 			continue;
-		pl[n].content = acp_jstr(e, "content");
-		pl[n].priority = acp_jstr(e, "priority") ?
-		    acp_jstr(e, "priority") : "medium";
-		pl[n].status = acp_jstr(e, "status") ? acp_jstr(e, "status") :
-		    "pending";
+		pl[n].content = plain_str(strs, &ns, acp_jstr(e, "content"),
+		    ACP_PLAIN_TEXT, "");
+		pl[n].priority = plain_str(strs, &ns, acp_jstr(e, "priority"),
+		    ACP_PLAIN_WORD, "medium");
+		pl[n].status = plain_str(strs, &ns, acp_jstr(e, "status"),
+		    ACP_PLAIN_WORD, "pending");
 		n++;
 	}
 	CALL_S(s, on_plan, s, pl, n, s->arg);
+	plain_strs_free(strs, ns);
 	free(pl);
 }
 
@@ -207,28 +255,40 @@ update_commands(struct acp_session *s, const cJSON *u)
 {
 	const cJSON *l, *e, *in;
 	struct acp_command *c;
-	size_t n = 0;
+	char **strs;
+	size_t n = 0, ns = 0;
 	const char *name;
+	int sz;
 
 	l = cJSON_GetObjectItemCaseSensitive(u, "availableCommands");
 	if (!cJSON_IsArray(l))
 		return;
-	if ((c = calloc((size_t)cJSON_GetArraySize(l) + 1, sizeof(*c))) ==
-	    NULL)
+	sz = cJSON_GetArraySize(l);
+	if ((c = calloc((size_t)sz + 1, sizeof(*c))) == NULL)
 		return;
+	if ((strs = calloc((size_t)sz * 3 + 1, sizeof(*strs))) == NULL) {
+		free(c);
+		return;
+	}
 	cJSON_ArrayForEach(e, l) {
 		if ((name = acp_jstr(e, "name")) == NULL)
 			continue;
 		if (name[0] == '/')
 			name++;		/* leniency: some send "/name" */
+		/* A name that is nothing once plain cannot be typed. */
+		if ((name = plain_str(strs, &ns, name, ACP_PLAIN_NAME,
+		    NULL)) == NULL || name[0] == '\0')
+			continue;
 		c[n].name = name;
-		c[n].description = acp_jstr(e, "description") ?
-		    acp_jstr(e, "description") : "";
+		c[n].description = plain_str(strs, &ns,
+		    acp_jstr(e, "description"), ACP_PLAIN_TEXT, "");
 		in = cJSON_GetObjectItemCaseSensitive(e, "input");
-		c[n].hint = acp_jstr(in, "hint");
+		c[n].hint = plain_str(strs, &ns, acp_jstr(in, "hint"),
+		    ACP_PLAIN_NAME, NULL);
 		n++;
 	}
 	CALL_S(s, on_commands, s, c, n, s->arg);
+	plain_strs_free(strs, ns);
 	free(c);
 }
 
@@ -242,7 +302,9 @@ update_mode(struct acp_session *s, const cJSON *u)
 	if (m == NULL)
 		return;
 	acp_str_set(&s->mode_cur, m);
-	CALL_S(s, on_mode, s, m, s->arg);
+	/* AU-6: an id that is not plain is shown nowhere (session.c). */
+	if (acp_plain_is(m))
+		CALL_S(s, on_mode, s, m, s->arg);
 }
 
 void
@@ -255,6 +317,18 @@ acp_update_config(struct acp_session *s, const cJSON *opts)
 		return;
 	CALL_S(s, on_config, s, txt, s->arg);
 	free(txt);
+}
+
+static void
+update_title(struct acp_session *s, const cJSON *u)
+{
+	char *t;
+
+	if ((t = acp_plain_dup(acp_jstr(u, "title"), ACP_PLAIN_TITLE)) ==
+	    NULL)
+		return;
+	CALL_S(s, on_title, s, t, s->arg);
+	free(t);
 }
 
 static void
@@ -283,10 +357,8 @@ update_dispatch(struct acp_session *s, const cJSON *u)
 	else if (strcmp(k, "config_option_update") == 0)
 		acp_update_config(s,
 		    cJSON_GetObjectItemCaseSensitive(u, "configOptions"));
-	else if (strcmp(k, "session_info_update") == 0) {
-		if (acp_jstr(u, "title") != NULL)
-			CALL_S(s, on_title, s, acp_jstr(u, "title"), s->arg);
-	}
+	else if (strcmp(k, "session_info_update") == 0)
+		update_title(s, u);
 	/* usage_update, notices, vendor kinds: ignored on purpose. */
 }
 
