@@ -7,6 +7,7 @@
 #include "compat.h"
 
 #include <sys/types.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 
 #include <ctype.h>
@@ -58,6 +59,7 @@ TAILQ_HEAD(acp_procs, acp_proc);
 
 static struct acp_procs	 procs = TAILQ_HEAD_INITIALIZER(procs);
 static struct event	*sigchld_ev;
+static char		*workspace;	/* parent of the agents' own dirs */
 
 /* Inherited variables an agent needs to run, and nothing else. */
 static const char *env_keep[] = {
@@ -67,8 +69,14 @@ static const char *env_keep[] = {
 	"NO_PROXY", NULL
 };
 
+/*
+ * Does the agent get the daemon's variable e? The basics, and what its
+ * config names (a bare NAME in add, from env-inherit). Secrets such as
+ * *_API_KEY only when named (AU-10, L5): one agent's key is not every
+ * agent's.
+ */
 static int
-env_inherit(const char *e)
+env_inherit(const char *e, const char *const *add)
 {
 	size_t i, n;
 	const char *eq;
@@ -81,9 +89,10 @@ env_inherit(const char *e)
 			return 1;
 	if (strncmp(e, "LC_", 3) == 0 || strncmp(e, "XDG_", 4) == 0)
 		return 1;
-	/* Keys exported to the daemon are meant for its agents. */
-	if (n > 8 && strncmp(eq - 8, "_API_KEY", 8) == 0)
-		return 1;
+	for (i = 0; add != NULL && add[i] != NULL; i++)
+		if (strchr(add[i], '=') == NULL && strlen(add[i]) == n &&
+		    strncmp(e, add[i], n) == 0)
+			return 1;
 	return 0;
 }
 
@@ -99,7 +108,10 @@ env_free(char **env)
 	free(env);
 }
 
-/* The agent's environment: a kept subset, then the configured additions. */
+/*
+ * The agent's environment: a kept subset, then the configured additions.
+ * add holds NAME=VALUE to set and bare NAMEs to inherit.
+ */
 static char **
 env_build(const char *const *add)
 {
@@ -114,7 +126,7 @@ env_build(const char *const *add)
 		return NULL;
 	n = 0;
 	for (i = 0; environ[i] != NULL; i++) {
-		if (!env_inherit(environ[i]))
+		if (!env_inherit(environ[i], add))
 			continue;
 		/* A configured value overrides the inherited one. */
 		klen = strcspn(environ[i], "=") + 1;
@@ -541,6 +553,69 @@ set_nonblock(int fd)
 	return fl == -1 ? -1 : fcntl(fd, F_SETFL, fl | O_NONBLOCK);
 }
 
+void
+acp_proc_set_workspace(const char *dir)
+{
+	free(workspace);
+	workspace = dir != NULL ? strdup(dir) : NULL;
+}
+
+/*
+ * Make dir and its missing parents, mode 0700. Existing parents are the
+ * administrator's; only dir itself (and the workspace above it) must be a
+ * real directory: a symlink there could point an agent anywhere.
+ */
+static int
+workspace_make(const char *dir, char *err, size_t errlen)
+{
+	struct stat st;
+	char *path, *s;
+	size_t n = strlen(workspace);
+	int rc = -1, last;
+
+	if ((path = strdup(dir)) == NULL) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	for (s = path + 1;; s++) {
+		if (*s != '/' && *s != '\0')
+			continue;
+		last = *s == '\0';
+		*s = '\0';
+		if (mkdir(path, 0700) == -1 && errno != EEXIST) {
+			snprintf(err, errlen, "workspace %s: %s", path,
+			    strerror(errno));
+			goto done;
+		}
+		if ((size_t)(s - path) >= n &&
+		    (lstat(path, &st) == -1 || !S_ISDIR(st.st_mode))) {
+			snprintf(err, errlen, "workspace %s: not a directory "
+			    "(a symlink is refused)", path);
+			goto done;
+		}
+		if (last)
+			break;
+		*s = '/';
+	}
+	rc = 0;
+done:
+	free(path);
+	return rc;
+}
+
+/* Is cwd an agent's own directory, right under the workspace? */
+static int
+workspace_holds(const char *cwd)
+{
+	size_t n;
+
+	if (workspace == NULL || cwd == NULL)
+		return 0;
+	n = strlen(workspace);
+	return strncmp(cwd, workspace, n) == 0 && cwd[n] == '/' &&
+	    cwd[n + 1] != '\0' && strchr(cwd + n + 1, '/') == NULL;
+}
+
 struct acp_proc *
 acp_proc_spawn(struct event_base *base, const char *name, char *const argv[],
     const char *cwd, const char *const *env_add,
@@ -554,6 +629,9 @@ acp_proc_spawn(struct event_base *base, const char *name, char *const argv[],
 	pid_t pid;
 	sigset_t all;
 
+	/* AU-10, L6: an agent's own workspace is made when it first starts. */
+	if (workspace_holds(cwd) && workspace_make(cwd, err, errlen) == -1)
+		return NULL;
 	if ((env = env_build(env_add)) == NULL) {
 		snprintf(err, errlen, "out of memory");
 		return NULL;

@@ -22,11 +22,18 @@ struct acp_proc_cbs {
 
 int		 acp_proc_init(struct event_base *);
 void		 acp_proc_shutdown(void);
-/* argv[0] is looked up in the PATH of the agent's environment. */
+/*
+ * argv[0] is looked up in the PATH of the agent's environment. env_add
+ * holds NAME=VALUE to set and bare NAMEs to inherit from the daemon's
+ * environment; besides those, only basics such as PATH and HOME pass
+ * (AU-10). A cwd right under the workspace is made, mode 0700.
+ */
 struct acp_proc	*acp_proc_spawn(struct event_base *, const char *name,
 		    char *const argv[], const char *cwd,
 		    const char *const *env_add, const struct acp_proc_cbs *,
 		    void *arg, char *err, size_t errlen);
+/* Agents' own directories live under dir (absolute); NULL for none. */
+void		 acp_proc_set_workspace(const char *dir);
 int		 acp_proc_write(struct acp_proc *, const char *, size_t);
 /*
  * Stop (on) or go on (off) reading the agent's stdout: while held, the

@@ -248,6 +248,30 @@ chan_relay_join(struct client *c, struct channel *ch)
 	}
 }
 
+/*
+ * Does the config's [channel] ops list c's account for ch? Only a
+ * login counts: a nick is anybody's to take.
+ */
+static int
+chan_conf_op(const struct client *c, const struct channel *ch)
+{
+	const struct conf_channel *cc;
+	size_t i, j;
+
+	if (c->account == NULL || ircd.conf == NULL)
+		return 0;
+	for (i = 0; i < ircd.conf->nchannels; i++) {
+		cc = &ircd.conf->channels[i];
+		if (casemap_cmp(cc->name, ch->name) != 0)
+			continue;
+		for (j = 0; cc->ops != NULL && cc->ops[j] != NULL; j++)
+			if (casemap_cmp(cc->ops[j], c->account) == 0)
+				return 1;
+		break;
+	}
+	return 0;
+}
+
 static void
 chan_join_one(struct client *c, const char *name, const char *key)
 {
@@ -281,7 +305,8 @@ chan_join_one(struct client *c, const char *name, const char *key)
 		 * service users (agents) in it: the first person in gets op, as
 		 * in a new channel.
 		 */
-		channel_add(ch, c, ch->nmembers == ch->nservices ? MEMBER_OP : 0);
+		channel_add(ch, c, ch->nmembers == ch->nservices ||
+		    chan_conf_op(c, ch) ? MEMBER_OP : 0);
 	}
 	chan_relay_join(c, ch);
 	if (ch->topic != NULL)

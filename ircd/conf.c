@@ -1357,6 +1357,31 @@ conf_new(const char *filename, const char *dir)
 	return c;
 }
 
+/*
+ * AU-10, L6: what an agent's section does not give it. Its cwd is a
+ * directory of its own under the workspace, never the config's; its
+ * env-inherit names go after its env entries as bare NAMEs, which the
+ * launcher takes from the daemon's environment.
+ */
+static void
+conf_agent_defaults(struct conf *c)
+{
+	struct conf_agent *g;
+	size_t i, j, n;
+
+	n = strlen(c->workspace);
+	while (n > 1 && c->workspace[n - 1] == '/')
+		c->workspace[--n] = '\0';
+	for (i = 0; i < c->nagents; i++) {
+		g = &c->agents[i];
+		if (g->cwd == NULL)
+			g->cwd = conf_join(c->workspace, g->name);
+		for (j = 0; g->env_inherit != NULL && g->env_inherit[j] != NULL;
+		    j++)
+			conf_strv_add(&g->env, xstrdup(g->env_inherit[j]));
+	}
+}
+
 /* The parser proper; dir is the directory relative paths start from. */
 static struct conf *
 conf_parse_dir(const char *text, const char *filename, const char *dir,
@@ -1415,6 +1440,7 @@ conf_parse_dir(const char *text, const char *filename, const char *dir,
 	if (p.conf->workspace == NULL)
 		p.conf->workspace = conf_default_beside(filename, dir,
 		    ".workspace");
+	conf_agent_defaults(p.conf);
 	return p.conf;
 }
 

@@ -59,8 +59,13 @@ struct conf_agent {
 	char	*name;
 	char	**argv;		/* NULL-terminated, from command (shell-like quoting) */
 	char	*command;	/* the command line as written */
+	/* AU-10: default <workspace>/<name>, made when the agent starts */
 	char	*cwd;
-	char	**env;		/* NULL-terminated "KEY=VALUE" */
+	/*
+	 * NULL-terminated "KEY=VALUE" from env, then the bare NAMEs of
+	 * env_inherit, which acp_proc_spawn() takes from the daemon.
+	 */
+	char	**env;
 	char	**channels;	/* NULL-terminated */
 	char	*description;
 	char	*permissions;	/* ask | allow-reads | allow-all | deny-all */

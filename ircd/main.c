@@ -16,9 +16,11 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
+#include "acp/proc.h"
 #include "ircd/bridge/bridge.h"
 #include "ircd/bridge/mcp.h"
 #include "ircd/conf.h"
+#include "ircd/hook.h"
 #include "ircd/ircd.h"
 #include "ircd/log.h"
 #include "ircd/mkcert.h"
@@ -36,6 +38,82 @@ usage(void)
 	    "       agentircd --version\n");
 	exit(EX_USAGE);
 }
+
+/* path as the kernel resolves it, or as written if it does not exist. */
+static char *
+main_realpath(const char *path)
+{
+	char *r;
+
+	if ((r = realpath(path, NULL)) == NULL)
+		r = strdup(path);
+	return r;
+}
+
+/* Is dir the directory held, or one above it? */
+static int
+main_dir_holds(const char *dir, const char *held)
+{
+	size_t n = strlen(dir);
+
+	if (strcmp(dir, "/") == 0)
+		return 1;
+	return strncmp(dir, held, n) == 0 &&
+	    (held[n] == '\0' || held[n] == '/');
+}
+
+/*
+ * AU-10, L6: an agent whose cwd holds the config or the database can
+ * read the password hashes and keys, or edit the config to run any
+ * command at the next restart. Say so; the administrator decides.
+ */
+static void
+main_warn_cwds(const struct conf *cf)
+{
+	char *confdir, *dbdir = NULL, *cwd, *slash;
+	size_t i;
+
+	if ((confdir = main_realpath(cf->dir)) == NULL)
+		return;
+	if (strcmp(cf->database, ":memory:") != 0 &&
+	    (dbdir = strdup(cf->database)) != NULL &&
+	    (slash = strrchr(dbdir, '/')) != NULL) {
+		*slash = '\0';
+		cwd = main_realpath(dbdir[0] != '\0' ? dbdir : "/");
+		free(dbdir);
+		dbdir = cwd;
+	}
+	for (i = 0; i < cf->nagents; i++) {
+		if (cf->agents[i].cwd == NULL ||
+		    (cwd = main_realpath(cf->agents[i].cwd)) == NULL)
+			continue;
+		if (main_dir_holds(cwd, confdir))
+			log_warnx("agent %s: cwd %s holds the configuration "
+			    "file's directory %s: the agent can read and edit "
+			    "the config (AU-10)", cf->agents[i].name,
+			    cf->agents[i].cwd, confdir);
+		else if (dbdir != NULL && main_dir_holds(cwd, dbdir))
+			log_warnx("agent %s: cwd %s holds the database's "
+			    "directory %s: the agent can read the database "
+			    "(AU-10)", cf->agents[i].name, cf->agents[i].cwd,
+			    dbdir);
+		free(cwd);
+	}
+	free(confdir);
+	free(dbdir);
+}
+
+/* Agents keep their running section over a REHASH; the warning is the file's. */
+static void
+main_rehash(const struct conf *old, const struct conf *new)
+{
+	(void)old;
+	main_warn_cwds(new);
+}
+
+static const struct ircd_hooks main_hooks = {
+	.rehash = main_rehash,
+};
 
 static int
 hash_password(void)
@@ -142,12 +220,17 @@ main(int argc, char *argv[])
 		return EX_OK;
 	}
 	raise_nofile();
+	acp_proc_set_workspace(cf->workspace);
+	main_warn_cwds(cf);
+	hook_register(&main_hooks);
 	if (server_init(cf) == -1 || bridge_init() == -1) {
 		conf_free(cf);
 		return EX_OSERR;
 	}
 	server_run();
 	bridge_shutdown();
+	hook_unregister(&main_hooks);
+	acp_proc_set_workspace(NULL);
 	server_free();
 	conf_free(cf);
 	log_info("exiting");

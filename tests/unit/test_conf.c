@@ -268,8 +268,10 @@ test_full(const char *hash)
 		is_str(g->name, "Bob_2", "agent name keeps its case");
 		is_str(g->permissions, "ask", "permissions default");
 		is_str(g->tools, "show", "tools default");
-		ok(g->cwd == NULL && g->env == NULL && g->channels == NULL,
+		ok(g->env == NULL && g->channels == NULL,
 		    "unset agent keys are NULL");
+		is_str(g->cwd, "conf/full.workspace/Bob_2",
+		    "default cwd: the agent's own workspace (AU-10, L6)");
 	}
 	conf_free(c);
 }
@@ -678,14 +680,20 @@ test_authority_keys(void)
 		ok(c->channels[0].permissions == NULL &&
 		    c->channels[0].ops == NULL, "channel keys unset are NULL");
 		is_str(c->workspace, "./w.workspace", "default workspace");
+		is_str(g->cwd, "./w.workspace/a", "default cwd");
 	}
 	conf_free(c);
 
-	c = parse_ok("[server]\nworkspace = ws\n", "/etc/irc/a.conf",
+	c = parse_ok("[agent a]\ncommand = x\n[agent b]\ncommand = x\n"
+	    "cwd = /srv/b\n[server]\nworkspace = ws//\n", "/etc/irc/a.conf",
 	    "workspace");
-	if (c != NULL)
+	if (c != NULL && c->nagents == 2) {
 		is_str(c->workspace, "/etc/irc/ws", "relative workspace "
-		    "from the config's directory");
+		    "from the config's directory, no trailing /");
+		is_str(c->agents[0].cwd, "/etc/irc/ws/a",
+		    "cwd under a workspace given after the agent");
+		is_str(c->agents[1].cwd, "/srv/b", "a configured cwd stays");
+	}
 	conf_free(c);
 
 	/* Accounts may be defined after the section that names them. */
@@ -722,6 +730,10 @@ test_authority_keys(void)
 			is_str(g->env_inherit[1], "_X1", "inherit 2");
 			is_str(g->env_inherit[2], "BAR", "inherit 3");
 		}
+		/* The launcher inherits the bare names after env. */
+		ok(strv_len(g->env) == 3 &&
+		    strcmp(g->env[0], "FOO_API_KEY") == 0 &&
+		    strcmp(g->env[2], "BAR") == 0, "env-inherit names in env");
 		g = &c->agents[1];
 		ok(strv_len(g->users) == 1 &&
 		    strcmp(g->users[0], "logged-in") == 0, "users logged-in");
