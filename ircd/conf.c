@@ -848,6 +848,13 @@ conf_set_envnames(struct conf_parser *p, const struct conf_key *k,
 		return conf_error(p, p->line, "key \"%s\" needs a value",
 		    k->name);
 	for (i = 0; list[i] != NULL; i++) {
+		/* I2: NAME=VALUE here is a slip, and VALUE may be a key. */
+		if (strchr(list[i], '=') != NULL) {
+			conf_error(p, p->line, "bad %s: names only, not "
+			    "NAME=VALUE (the value is not shown)", k->name);
+			conf_strv_free(list);
+			return -1;
+		}
 		if (!conf_valid_envname(list[i], strlen(list[i]))) {
 			conf_error(p, p->line, "bad %s: \"%.64s\" is not a "
 			    "variable name: letters, digits and _, not "

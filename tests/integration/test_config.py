@@ -102,6 +102,50 @@ def test_bad_values():
     check_error("[operator op]\npassword = plaintext\n", "plainpw.conf", 2, "password|hash")
 
 
+ACCT = "[account alice]\ncertfp = %s\n" % ("ab" * 32)
+AGENT = "[agent a]\ncommand = x\n"
+
+
+def test_bad_authority_keys():
+    """Issue 21: bad input to every new key gets file:line from -n and a non-zero exit (AU-1,
+    AU-2, AU-3, AU-10)."""
+    check_error(AGENT + "users = * alice\n" + ACCT, "users1.conf", 3, r"users.*stand alone")
+    check_error(AGENT + "users = logged-in, alice\n" + ACCT, "users2.conf", 3, "stand alone")
+    check_error(ACCT + AGENT + "users = alice mallory\n", "users3.conf", 5,
+                r"mallory.*\[account mallory\]")
+    check_error(AGENT + "users = ,\n", "users4.conf", 3, "users")
+    check_error(AGENT + "admins = root\n", "admins.conf", 3, r"admins.*root")
+    check_error(AGENT + "modes = plan *\n", "modes1.conf", 3, r"modes.*stand alone")
+    check_error(AGENT + "modes = " + "m" * 65 + "\n", "modes2.conf", 3, "64 bytes")
+    check_error(AGENT + "modes = caf\u00e9\n", "modes3.conf", 3, "printable ASCII")
+    check_error(AGENT + "env-inherit = OK 9LIVES\n", "inherit1.conf", 3, "9LIVES")
+    check_error(AGENT + "env-inherit = OK\nenv-inherit = A-B\n", "inherit2.conf", 4, "A-B")
+    check_error("[channel #c]\npermissions = everything\n", "chperm.conf", 2, "permissions")
+    check_error("[channel #c]\n\nops = bob\n" + ACCT, "chops.conf", 3, r"ops.*bob")
+    check_error("[server]\nworkspace = \"\"\n", "ws.conf", 2, "workspace")
+
+
+def test_errors_show_no_secret():
+    """I2: an env or env-inherit error never prints the value, which may be a key."""
+    for i, line in enumerate(["env = ANTHROPIC_API_KEY sk-secret-456",
+                              "env = BAD-NAME=sk-secret-456",
+                              "env = K=sk-secret-456\nenv = K=sk-secret-456",
+                              "env-inherit = K=sk-secret-456"]):
+        err = check_error(AGENT + line + "\n", "secret%d.conf" % i, 3 + line.count("\n"))
+        assert "sk-secret" not in err, err
+
+
+def test_good_authority_keys():
+    """Every new key, well written, passes -n."""
+    path = write("authority.conf", AGENT + "users = alice\nadmins = alice\n"
+                 "modes = default plan\nenv-inherit = FOO_API_KEY\nenv-inherit = BAR\n"
+                 "[agent b]\ncommand = x\nusers = logged-in\nmodes = *\n"
+                 "[channel #c]\npermissions = allow-reads\nops = alice\n"
+                 "[server]\nworkspace = ws\n" + ACCT)
+    r = run("-n", "-f", path)
+    assert r.returncode == 0, (r.returncode, r.stderr)
+
+
 def test_plain_listener_on_any_address_refused():
     """SEC-1: a plain-text listener on 0.0.0.0 needs TLS or open = yes."""
     text = "[server]\nname = irc.test\n\n[listen]\naddress = 0.0.0.0:%d\n" % free_port()

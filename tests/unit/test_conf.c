@@ -784,9 +784,9 @@ test_authority_keys(void)
 	parse_fails("[agent a]\ncommand = x\nenv-inherit = FOO 9LIVES\n",
 	    "e.conf:3: bad env-inherit: \"9LIVES\" is not a variable name",
 	    "env-inherit: leading digit");
-	parse_fails("[agent a]\ncommand = x\nenv-inherit = FOO=bar\n",
-	    "e.conf:3: bad env-inherit: \"FOO=bar\" is not a variable name",
-	    "env-inherit: a value");
+	parse_fails_quiet("[agent a]\ncommand = x\nenv-inherit = FOO=sk-bar\n",
+	    "e.conf:3: bad env-inherit: names only, not NAME=VALUE", "sk-bar",
+	    "env-inherit: a value, not shown");
 	parse_fails("[agent a]\ncommand = x\nenv-inherit = \",\"\n",
 	    "e.conf:3: key \"env-inherit\" needs a value",
 	    "env-inherit: empty list");
