@@ -92,7 +92,10 @@ static const struct mcp_tool mcp_tools[] = {
 	  "\"every_minutes\":{\"type\":\"number\",\"description\":\"Repeat every N minutes; "
 	  "omit for once\"},"
 	  "\"target\":{\"type\":\"string\",\"description\":\"Another conversation on this "
-	  "server: #channel or a person's nick; default: this conversation\"}},"
+	  "server, for the person who asked you: a #channel that you and they are "
+	  "both in, or their own nick (their private conversation with you); it "
+	  "fires only once an operator of that channel, or that person, allows "
+	  "it there. Default: this conversation\"}},"
 	  "\"required\":[\"name\",\"prompt\"]}",
 	  schedule_tool_create },
 	{ "unschedule",

@@ -5,6 +5,13 @@
  * repetition is skipped while the previous one still waits (SC-3).
  * Prompts aimed at other conversations are counted per agent and held
  * past a budget until a person writes where they were made (SC-5).
+ *
+ * AU-5: a schedule aimed at another conversation is made only for a
+ * person who asked and who belongs there (a member of the target
+ * channel, or the target person), and waits for consent there: a card
+ * in the target conversation, under every policy. A firing shows its
+ * header and at most SCHED_SHOW_LINES lines of its prompt, and firings
+ * into one conversation are paced (struct pace); the turn gets it all.
  */
 #include "compat.h"
 
@@ -17,6 +24,7 @@
 #include <strings.h>
 #include <time.h>
 
+#include "acp/acp.h"
 #include "ircd/bridge/agent.h"
 #include "ircd/bridge/card.h"
 #include "ircd/bridge/policy.h"
@@ -53,7 +61,20 @@
  * What a card says it asks about, "schedule "<name>" in <target>
  * (repeating)": room for the longest name and target, twice over.
  */
-#define SCHED_WHAT_LEN		300
+#define SCHED_WHAT_LEN		400
+/* A card quotes this much of the prompt's first line (AU-5). */
+#define SCHED_QUOTE_MAX		80
+/* AU-5, M7: a firing shows its header and this many lines of its prompt. */
+#define SCHED_SHOW_LINES	5
+/*
+ * AU-5, M7: firings into one conversation, whatever schedules they come
+ * from, go at most SCHED_PACE_PER_MIN a schedule-minute after a burst of
+ * SCHED_PACE_BURST. One past that is not lost: it waits for its turn
+ * (first come, first served) and then fires; a repeating one then keeps
+ * its timetable, the slots missed meanwhile skipped as in SC-2.
+ */
+#define SCHED_PACE_BURST	5
+#define SCHED_PACE_PER_MIN	6
 
 struct sched {
 	TAILQ_ENTRY(sched)	 entry;
@@ -70,7 +91,22 @@ struct sched {
 	char			 creator_name[CHANNELLEN + 1];
 	int			 creator_private;
 	char			 state[12];	/* active, pending, held */
+	/* Who asked (AU-4, I7): a principal's key, or "" for nobody. */
+	char			 owner[CONVKEY_LEN];
+	int64_t			 slot;		/* ms: its paced turn, or 0 */
 	struct event		*ev;
+};
+
+/*
+ * AU-5: the pace of firings into one conversation, as a "theoretical
+ * arrival time" (GCRA): a firing may go when now >= tat - (burst - 1) *
+ * gap, and moves tat to max(tat, now) + gap. A conversation whose tat
+ * is past has its whole burst again and is forgotten.
+ */
+struct pace {
+	TAILQ_ENTRY(pace)	 entry;
+	char			 target[CONVKEY_LEN];
+	int64_t			 tat;
 };
 
 /* SC-5: per agent and creating conversation, prompts sent elsewhere. */
@@ -83,6 +119,7 @@ struct budget {
 
 static TAILQ_HEAD(, sched) scheds = TAILQ_HEAD_INITIALIZER(scheds);
 static TAILQ_HEAD(, budget) budgets = TAILQ_HEAD_INITIALIZER(budgets);
+static TAILQ_HEAD(, pace) paces = TAILQ_HEAD_INITIALIZER(paces);
 static struct event *recheck_ev;
 
 static int64_t
@@ -118,6 +155,50 @@ budget_get(const char *agent, const char *creator)
 	return b;
 }
 
+static int64_t
+pace_gap_ms(void)
+{
+	return sched_minute_ms() / SCHED_PACE_PER_MIN;
+}
+
+/*
+ * When may a firing into target go? now, or later: then that moment is
+ * taken (the next one waits after it), so firings that wait go in turn.
+ */
+static int64_t
+pace_take(const char *target, int64_t now)
+{
+	struct pace *p;
+	int64_t gap = pace_gap_ms(), at;
+
+	TAILQ_FOREACH(p, &paces, entry)
+		if (strcmp(p->target, target) == 0)
+			break;
+	if (p == NULL) {
+		p = xcalloc(1, sizeof(*p));
+		strlcpy(p->target, target, sizeof(p->target));
+		TAILQ_INSERT_TAIL(&paces, p, entry);
+	}
+	at = p->tat - (SCHED_PACE_BURST - 1) * gap;
+	if (at < now)
+		at = now;
+	p->tat = (p->tat > at ? p->tat : at) + gap;
+	return at;
+}
+
+/* Paces whose burst is whole again hold nothing worth keeping. */
+static void
+pace_trim(int64_t now)
+{
+	struct pace *p, *tp;
+
+	TAILQ_FOREACH_SAFE(p, &paces, entry, tp)
+		if (p->tat <= now) {
+			TAILQ_REMOVE(&paces, p, entry);
+			free(p);
+		}
+}
+
 static void
 sched_free(struct sched *s)
 {
@@ -143,12 +224,12 @@ static void
 sched_arm(struct sched *s)
 {
 	struct timeval tv;
-	int64_t now = sched_now();
+	int64_t now = sched_now(), at = s->slot != 0 ? s->slot : s->next;
 
 	if (s->ev == NULL)
 		s->ev = evtimer_new(ircd.base, sched_fire_cb, s);
 	/* Compared first: a subtraction could overflow. */
-	tv = clock_timeval(s->next > now ? (uint64_t)(s->next - now) : 0);
+	tv = clock_timeval(at > now ? (uint64_t)(at - now) : 0);
 	evtimer_add(s->ev, &tv);
 }
 
@@ -177,13 +258,18 @@ sched_notice(struct conv *cv, const char *text, size_t len)
 	    SCHED_NOTICE_MAX));
 }
 
-/* SC-4: the NOTICE in the target conversation and the queued turn. */
+/*
+ * SC-4: the NOTICE in the target conversation and the queued turn.
+ * AU-5, M7: people see the header and the prompt's first lines, then
+ * "…"; the agent's turn has the whole prompt.
+ */
 static void
 sched_fire(struct sched *s)
 {
 	struct conv *cv;
 	char header[IRC_LINELEN], *text;
 	const char *p, *nl;
+	int shown = 0;
 
 	if ((cv = sched_conv(s)) == NULL)
 		return;
@@ -196,8 +282,13 @@ sched_fire(struct sched *s)
 	sched_notice(cv, header, strlen(header));
 	for (p = s->prompt; p != NULL && *p != '\0'; p = nl != NULL ? nl + 1 : NULL) {
 		nl = strchr(p, '\n');
-		if (nl != p)
-			sched_notice(cv, p, nl != NULL ? (size_t)(nl - p) : strlen(p));
+		if (nl == p)
+			continue;
+		if (shown++ == SCHED_SHOW_LINES) {
+			sched_notice(cv, "\xe2\x80\xa6", 3);	/* "…" */
+			break;
+		}
+		sched_notice(cv, p, nl != NULL ? (size_t)(nl - p) : strlen(p));
 	}
 	xasprintf(&text, "%s\n%s", header, s->prompt);
 	turn_enqueue_sched(cv, ircd.conf->name, text, s->id);
@@ -208,10 +299,11 @@ static void
 sched_fire_cb(evutil_socket_t fd, short what, void *arg)
 {
 	struct sched *s = arg;
-	int64_t now = sched_now(), step;
+	int64_t now = sched_now(), step, slot = s->slot;
 
 	(void)fd;
 	(void)what;
+	s->slot = 0;		/* a paced turn, if it had one, is now */
 	if (strcmp(s->state, "pending") == 0)
 		return;		/* waits for a person's !allow */
 	/* SC-3: one prompt waiting is enough; a blocked session gets no pile. */
@@ -224,6 +316,11 @@ sched_fire_cb(evutil_socket_t fd, short what, void *arg)
 			strlcpy(s->state, "held", sizeof(s->state));
 			store_schedule_update(history_store(), s->id, s->next, s->state);
 		}
+		return;
+	} else if (slot == 0 && (slot = pace_take(s->target, now)) > now) {
+		/* AU-5: too many firings here of late; it goes at its turn. */
+		s->slot = slot;
+		sched_arm(s);
 		return;
 	} else {
 		if (sched_cross(s))
@@ -259,6 +356,7 @@ sched_recheck_cb(evutil_socket_t fd, short what, void *arg)
 	(void)fd;
 	(void)what;
 	(void)arg;
+	pace_trim(sched_now());
 	TAILQ_FOREACH_SAFE(s, &scheds, entry, ts)
 		if (strcmp(s->state, "held") == 0 &&
 		    budget_get(s->agent, s->creator)->used < SCHED_BUDGET)
@@ -298,8 +396,26 @@ sched_new(const struct store_schedule *ss)
 	strlcpy(s->creator_name, ss->creator_name, sizeof(s->creator_name));
 	s->creator_private = ss->creator_private;
 	strlcpy(s->state, ss->state != NULL ? ss->state : "active", sizeof(s->state));
+	/* Rows of before AU-4 name a nick here, which is nobody's key. */
+	if (ss->provenance != NULL && (strncmp(ss->provenance, "a:", 2) == 0 ||
+	    convkey_is_connection(ss->provenance)))
+		strlcpy(s->owner, ss->provenance, sizeof(s->owner));
 	TAILQ_INSERT_TAIL(&scheds, s, entry);
 	return s;
+}
+
+/*
+ * Does conversation key (of agent) belong to a person not logged in, a
+ * connection? None outlives its run (SC-7).
+ */
+static int
+sched_of_connection(const char *key, const char *agent)
+{
+	struct convkey me, other;
+
+	convkey_service(&me, agent);
+	return convkey_is_connection(key) || (convkey_other(key, me.s,
+	    &other) == 0 && convkey_is_connection(other.s));
 }
 
 static void
@@ -330,24 +446,55 @@ sched_load(const struct store_schedule *ss, void *arg)
 static void sched_approved(int, void *);
 
 /*
- * A schedule that waited for a person's !allow when the server stopped
- * gets its card again, in the conversation that made it. Nobody's turn
- * asked for it now, so a channel operator answers it.
+ * The prompt's first line as a card quotes it: plain (AU-6), and short,
+ * cut with "…".
+ */
+static void
+sched_quote(const char *prompt, char *buf, size_t len)
+{
+	const char *nl;
+
+	prompt += strspn(prompt, "\n");
+	nl = strchr(prompt, '\n');
+	acp_plain(buf, len, prompt, nl != NULL ? (size_t)(nl - prompt) :
+	    strlen(prompt));
+}
+
+/*
+ * AU-5: consent where it will fire, asked by a card in the target
+ * conversation: which agent (the card's sender), the schedule's name,
+ * where it was asked and by whom, and what it would say. Its answer is
+ * an operator's of the target channel, or the target person's (card.c).
+ */
+static unsigned
+sched_card_open(struct agent *a, struct sched *s, const char *who)
+{
+	char what[SCHED_WHAT_LEN], quote[SCHED_QUOTE_MAX];
+
+	sched_quote(s->prompt, quote, sizeof(quote));
+	snprintf(what, sizeof(what), "schedule \"%s\" here (%s), asked in %s%s%s; "
+	    "it starts: \"%s\"", s->name, s->every > 0 ? "repeating" : "once",
+	    s->creator_name, who != NULL ? " by " : "", who != NULL ? who : "",
+	    quote);
+	return card_open_server(conv_get(a, s->target, s->target_name,
+	    s->target_private), NULL, what, sched_approved, s);
+}
+
+/*
+ * A schedule that waited for consent when the server stopped gets its
+ * card again, in the conversation it is aimed at (AU-5).
  */
 static void
 sched_reopen_cards(void)
 {
 	struct sched *s;
 	struct agent *a;
-	char what[SCHED_WHAT_LEN];
 
 	TAILQ_FOREACH(s, &scheds, entry) {
 		if (strcmp(s->state, "pending") != 0 || (a = agent_find(s->agent)) == NULL)
 			continue;
-		snprintf(what, sizeof(what), "schedule \"%s\" in %s (%s)", s->name,
-		    s->target_name, s->every > 0 ? "repeating" : "once");
-		card_open_server(conv_get(a, s->creator, s->creator_name,
-		    s->creator_private), NULL, what, sched_approved, s);
+		sched_card_open(a, s, strncmp(s->owner, "a:", 2) == 0 ?
+		    s->owner + 2 : NULL);
 	}
 }
 
@@ -356,8 +503,14 @@ schedule_init(void)
 {
 	/* "Every minute", in the configured minute. */
 	struct timeval tv = { ircd.conf->schedule_minute * SCHED_RECHECK_SEC / 60, 0 };
+	struct sched *s, *ts;
 
 	store_schedule_list(history_store(), sched_load, NULL);
+	/* SC-7, AU-4: their person's connection ended with the last run. */
+	TAILQ_FOREACH_SAFE(s, &scheds, entry, ts)
+		if (sched_of_connection(s->target, s->agent) ||
+		    sched_of_connection(s->creator, s->agent))
+			sched_delete(s);
 	sched_reopen_cards();
 	recheck_ev = event_new(ircd.base, -1, EV_PERSIST, sched_recheck_cb, NULL);
 	event_add(recheck_ev, &tv);
@@ -369,9 +522,14 @@ schedule_shutdown(void)
 {
 	struct sched *s;
 	struct budget *b;
+	struct pace *p;
 
 	while ((s = TAILQ_FIRST(&scheds)) != NULL)
 		sched_free(s);
+	while ((p = TAILQ_FIRST(&paces)) != NULL) {
+		TAILQ_REMOVE(&paces, p, entry);
+		free(p);
+	}
 	while ((b = TAILQ_FIRST(&budgets)) != NULL) {
 		TAILQ_REMOVE(&budgets, b, entry);
 		free(b);
@@ -426,6 +584,87 @@ sched_approved(int allowed, void *arg)
 	sched_arm(s);
 }
 
+/* Is a member of ch the principal p (the person who asked)? */
+struct sched_find {
+	const struct convkey	*p;
+	int			 found;
+};
+
+static void
+sched_find_cb(struct client *c, void *arg)
+{
+	struct sched_find *f = arg;
+
+	if (!f->found && history_principal_is(c, f->p))
+		f->found = 1;
+}
+
+/*
+ * AU-5, H3: the conversation named target into tkey, tname and tpriv.
+ * Another than cv only if the person who asked for the running turn
+ * belongs to it: a channel both they and the agent are in, or their own
+ * private conversation with the agent (a person who asks talks to the
+ * agent). A turn no person asked for (a schedule firing) aims nowhere
+ * else. -1 and the reason in out otherwise, the same whether a channel
+ * does not exist or only is not theirs (AU-8).
+ */
+static int
+sched_target(struct conv *cv, const char *target, struct convkey *tkey,
+    char *tname, size_t tlen, int *tpriv, char *out, size_t len)
+{
+	struct turn *t = cv->turn;
+	struct agent *a = cv->agent;
+	struct channel *ch = NULL;
+	struct client *peer = NULL;
+	struct sched_find f;
+	struct convkey me, p;
+	int person = t != NULL && t->principal.s[0] != '\0';
+
+	if (casemap_is_channel(target)) {
+		if ((ch = channel_find(target)) == NULL ||
+		    channel_member(ch, a->client) == NULL)
+			ch = NULL;
+		else
+			history_channel_conv(ch, tkey);
+	} else if ((peer = client_find(target)) != NULL &&
+	    agent_of_client(peer) == NULL) {
+		history_principal(peer, &p);
+		history_principal(a->client, &me);
+		convkey_private(tkey, &p, &me);
+	} else
+		peer = NULL;
+	if ((ch != NULL || peer != NULL) && strcmp(tkey->s, cv->key) == 0)
+		person = 1;	/* only named, it is this conversation */
+	else if (!person) {
+		snprintf(out, len, "no person asked for this turn (it is a "
+		    "schedule's or nobody's), so it can schedule only here, "
+		    "not in %s", target);
+		return -1;
+	} else if (ch != NULL) {
+		f.p = &t->principal;
+		f.found = 0;
+		channel_each(ch, NULL, sched_find_cb, &f);
+		if (!f.found)
+			ch = NULL;
+	} else if (peer != NULL && !history_principal_is(peer, &t->principal))
+		peer = NULL;
+	if (ch == NULL && casemap_is_channel(target)) {
+		snprintf(out, len, "%s is not a channel that both %s (who asked) "
+		    "and I are in; a schedule goes only where the person who "
+		    "asked for it is", target, t->requester);
+		return -1;
+	}
+	if (ch == NULL && peer == NULL) {
+		snprintf(out, len, "%s is not %s, who asked: a schedule goes to a "
+		    "person's private conversation only when that person asks "
+		    "for it", target, t->requester);
+		return -1;
+	}
+	strlcpy(tname, ch != NULL ? ch->name : peer->nick, tlen);
+	*tpriv = ch == NULL;
+	return 0;
+}
+
 int
 schedule_tool_create(struct conv *cv, const cJSON *args, char *out, size_t len)
 {
@@ -440,7 +679,6 @@ schedule_tool_create(struct conv *cv, const cJSON *args, char *out, size_t len)
 	char tname[CHANNELLEN + 1], when[40];
 	int every = 0, tpriv = 0, ntarget = 0, ncreated = 0, cross;
 	int64_t next, now = sched_now();
-	enum policy policy;
 
 	if (name == NULL || name[0] == '\0' || prompt == NULL || prompt[0] == '\0') {
 		snprintf(out, len, "name and prompt are required");
@@ -451,12 +689,12 @@ schedule_tool_create(struct conv *cv, const cJSON *args, char *out, size_t len)
 		    SCHED_NAME_MAX, SCHED_PROMPT_MAX);
 		return 1;
 	}
-	/* People see the name inside one NOTICE line. */
-	for (const char *p = name; *p != '\0'; p++)
-		if ((unsigned char)*p < 0x20) {
-			snprintf(out, len, "name must be one line of text");
-			return 1;
-		}
+	/* People see the name inside one NOTICE line, and on cards (AU-6). */
+	if (!acp_plain_is(name)) {
+		snprintf(out, len, "name must be one line of plain text (no "
+		    "control, formatting or bidi characters)");
+		return 1;
+	}
 	if (every_j != NULL) {
 		if (!cJSON_IsNumber(every_j) || !(every_j->valuedouble >= 1 &&
 		    every_j->valuedouble <= SCHED_EVERY_MAX)) {
@@ -491,36 +729,14 @@ schedule_tool_create(struct conv *cv, const cJSON *args, char *out, size_t len)
 		snprintf(out, len, "give at, in_seconds or every_minutes");
 		return 1;
 	}
-	/* The target: this conversation, a channel the agent is in, or a person. */
+	/* The target: this conversation, or one the person who asked is in. */
 	if (target == NULL || target[0] == '\0') {
 		strlcpy(tkey.s, cv->key, sizeof(tkey.s));
 		strlcpy(tname, cv->target, sizeof(tname));
 		tpriv = cv->private;
-	} else if (casemap_is_channel(target)) {
-		struct channel *ch = channel_find(target);
-
-		if (ch == NULL || channel_member(ch, a->client) == NULL) {
-			snprintf(out, len, "%s is not a channel you are in; someone can "
-			    "INVITE you there", target);
-			return 1;
-		}
-		history_channel_conv(ch, &tkey);
-		strlcpy(tname, ch->name, sizeof(tname));
-	} else {
-		struct client *peer = client_find(target);
-		struct convkey p1, p2;
-
-		if (peer == NULL || agent_of_client(peer) != NULL) {
-			snprintf(out, len, "%s is not a person connected to this server",
-			    target);
-			return 1;
-		}
-		history_principal(peer, &p1);
-		history_principal(a->client, &p2);
-		convkey_private(&tkey, &p1, &p2);
-		strlcpy(tname, peer->nick, sizeof(tname));
-		tpriv = 1;
-	}
+	} else if (sched_target(cv, target, &tkey, tname, sizeof(tname), &tpriv,
+	    out, len) == -1)
+		return 1;
 	cross = strcmp(tkey.s, cv->key) != 0;
 	/* SC-6: 20 firing in a conversation, 20 made for others. */
 	TAILQ_FOREACH(s, &scheds, entry) {
@@ -552,12 +768,16 @@ schedule_tool_create(struct conv *cv, const cJSON *args, char *out, size_t len)
 	ss.creator_name = cv->target;
 	ss.creator_private = cv->private;
 	ss.created = now;
-	ss.provenance = cv->turn != NULL && cv->turn->requester[0] != '\0' ?
-	    cv->turn->requester : NULL;
-	/* SC-5: aimed elsewhere under "ask", a person must allow it first. */
-	policy = conv_policy(cv);
-	ss.state = cross && policy == POLICY_ASK ? "pending" : "active";
-	if (cross && policy == POLICY_DENY_ALL) {
+	/* Who asked: a principal (AU-4), so that only they may unschedule (I7). */
+	ss.provenance = cv->turn != NULL && cv->turn->principal.s[0] != '\0' ?
+	    cv->turn->principal.s : NULL;
+	/*
+	 * AU-5, SC-5: aimed elsewhere, it waits for consent there, whatever
+	 * the policy: a prompt in someone else's conversation is no tool call
+	 * of this one that a policy could allow.
+	 */
+	ss.state = cross ? "pending" : "active";
+	if (cross && conv_policy(cv) == POLICY_DENY_ALL) {
 		snprintf(out, len, "the policy here (deny-all) refuses schedules for "
 		    "other conversations");
 		return 1;
@@ -568,20 +788,15 @@ schedule_tool_create(struct conv *cv, const cJSON *args, char *out, size_t len)
 	}
 	s = sched_new(&ss);
 	sched_fmt_time(next, when, sizeof(when));
-	if (strcmp(s->state, "pending") == 0) {
-		char what[SCHED_WHAT_LEN];
-		unsigned n;
+	if (cross) {
+		unsigned n = sched_card_open(a, s, cv->turn->requester);
 
-		snprintf(what, sizeof(what), "schedule \"%s\" in %s (%s)", name,
-		    tname, every > 0 ? "repeating" : "once");
-		n = card_open_server(cv, cv->turn, what, sched_approved, s);
 		snprintf(out, len, "sch_%lld waits for a person to allow it "
-		    "(card %u in %s); then it fires first at %s", (long long)s->id,
-		    n, cv->target, when);
+		    "(card %u in %s, for %s); then it fires first at %s",
+		    (long long)s->id, n, tname, tpriv ? tname :
+		    "an operator there", when);
 		return 0;
 	}
-	if (cross)
-		budget_get(s->agent, s->creator)->used++;
 	sched_arm(s);
 	snprintf(out, len, "scheduled sch_%lld \"%s\" in %s, first at %s",
 	    (long long)s->id, name, tname, when);
@@ -671,13 +886,60 @@ schedule_tool_list(struct conv *cv, const cJSON *args, char *out, size_t len)
 
 /* ---- people ---- */
 
+/*
+ * I7: the channel of conversation key, if c is in it; NULL and a NOTICE
+ * why when c is not. *ch is NULL for a private conversation.
+ */
+static int
+sched_member(struct client *c, const char *key, struct channel **ch)
+{
+	*ch = NULL;
+	if (!convkey_is_channel(key))
+		return 0;
+	if ((*ch = channel_find(key)) == NULL ||
+	    channel_member(*ch, c) == NULL) {
+		reply_notice(c, "You are not in %s", key);
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * I7: who may end s from conversation key: the person who asked for it,
+ * an operator of the channel, the person of a private conversation (it
+ * fires in theirs, or was made there), or an IRC operator.
+ */
+static int
+sched_may_end(const struct sched *s, struct client *c, const char *key,
+    struct channel *ch)
+{
+	struct convkey p, agent;
+	struct member *m;
+
+	if (client_is_oper(c))
+		return 1;
+	if (s->owner[0] != '\0') {
+		strlcpy(p.s, s->owner, sizeof(p.s));
+		if (history_principal_is(c, &p))
+			return 1;
+	}
+	if (ch != NULL)
+		return (m = channel_member(ch, c)) != NULL &&
+		    (m->modes & MEMBER_OP) != 0;
+	convkey_service(&agent, s->agent);
+	return convkey_other(key, agent.s, &p) == 0 && history_principal_is(c, &p);
+}
+
 void
 schedule_user_list(struct client *c, const char *key)
 {
 	struct sched *s;
+	struct channel *ch;
 	char line[IRC_LINELEN];
 	int n = 0;
 
+	if (sched_member(c, key, &ch) == -1)
+		return;
 	TAILQ_FOREACH(s, &scheds, entry) {
 		if (strcmp(s->creator, key) != 0 && strcmp(s->target, key) != 0)
 			continue;
@@ -693,9 +955,18 @@ void
 schedule_user_delete(struct client *c, const char *key, const char *id)
 {
 	struct sched *s = sched_by_id(id);
+	struct channel *ch;
 
+	if (sched_member(c, key, &ch) == -1)
+		return;
 	if (s == NULL || (strcmp(s->creator, key) != 0 && strcmp(s->target, key) != 0)) {
 		reply_notice(c, "No schedule %s here", id != NULL && *id ? id : "?");
+		return;
+	}
+	if (!sched_may_end(s, c, key, ch)) {
+		reply_notice(c, "sch_%lld \"%s\" is not yours: only who asked for it, "
+		    "%s or an IRC operator may unschedule it", (long long)s->id,
+		    s->name, ch != NULL ? "a channel operator" : "the person here");
 		return;
 	}
 	reply_notice(c, "Unscheduled sch_%lld \"%s\"", (long long)s->id, s->name);
@@ -722,6 +993,18 @@ schedule_drop_conv(const char *key)
 		if (convkey_involves(s->target, key) ||
 		    convkey_involves(s->creator, key))
 			sched_delete(s);
+}
+
+void
+schedule_user_quit(struct client *c)
+{
+	struct convkey key;
+
+	if (c->flags & CLIENT_SERVICE)
+		return;
+	/* Its connection's key, the one it had before any login. */
+	convkey_connection(&key, ircd.msgid_base, c->id);
+	schedule_drop_conv(key.s);
 }
 
 void

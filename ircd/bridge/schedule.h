@@ -38,6 +38,11 @@ void	schedule_drop(struct agent *, const char *key);
  * person did (an account deleted, "a:<account>"): its schedules end.
  */
 void	schedule_drop_conv(const char *key);
+/*
+ * SC-7, AU-4: c's connection ended; the schedules of a person not logged
+ * in (their private conversation, made or aimed there) end with it.
+ */
+void	schedule_user_quit(struct client *);
 /* SC-8: tell a joiner what is scheduled in ch. */
 void	schedule_join_summary(struct client *, struct channel *);
 
