@@ -7,12 +7,14 @@
 
 #include "ircd/bridge/agent.h"
 #include "ircd/bridge/bridge.h"
+#include "ircd/bridge/conv.h"
 #include "ircd/bridge/dispatch.h"
 #include "ircd/bridge/mcp.h"
 #include "ircd/bridge/offline.h"
 #include "ircd/bridge/schedule.h"
 #include "ircd/casemap.h"
 #include "ircd/channel.h"
+#include "ircd/client.h"
 #include "ircd/conf.h"
 #include "ircd/convkey.h"
 #include "ircd/history.h"
@@ -50,6 +52,46 @@ bridge_rehash(const struct conf *old, const struct conf *new)
 	}
 }
 
+/* SC-7, AU-4: what a person not logged in made ends with the connection. */
+static void
+bridge_user_quit(struct client *c, const char *reason)
+{
+	(void)reason;
+	/* AU-4: c reads no private conversation from now on. */
+	conv_readers_changed(c);
+	if (!ircd.stopping)
+		schedule_user_quit(c);
+	/*
+	 * AU-4, AU-9: nobody can speak as a connection that ended: the
+	 * private conversations keyed by it go with it (an account's stay).
+	 */
+	if (!ircd.stopping)
+		conv_forget_connection(c);
+}
+
+/* AU-4: who reads private conversations may have changed. */
+static void
+bridge_user_new(struct client *c)
+{
+	(void)c;
+	conv_readers_changed(NULL);
+}
+
+static void
+bridge_logged_in(struct client *c)
+{
+	conv_readers_changed(NULL);
+	offline_tell(c);
+}
+
+/* AU-4: a nick is no principal; the conversations follow the person. */
+static void
+bridge_user_nick(struct client *c, const char *oldnick)
+{
+	(void)oldnick;
+	conv_nick(c);
+}
+
 /* Agents' processes go before the users: an answer must not find them gone. */
 static void
 bridge_stopping(void)
@@ -62,9 +104,12 @@ static const struct ircd_hooks bridge_hooks = {
 	.channel_message = dispatch_channel,
 	.channel_gone = bridge_channel_gone,
 	.user_joined = schedule_join_summary,
-	.logged_in = offline_tell,
+	.logged_in = bridge_logged_in,
 	.help = agent_help,
 	.rehash = bridge_rehash,
+	.user_new = bridge_user_new,
+	.user_nick = bridge_user_nick,
+	.user_quit = bridge_user_quit,
 	.stopping = bridge_stopping,
 };
 

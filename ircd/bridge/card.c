@@ -16,11 +16,12 @@
 #include "acp/acp.h"
 #include "ircd/bridge/agent.h"
 #include "ircd/bridge/card.h"
+#include "ircd/bridge/conv.h"
 #include "ircd/bridge/turn.h"
-#include "ircd/casemap.h"
 #include "ircd/channel.h"
 #include "ircd/client.h"
 #include "ircd/conf.h"
+#include "ircd/history.h"
 #include "ircd/reply.h"
 #include "ircd/xmalloc.h"
 
@@ -44,8 +45,9 @@ struct card {
 	struct conv		*conv;
 	struct turn		*turn;
 	uint64_t		 id;
-	char			 requester[NICKLEN + 1];
-	char			 account[NICKLEN + 1];
+	char			 requester[NICKLEN + 1];	/* its nick, said */
+	/* AU-4, M1: who may answer, the requester's principal, not a nick. */
+	struct convkey		 principal;
 	int			 automated;	/* no person started the turn */
 	char			 opt_id[CARD_MAXOPTS][CARD_OPTIDLEN];
 	enum acp_perm_kind	 opt_kind[CARD_MAXOPTS];
@@ -127,9 +129,9 @@ card_open(struct conv *cv, struct turn *t, const struct acp_permission *p)
 	c->conv = cv;
 	c->turn = t;
 	c->id = p->id;
-	if (t != NULL && t->requester[0] != '\0') {
+	if (t != NULL && t->principal.s[0] != '\0') {
 		strlcpy(c->requester, t->requester, sizeof(c->requester));
-		strlcpy(c->account, t->requester_account, sizeof(c->account));
+		c->principal = t->principal;
 	} else
 		c->automated = 1;
 	/* The first option of each kind, wherever it comes in the list. */
@@ -167,9 +169,9 @@ card_open_server(struct conv *cv, struct turn *t, const char *what,
 	c->turn = NULL;		/* it outlives the turn that asked */
 	c->done = done;
 	c->arg = arg;
-	if (t != NULL && t->requester[0] != '\0') {
+	if (t != NULL && t->principal.s[0] != '\0') {
 		strlcpy(c->requester, t->requester, sizeof(c->requester));
-		strlcpy(c->account, t->requester_account, sizeof(c->account));
+		c->principal = t->principal;
 	} else
 		c->automated = 1;
 	c->timeout = evtimer_new(ircd.base, card_timeout_cb, c);
@@ -222,11 +224,18 @@ card_gone(struct conv *cv, uint64_t id)
 	}
 }
 
-/* PM-2: the person who started the turn, or an operator of the channel. */
+/*
+ * PM-2, AU-4, M1: the person who started the turn (its principal: the
+ * account, or the very connection, whatever nick it has now), or an
+ * operator of the channel. A card no person's turn opened (a schedule's
+ * firing, a server card) waits for an operator of its channel, or in a
+ * private conversation for that conversation's person.
+ */
 static int
 card_may_answer(const struct card *c, struct client *from, struct channel *ch)
 {
 	struct member *m;
+	struct convkey peer;
 
 	if (agent_of_client(from) != NULL || (from->umodes & UMODE_BOT))
 		return 0;
@@ -237,10 +246,9 @@ card_may_answer(const struct card *c, struct client *from, struct channel *ch)
 			return 1;
 	}
 	if (c->automated)
-		return 0;
-	if (c->account[0] != '\0')
-		return from->account != NULL && casemap_cmp(from->account, c->account) == 0;
-	return casemap_cmp(from->nick, c->requester) == 0;
+		return ch == NULL && conv_peer(c->conv, &peer) == 0 &&
+		    history_principal_is(from, &peer);
+	return history_principal_is(from, &c->principal);
 }
 
 void
@@ -278,10 +286,14 @@ card_answer(struct client *from, const char *key, struct channel *ch,
 		return;
 	}
 	if (!card_may_answer(pick, from, ch)) {
-		reply_notice(from, "card %u: only %s%s may answer it", pick->n,
-		    pick->automated ? "" : pick->requester,
-		    ch != NULL ? (pick->automated ? "a channel operator" :
-		    " or a channel operator") : "");
+		if (ch == NULL && pick->automated)
+			reply_notice(from, "card %u: only the person of this "
+			    "conversation may answer it", pick->n);
+		else
+			reply_notice(from, "card %u: only %s%s may answer it",
+			    pick->n, pick->automated ? "" : pick->requester,
+			    ch != NULL ? (pick->automated ? "a channel operator" :
+			    " or a channel operator") : "");
 		return;
 	}
 	if (strcmp(verb, "allow") == 0) {

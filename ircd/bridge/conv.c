@@ -22,12 +22,14 @@
 #include "ircd/bridge/stream.h"
 #include "ircd/bridge/turn.h"
 #include "ircd/cap.h"
+#include "ircd/casemap.h"
 #include "ircd/channel.h"
 #include "ircd/client.h"
 #include "ircd/conf.h"
 #include "ircd/convkey.h"
 #include "ircd/history.h"
 #include "ircd/log.h"
+#include "ircd/message.h"
 #include "ircd/multiline.h"
 #include "ircd/reply.h"
 #include "ircd/xmalloc.h"
@@ -36,6 +38,27 @@
 static struct event *trim_ev;
 /* Counts uses: the least recently used conversation has the lowest. */
 static uint64_t conv_clock;
+
+/*
+ * AU-4: the readers of a private conversation are the clients of its
+ * principal. The core has no index of an account's clients, so they are
+ * found by a walk over all clients, and kept until who is connected
+ * changes (readers_gen), not walked again for every line of an answer.
+ */
+struct conv_readers {
+	uint64_t	 gen;
+	struct client	**c;
+	size_t		 n, cap;
+};
+static uint64_t readers_gen = 1;
+/*
+ * Clients whose quit is under way: still among all clients until the
+ * core is done with them, they are readers no more. Cleared from the
+ * loop, when the core has let them go.
+ */
+static struct client **quitting;
+static size_t nquitting, capquitting;
+static struct event *quit_ev;
 
 struct conv *
 conv_find(struct agent *a, const char *key)
@@ -65,6 +88,8 @@ conv_get(struct agent *a, const char *key, const char *target, int private)
 	strlcpy(cv->key, key, sizeof(cv->key));
 	strlcpy(cv->target, target, sizeof(cv->target));
 	cv->private = private;
+	cv->fresh = 1;
+	cv->readers = xcalloc(1, sizeof(*cv->readers));
 	/* AU-1: a !policy set here before a restart, within today's ceiling. */
 	authority_policy_load(cv);
 	conv_touch(cv);
@@ -103,6 +128,8 @@ conv_destroy(struct conv *cv)
 	mcp_forget(cv);
 	TAILQ_REMOVE(&cv->agent->convs, cv, entry);
 	acp_session_free(cv->session);
+	free(cv->readers->c);
+	free(cv->readers);
 	free(cv);
 }
 
@@ -139,6 +166,13 @@ conv_shutdown(void)
 		event_free(trim_ev);
 		trim_ev = NULL;
 	}
+	if (quit_ev != NULL) {
+		event_free(quit_ev);
+		quit_ev = NULL;
+	}
+	free(quitting);
+	quitting = NULL;
+	nquitting = capquitting = 0;
 }
 
 enum policy
@@ -153,7 +187,7 @@ conv_policy(const struct conv *cv)
  * agent holds no session for it, or holds one it can close and take back.
  */
 static int
-conv_idle(struct conv *cv)
+conv_idle(const struct conv *cv)
 {
 	if (cv->turn != NULL || cv->opening || cv->closing ||
 	    cv->policy != POLICY_UNSET || turn_conv_waiting(cv) ||
@@ -205,6 +239,26 @@ conv_trim_cb(evutil_socket_t fd, short what, void *arg)
 	}
 }
 
+/*
+ * AU-9, L3: a conversation made for a prompt, when the agent already
+ * has max-open-sessions that it cannot let go (idle ones go first, from
+ * conv_trim_cb), is refused: each costs the agent a session, some a
+ * process, and a quiet one of an agent that cannot reopen it never goes.
+ */
+int
+conv_over_cap(const struct conv *cv)
+{
+	const struct conv *o;
+	size_t busy = 0;
+
+	if (!cv->fresh || cv->turn != NULL || cv->opening)
+		return 0;
+	TAILQ_FOREACH(o, &cv->agent->convs, entry)
+		if (o != cv && !conv_idle(o))
+			busy++;
+	return busy >= (size_t)ircd.conf->max_open_sessions;
+}
+
 void
 conv_trim_soon(void)
 {
@@ -215,30 +269,150 @@ conv_trim_soon(void)
 
 /* ---- who reads a conversation, and what is said to them ---- */
 
-/*
- * The person of private conversation cv. The conversation belongs to a
- * principal, the side of its key that is not the agent: an account
- * (whoever is logged in to it) or one connection (history_principal_is).
- * Yet it is read where it always was: by whoever has the nick it was
- * last spoken in (cv->target), which is its principal unless the nick
- * changed hands. That case is only logged: to bind the conversation to
- * its principal alone is the authority issue's change, not this one's.
- */
-static struct client *
-conv_peer(const struct conv *cv)
+int
+conv_peer(const struct conv *cv, struct convkey *p)
 {
-	struct client *c = client_find(cv->target);
-	struct convkey agent, peer;
+	struct convkey agent;
 
-	if (c == NULL)
-		return NULL;
+	if (!cv->private)
+		return -1;
 	history_principal(cv->agent->client, &agent);
-	if (convkey_other(cv->key, agent.s, &peer) == 0 &&
-	    !history_principal_is(c, &peer))
-		log_debug("%s: %s has the nick of a private conversation "
-		    "of %s, and reads it", cv->agent->client->nick, c->nick,
-		    peer.s);
-	return c;
+	return convkey_other(cv->key, agent.s, p);
+}
+
+static void
+conv_quit_cb(evutil_socket_t fd, short what, void *arg)
+{
+	(void)fd;
+	(void)what;
+	(void)arg;
+	nquitting = 0;
+	readers_gen++;
+}
+
+void
+conv_readers_changed(struct client *c)
+{
+	readers_gen++;
+	if (c == NULL)
+		return;
+	if (nquitting == capquitting) {
+		capquitting = capquitting == 0 ? 8 : capquitting * 2;
+		quitting = xreallocarray(quitting, capquitting,
+		    sizeof(*quitting));
+	}
+	quitting[nquitting++] = c;
+	if (quit_ev == NULL)
+		quit_ev = event_new(ircd.base, -1, 0, conv_quit_cb, NULL);
+	event_active(quit_ev, 0, 0);
+}
+
+static int
+conv_reader_ok(const struct client *c, const struct convkey *peer)
+{
+	size_t i;
+
+	if (!(c->flags & CLIENT_REGISTERED) ||
+	    (c->flags & (CLIENT_CLOSING | CLIENT_SERVICE)) ||
+	    !history_principal_is(c, peer))
+		return 0;
+	for (i = 0; i < nquitting; i++)
+		if (quitting[i] == c)
+			return 0;
+	return 1;
+}
+
+static void
+conv_reader_add(struct conv_readers *r, struct client *c)
+{
+	if (r->n == r->cap) {
+		r->cap = r->cap == 0 ? 2 : r->cap * 2;
+		r->c = xreallocarray(r->c, r->cap, sizeof(*r->c));
+	}
+	r->c[r->n++] = c;
+}
+
+/*
+ * AU-4, H4: the clients of private cv's principal, never whoever holds
+ * the nick. A connection is one client, most often the one with the
+ * nick last spoken in; an account is all the clients logged in to it.
+ */
+static const struct conv_readers *
+conv_readers(const struct conv *cv)
+{
+	struct conv_readers *r = cv->readers;
+	struct convkey peer;
+	struct client *c;
+
+	if (r->gen == readers_gen)
+		return r;
+	r->gen = readers_gen;
+	r->n = 0;
+	if (conv_peer(cv, &peer) == -1)
+		return r;
+	if (convkey_is_connection(peer.s) &&
+	    (c = client_find(cv->target)) != NULL && conv_reader_ok(c, &peer)) {
+		conv_reader_add(r, c);
+		return r;
+	}
+	TAILQ_FOREACH(c, &ircd.all, entry)
+		if (conv_reader_ok(c, &peer))
+			conv_reader_add(r, c);
+	return r;
+}
+
+void
+conv_nick(struct client *c)
+{
+	struct agent *a;
+	struct conv *cv;
+	struct convkey peer;
+
+	TAILQ_FOREACH(a, &all_agents, entry)
+		TAILQ_FOREACH(cv, &a->convs, entry)
+			if (conv_peer(cv, &peer) == 0 &&
+			    history_principal_is(c, &peer))
+				strlcpy(cv->target, c->nick, sizeof(cv->target));
+}
+
+/*
+ * AU-4, AU-9: a connection that ends takes its private conversations
+ * with it: nobody can ever speak as it again. What its running turn
+ * still had to say is stored (no reader is left), the turn is cancelled
+ * (its cards answered "cancelled" to the agent), what waits is dropped,
+ * and the session closes when the turn has ended.
+ */
+void
+conv_forget_connection(struct client *c)
+{
+	struct agent *a;
+	struct conv *cv, *tcv;
+	struct convkey peer;
+
+	TAILQ_FOREACH(a, &all_agents, entry) {
+		TAILQ_FOREACH_SAFE(cv, &a->convs, entry, tcv) {
+			if (conv_peer(cv, &peer) == -1 ||
+			    !convkey_is_connection(peer.s) ||
+			    !history_principal_is(c, &peer))
+				continue;
+			log_debug("%s: %s quit, its conversation %s goes",
+			    a->client->nick, c->nick, cv->key);
+			if (cv->turn != NULL)
+				stream_orphan(cv->turn);
+			conv_free(cv);
+		}
+	}
+}
+
+int
+conv_can_speak(const struct conv *cv)
+{
+	struct channel *ch;
+
+	if (cv->private)
+		return 1;
+	return (ch = channel_find(cv->target)) != NULL &&
+	    channel_can_send(ch, cv->agent->client) == 0;
 }
 
 const char *
@@ -251,44 +425,123 @@ conv_where(const struct conv *cv)
 	return (ch = channel_find(cv->target)) != NULL ? ch->name : NULL;
 }
 
+/* A private conversation has few readers: a copy of them for the loop. */
+#define CONV_READERS_INLINE	8
+
 void
 conv_each(const struct conv *cv, const struct member_filter *f,
     void (*fn)(struct client *, void *), void *arg)
 {
 	struct channel *ch;
-	struct client *c;
+	const struct conv_readers *r;
+	struct client *inl[CONV_READERS_INLINE], **copy;
+	size_t i, n;
 
 	if (!cv->private) {
 		if ((ch = channel_find(cv->target)) != NULL)
 			channel_each(ch, f, fn, arg);
-	} else if ((c = conv_peer(cv)) != NULL && member_filter_pass(f, c, NULL))
-		fn(c, arg);
+		return;
+	}
+	/* What fn does may change who reads (a client quits): a copy. */
+	r = conv_readers(cv);
+	n = r->n;
+	copy = n <= CONV_READERS_INLINE ? inl :
+	    xreallocarray(NULL, n, sizeof(*copy));
+	if (n > 0)
+		memcpy(copy, r->c, n * sizeof(*copy));
+	for (i = 0; i < n; i++)
+		if (member_filter_pass(f, copy[i], NULL))
+			fn(copy[i], arg);
+	if (copy != inl)
+		free(copy);
 }
 
+/*
+ * A line of a private conversation names the nick it was spoken to;
+ * another client of the same account reads it under its own nick.
+ * The copy keeps the message's id and time: it is the same message.
+ */
 static void
-conv_deliver_one(struct client *c, void *om)
+conv_retarget(const struct outmsg *om, const char *nick, struct outmsg *copy)
 {
-	c->ops->deliver(c, om);
+	int n;
+	size_t len;
+
+	*copy = *om;
+	copy->target = nick;
+	copy->nwire = 0;
+	copy->wire_self = NULL;
+	if (om->text == NULL) {
+		n = snprintf(copy->line, sizeof(copy->line), ":%s %s %s",
+		    om->from->prefix, om->cmd, nick);
+		copy->len = n > 0 && (size_t)n < sizeof(copy->line) ?
+		    (size_t)n : 0;
+		return;
+	}
+	n = snprintf(copy->line, sizeof(copy->line), ":%s %s %s :",
+	    om->from->prefix, om->cmd, nick);
+	if (n < 0 || (size_t)n >= sizeof(copy->line) - 2) {
+		copy->len = 0;
+		return;
+	}
+	len = message_utf8_trunc(om->text, strlen(om->text),
+	    IRC_LINELEN - 2 - (size_t)n);
+	memcpy(copy->line + n, om->text, len);
+	copy->len = (size_t)n + len;
+	copy->line[copy->len] = '\0';
+	copy->text = copy->line + n;
+}
+
+struct deliver {
+	const struct conv	*cv;
+	struct outmsg		*om;
+};
+
+static void
+conv_deliver_one(struct client *c, void *arg)
+{
+	struct deliver *d = arg;
+	struct outmsg copy;
+
+	if (d->cv->private && casemap_cmp(c->nick, d->om->target) != 0) {
+		conv_retarget(d->om, c->nick, &copy);
+		c->ops->deliver(c, &copy);
+	} else
+		c->ops->deliver(c, d->om);
 }
 
 void
 conv_deliver(const struct conv *cv, const struct member_filter *f,
     struct outmsg *om)
 {
-	conv_each(cv, f, conv_deliver_one, om);
+	struct deliver d = { cv, om };
+
+	conv_each(cv, f, conv_deliver_one, &d);
 }
 
 struct batch {
-	struct outmsg	*lines;
-	size_t		 n;
+	const struct conv	*cv;
+	struct outmsg		*lines;
+	size_t			 n;
 };
 
 static void
 conv_batch_one(struct client *c, void *arg)
 {
 	struct batch *b = arg;
+	struct outmsg *copies;
+	size_t i;
 
-	multiline_deliver(c, b->lines, b->n, NULL);
+	if (!b->cv->private || b->n == 0 ||
+	    casemap_cmp(c->nick, b->lines[0].target) == 0) {
+		multiline_deliver(c, b->lines, b->n, NULL);
+		return;
+	}
+	copies = xreallocarray(NULL, b->n, sizeof(*copies));
+	for (i = 0; i < b->n; i++)
+		conv_retarget(&b->lines[i], c->nick, &copies[i]);
+	multiline_deliver(c, copies, b->n, NULL);
+	free(copies);
 }
 
 void
@@ -296,7 +549,7 @@ conv_deliver_batch(const struct conv *cv, struct outmsg *lines, size_t n)
 {
 	struct member_filter f = { .except = cv->agent->client,
 	    .caps = CAP_MULTILINE };
-	struct batch b = { lines, n };
+	struct batch b = { cv, lines, n };
 
 	conv_each(cv, &f, conv_batch_one, &b);
 }
@@ -319,13 +572,18 @@ conv_congested(const struct conv *cv)
 	return congested;
 }
 
+static void
+conv_notice_one(struct client *c, void *text)
+{
+	reply_notice(c, "%s", (const char *)text);
+}
+
 void
 conv_notice(struct conv *cv, const char *fmt, ...)
 {
 	char text[IRC_LINELEN];
 	va_list ap;
 	struct channel *ch;
-	struct client *c;
 
 	va_start(ap, fmt);
 	vsnprintf(text, sizeof(text), fmt, ap);
@@ -333,8 +591,8 @@ conv_notice(struct conv *cv, const char *fmt, ...)
 	if (!cv->private && (ch = channel_find(cv->target)) != NULL)
 		channel_send(ch, NULL, ":%s NOTICE %s :%s", ircd.conf->name,
 		    ch->name, text);
-	else if (cv->private && (c = conv_peer(cv)) != NULL)
-		reply_notice(c, "%s", text);
+	else if (cv->private)
+		conv_each(cv, NULL, conv_notice_one, text);
 }
 
 void

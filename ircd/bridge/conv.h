@@ -19,6 +19,7 @@ struct client;
 struct member_filter;
 struct outmsg;
 struct turn;
+struct conv_readers;
 
 /* An ACP session id as stored (SS-4); agents' ids are UUIDs, 36 bytes. */
 #define CONV_SID_LEN	256
@@ -36,9 +37,13 @@ struct conv {
 	int			 carry;		/* give it the past (SS-4) */
 	int			 opening;
 	int			 closing;	/* KICKed: free at turn end */
+	/* Made for a prompt not yet accepted: refused past the cap (AU-9). */
+	int			 fresh;
 	enum policy		 policy;	/* PM-4 override here, or UNSET */
 	struct turn		*turn;		/* running here, or NULL */
 	uint64_t		 used;		/* last used (a count): LRU */
+	/* Private: the clients of its principal, found again on change. */
+	struct conv_readers	*readers;
 };
 
 /* a's conversation key (created on first use), now named target. */
@@ -62,8 +67,10 @@ void		 conv_trim_soon(void);
 void		 conv_shutdown(void);
 /*
  * Who reads cv, the one loop of all that is said to a conversation:
- * fn(client, arg) for each member of its channel that passes f, or for
- * its person (private) if it passes f (see conv.c: today by nick).
+ * fn(client, arg) for each member of its channel that passes f, or, in a
+ * private conversation, each client of its principal (every connection
+ * of the account, or the one connection) that passes f (AU-4). Nobody,
+ * when that principal is not connected: what is said is stored only.
  */
 void		 conv_each(const struct conv *, const struct member_filter *f,
 		    void (*fn)(struct client *, void *), void *arg);
@@ -80,6 +87,25 @@ void		 conv_deliver_batch(const struct conv *, struct outmsg *lines,
 		    size_t n);
 /* Has a reader more than half its SendQ queued (TN-4)? */
 int		 conv_congested(const struct conv *);
+/*
+ * AU-4: who is connected changed (a user registered, logged in or is
+ * quitting: c, else NULL), so the readers of private conversations are
+ * found again; c is no reader any more.
+ */
+void		 conv_readers_changed(struct client *quitting);
+/* The principal of private cv's person into p: 0, or -1 (a channel). */
+int		 conv_peer(const struct conv *, struct convkey *p);
+/* c's nick changed: its private conversations are now spoken in it. */
+void		 conv_nick(struct client *);
+/*
+ * AU-4: c's connection ends and it was not logged in: its private
+ * conversations, their turns and cards go (AU-9), nothing more is sent.
+ */
+void		 conv_forget_connection(struct client *);
+/* Is cv's new conversation over the agent's max-open-sessions (AU-9)? */
+int		 conv_over_cap(const struct conv *);
+/* May the agent speak in cv: +m, bans, +n (I5)? */
+int		 conv_can_speak(const struct conv *);
 /* A server NOTICE in cv, not stored (the agent's state, errors). */
 void		 conv_notice(struct conv *, const char *fmt, ...)
 		    __attribute__((format(printf, 2, 3)));

@@ -26,6 +26,7 @@
 #include "ircd/history.h"
 #include "ircd/message.h"
 #include "ircd/multiline.h"
+#include "ircd/reply.h"
 #include "ircd/xmalloc.h"
 
 /* TN-3: typing notifications, at most every 3 seconds. */
@@ -63,6 +64,12 @@
  * reported done twice would be shown twice.
  */
 #define STREAM_MAX_TOOLS	32
+/*
+ * AU-9, L2: tool lines a turn shows; past it they are counted, and one
+ * line at the end says how many more there were. A tool line costs a
+ * line of text against the answer's pacing, too.
+ */
+#define STREAM_TOOL_LINES	50
 
 /*
  * What a turn's answer needs while it streams; the turn owns it
@@ -77,6 +84,9 @@ struct stream {
 	struct event	*typing;
 	char		*tools[STREAM_MAX_TOOLS];	/* shown (TN-5) */
 	size_t		 ntools;
+	size_t		 tool_lines;	/* shown (L2) */
+	size_t		 tool_more;	/* not shown, past STREAM_TOOL_LINES */
+	int		 muted;		/* I5: told it cannot speak */
 	/*
 	 * The paragraph so far, for draft/multiline clients (TN-4): copies
 	 * of the lines sent, whose text is in their own line.
@@ -94,6 +104,7 @@ struct stream {
 };
 
 static void stream_paragraph_end(struct stream *);
+static void stream_muted(struct stream *);
 
 struct stream *
 stream_new(struct turn *t)
@@ -150,6 +161,12 @@ stream_send(struct conv *cv, struct turn *t, const char *cmd, const char *text,
 		snprintf(body, sizeof(body), "%.*s", (int)len, text);
 	if ((where = conv_where(cv)) == NULL)
 		return;
+	/* I5: +m and bans hold for agents too. */
+	if (!conv_can_speak(cv)) {
+		if (st != NULL)
+			stream_muted(st);
+		return;
+	}
 	memset(&om, 0, sizeof(om));
 	om.from = a->client;
 	om.cmd = cmd;
@@ -182,6 +199,45 @@ stream_send(struct conv *cv, struct turn *t, const char *cmd, const char *text,
 	if (!cv->private)
 		dispatch_spoke(where, a);
 	conv_deliver(cv, &f, &om);
+}
+
+static void
+stream_tell_one(struct client *c, const struct convkey *p, const char *text)
+{
+	if ((c->flags & CLIENT_REGISTERED) && !(c->flags & CLIENT_CLOSING) &&
+	    !(c->flags & CLIENT_SERVICE) && history_principal_is(c, p))
+		reply_notice(c, "%s", text);
+}
+
+/*
+ * I5: the agent may not speak in the channel any more (+m, a ban): its
+ * turn ends, and the person who asked is told so, once.
+ */
+static void
+stream_muted(struct stream *st)
+{
+	struct turn *t = st->turn;
+	struct client *c;
+	char text[IRC_LINELEN];
+
+	if (st->muted)
+		return;
+	st->muted = 1;
+	snprintf(text, sizeof(text), "%s cannot speak in %s (moderated, or "
+	    "banned there): its answer stops", t->conv->agent->client->nick,
+	    t->conv->target);
+	if (t->principal.s[0] != '\0')
+		TAILQ_FOREACH(c, &ircd.all, entry)
+			stream_tell_one(c, &t->principal, text);
+	/*
+	 * Cancelled, but not silenced here: this may run inside a flush of
+	 * the buffer that stream_silence would empty.
+	 */
+	if (!t->cancelled) {
+		t->cancelled = 1;
+		if (!t->conv->opening)
+			acp_session_cancel(t->conv->session);
+	}
 }
 
 /* The paragraph ends: multiline clients get it now, as one batch. */
@@ -360,6 +416,8 @@ stream_typing(struct conv *cv, const char *state)
 	struct member_filter f = { .except = cv->agent->client };
 	char ctags[32];
 
+	if (!conv_can_speak(cv))
+		return;		/* I5 */
 	memset(&om, 0, sizeof(om));
 	om.from = cv->agent->client;
 	om.cmd = "TAGMSG";
@@ -402,14 +460,35 @@ stream_end(struct turn *t, int rest)
 {
 	struct stream *st = t->stream;
 
+	char line[IRC_LINELEN];
+
 	if (rest)
 		stream_flush(st, 1);
 	stream_paragraph_end(st);
+	/* L2: the tool lines not shown, in one line. */
+	if (st->tool_more > 0 && !t->cancelled) {
+		snprintf(line, sizeof(line), "\xe2\x80\xa6 %zu more tool call%s",
+		    st->tool_more, st->tool_more == 1 ? "" : "s");
+		stream_say(t->conv, t, line, strlen(line), 1);
+	}
 	if (st->typing != NULL) {
 		event_free(st->typing);
 		st->typing = NULL;
 	}
 	stream_typing(t->conv, "done");
+}
+
+/*
+ * AU-4: nobody reads t any more (its connection ended): what it has
+ * not sent yet is stored, sent to nobody, and it says nothing more.
+ */
+void
+stream_orphan(struct turn *t)
+{
+	if (!t->cancelled)
+		stream_flush(t->stream, 1);
+	stream_paragraph_end(t->stream);
+	stream_silence(t);
 }
 
 /* Nothing more is said for t: what waits is dropped (TN-6, AG-2). */
@@ -465,6 +544,14 @@ stream_tool(struct turn *t, const struct acp_tool *tool)
 			return;
 	if (st->ntools < sizeof(st->tools) / sizeof(st->tools[0]))
 		st->tools[st->ntools++] = xstrdup(tool->id);
+	if (t->cancelled)
+		return;
+	/* L2: so many tool lines, then only a count (stream_end). */
+	if (st->tool_lines >= STREAM_TOOL_LINES) {
+		st->tool_more++;
+		return;
+	}
+	st->tool_lines++;
 	/* Whatever was streamed before the tool goes out before it. */
 	stream_flush(st, 1);
 	what = tool->path != NULL ? tool->path : tool->title;
@@ -475,4 +562,8 @@ stream_tool(struct turn *t, const struct acp_tool *tool)
 			line[i] = ' ';
 	stream_say(cv, t, line, message_utf8_trunc(line, strlen(line),
 	    stream_budget(cv) - ACTION_WRAP), 1);
+	/* L2: it costs a line against the pacing, as text does (TN-4). */
+	st->sent += strlen(line) + OUT_LINE_COST;
+	if (!st->held && st->sent >= ircd.conf->sendq / 4)
+		stream_hold(st);
 }

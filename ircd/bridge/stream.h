@@ -30,6 +30,8 @@ void	stream_tool(struct turn *, const struct acp_tool *);
 void	stream_typing_start(struct turn *);
 /* t ended; rest: what is not sent yet goes out (not after !stop). */
 void	stream_end(struct turn *, int rest);
+/* Nobody reads t any more: the rest is stored, then silence (AU-4). */
+void	stream_orphan(struct turn *);
 /* Nothing more is said for t: what waits is dropped (TN-6, AG-2). */
 void	stream_silence(struct turn *);
 

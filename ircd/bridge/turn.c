@@ -11,10 +11,11 @@
 
 #include "ircd/bridge/agent.h"
 #include "ircd/bridge/ask.h"
+#include "ircd/bridge/authority.h"
 #include "ircd/bridge/card.h"
+#include "ircd/bridge/conv.h"
 #include "ircd/bridge/stream.h"
 #include "ircd/bridge/turn.h"
-#include "ircd/casemap.h"
 #include "ircd/client.h"
 #include "ircd/conf.h"
 #include "ircd/history.h"
@@ -22,12 +23,19 @@
 #include "ircd/xmalloc.h"
 
 /*
- * Prompts one person may have waiting. The queue is the server's, so one
- * fast client would otherwise keep everyone else waiting; a message not
- * queued is still in the conversation, and reaches the agent as part of
- * its transcript when it is next asked (SS-2).
+ * Prompts one person (a principal: an account, or a connection, whatever
+ * its nick) may have waiting (AU-9, L3). The queue is the server's, so
+ * one fast client would otherwise keep everyone else waiting; a message
+ * not queued is still in the conversation, and reaches the agent as part
+ * of its transcript when it is next asked (SS-2).
  */
 #define TURN_MAX_WAITING	16
+/*
+ * Prompts one address may have waiting: many connections from one host
+ * are one person's as often as not; more than one principal's share, as
+ * people may share an address (NAT), and not for the flood-exempt nets.
+ */
+#define TURN_MAX_WAITING_ADDR	(4 * TURN_MAX_WAITING)
 
 static TAILQ_HEAD(, turn) waiting = TAILQ_HEAD_INITIALIZER(waiting);
 static TAILQ_HEAD(, turn) running = TAILQ_HEAD_INITIALIZER(running);
@@ -124,35 +132,70 @@ turn_enqueue(struct conv *conv, struct client *from, const char *speaker,
 {
 	struct agent *a = conv->agent;
 	struct turn *t;
-	int n = 0;
+	struct convkey who;
+	int n = 0, naddr = 0;
 
 	if (from != NULL) {
-		TAILQ_FOREACH(t, &waiting, entry)
-			if (casemap_cmp(t->requester, from->nick) == 0)
+		history_principal(from, &who);
+		TAILQ_FOREACH(t, &waiting, entry) {
+			if (strcmp(t->principal.s, who.s) == 0)
 				n++;
+			if (strcmp(t->addr, from->ip) == 0)
+				naddr++;
+		}
 		if (n >= TURN_MAX_WAITING) {
 			reply_notice(from, "You have %d prompts waiting; this "
 			    "one for %s was not queued (it stays in the "
 			    "conversation)", n, a->client->nick);
-			return;
+			goto refused;
+		}
+		if (naddr >= TURN_MAX_WAITING_ADDR &&
+		    !(from->flags & CLIENT_FLOOD_EXEMPT)) {
+			reply_notice(from, "Your address has %d prompts "
+			    "waiting; this one for %s was not queued (it stays "
+			    "in the conversation)", naddr, a->client->nick);
+			goto refused;
+		}
+		/* I5: an agent that may not speak there is not asked. */
+		if (!conv_can_speak(conv)) {
+			reply_notice(from, "%s cannot speak in %s (moderated, "
+			    "or banned there); it was not asked",
+			    a->client->nick, conv->target);
+			goto refused;
+		}
+		/* AU-9: the agent has all the sessions it may have. */
+		if (conv_over_cap(conv)) {
+			reply_notice(from, "%s has all the conversations it may "
+			    "have open (%d); try again later", a->client->nick,
+			    ircd.conf->max_open_sessions);
+			goto refused;
 		}
 	}
+	conv->fresh = 0;
 	t = turn_new(conv, speaker, text, msgid, hid);
 	if (from != NULL) {
 		strlcpy(t->requester, from->nick, sizeof(t->requester));
 		if (from->account != NULL)
 			strlcpy(t->requester_account, from->account,
 			    sizeof(t->requester_account));
-		history_principal(from, &t->principal);
+		t->principal = who;
 		strlcpy(t->addr, from->ip, sizeof(t->addr));
 	}
-	/* TN-2: say so when the agent is busy in another conversation. */
+	/*
+	 * TN-2: say so when the agent is busy in another conversation,
+	 * naming it only to who may know of it (AU-8, L1).
+	 */
 	if (from != NULL && a->active != NULL && a->active != conv)
 		reply_notice(from, "%s is answering in %s; you are next",
-		    a->client->nick, a->active->private ?
-		    "a private conversation" : a->active->target);
+		    a->client->nick, authority_where(from, a->active));
 	TAILQ_INSERT_TAIL(&waiting, t, entry);
 	turn_kick();
+	return;
+refused:
+	/* A conversation made for this prompt alone goes with it. */
+	if (conv->fresh && conv->turn == NULL && !conv->opening &&
+	    !turn_conv_waiting(conv) && !card_conv_open(conv))
+		conv_free(conv);
 }
 
 int
