@@ -19,6 +19,8 @@ another user, not a bot, not an agent, not someone outside); !allow N with two c
 PM-3 timeout and a card of a cancelled turn; PM-4 each policy, !policy by operators only,
 cards and automatic answers in history; PM-5 !mode lists and switches, and the mode is
 applied again after session/load (agent restart, daemon restart).
+Issue 21 (AU-1, AU-3): loosening !policy and switching a mode need an IRC operator, so the
+tests that do so OPER up first, and the agents list the modes they may be switched to.
 """
 
 import atexit
@@ -36,7 +38,7 @@ import uuid
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from ircharness import (PersistentServer, SLOW, Client, Server, Shared, TestFailure,  # noqa: E402
-                        parse, run_tests)
+                        daemon_path, parse, run_tests)
 from agentharness import (NODE, SDK, is_from, joined, require_agent, send, until_done)  # noqa: E402
 
 ECHO = require_agent("echo-agent.mjs")
@@ -120,7 +122,28 @@ def state_dir(name):
     return d
 
 
-def agent_section(name, channels="", tool=False, permissions=None, state=False, env=()):
+def hash_password(pw):
+    r = subprocess.run([daemon_path(), "--hash-password"], input=(pw + "\n").encode(),
+                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=30)
+    if r.returncode != 0:
+        raise TestFailure("--hash-password: %r" % r.stderr)
+    return r.stdout.decode().strip().splitlines()[-1].strip()
+
+
+# AU-1, AU-3: loosening !policy and switching a mode are for IRC operators (or an agent's
+# admins): the tests that do so OPER up first.
+OPER_PW = "Cmd-Oper-21"
+OPER_SECTION = "[operator root]\npassword = %s\nmask = *@*\n\n" % hash_password(OPER_PW)
+
+
+def oper(c):
+    c.send("OPER root %s" % OPER_PW)
+    c.expect(r" 381 ")
+    return c
+
+
+def agent_section(name, channels="", tool=False, permissions=None, state=False, env=(),
+                  modes=None):
     cmd = "%s %s %s-%s" % (NODE, TOOL if tool else ECHO, TOKEN, name)
     lines = ["[agent %s]" % name, "command = %s" % cmd,
              "description = test agent " + name]
@@ -132,6 +155,8 @@ def agent_section(name, channels="", tool=False, permissions=None, state=False, 
         lines.append("env = %s" % e)
     if permissions:
         lines.append("permissions = %s" % permissions)
+    if modes:
+        lines.append("modes = %s" % modes)
     return "\n".join(lines) + "\n\n"
 
 
@@ -163,12 +188,15 @@ atexit.register(_cleanup)
 
 S = Shared(flood_exempt="127.0.0.0/8", history_replay=0, max_loaded_agents=16,
            max_parallel_turns=6, config_extra=(
-               agent_section("alice", "#cm2 #cm3 #cm5 #cm6 #pm1 #pm2a #pm3", permissions="ask")
+               OPER_SECTION
+               + agent_section("alice", "#cm2 #cm3 #cm5 #cm6 #pm1 #pm2a #pm3", permissions="ask")
                + agent_section("bob", "#cm3")
                + agent_section("carol", "#cm4", state=True)
                + agent_section("dave", "#cm4")
-               + agent_section("moody", "#pm5", state=True)
-               + agent_section("slowmo", "#pm5k", env=["ECHO_AGENT_SET_DELAY_MS=700"])
+               + agent_section("moody", "#pm5", state=True, modes="code plan")
+               + agent_section("slowmo", "#pm5k", env=["ECHO_AGENT_SET_DELAY_MS=700"],
+                               modes="code")
+               + agent_section("polly", "#pol2", permissions="allow-all")
                + agent_section("pall", "#pm4a", permissions="allow-all")
                + agent_section("pdeny", "#pm4d", permissions="deny-all")
                + agent_section("preads", "#pm4r", permissions="allow-reads")
@@ -351,7 +379,8 @@ def pserver():
     p = _P.get("srv")
     if p is None:
         p = PServer("persist", flood_exempt="127.0.0.0/8", history_replay=0,
-                    config_extra=agent_section("keeper", "#keep #forget", state=True))
+                    config_extra=OPER_SECTION + agent_section("keeper", "#keep #forget",
+                                                              state=True, modes="code"))
         _P["srv"] = p
     elif not p.alive():
         p.start()
@@ -365,7 +394,7 @@ def restarted():
     if "restarted" in _P:
         return _P["srv"]
     p = pserver()
-    u = mclient(p, "keepu")
+    u = oper(mclient(p, "keepu"))
     joined(u, "#keep", "#forget")
     for chan in ("#keep", "#forget"):
         out, _ = ask(u, chan, "hello %s" % chan[1:], "keeper")
@@ -475,7 +504,7 @@ def test_cm3_which_agent():
     send(u, "#cm3", "!status")
     nts = notices_until_sync(u)
     for a in ("alice", "bob"):
-        if "%s: idle, 0 waiting" % a not in nts:
+        if not any(n.startswith("%s: idle, 0 waiting;" % a) for n in nts):
             raise TestFailure("after the ambiguous commands, !status: %r" % nts)
     send(u, "#cm3", "/alice:perm one")
     expect_card(u, "alice", "#cm3")
@@ -839,42 +868,45 @@ def test_pm4_policies():
 
 
 def test_pm4_policy_command():
-    """PM-4: !policy by a non-operator is refused; by the channel operator it sets the
-    policy of this conversation only (allow-all, deny-all, back to ask with a card the
-    operator answers); alice still asks in her other channels."""
+    """PM-4, AU-1: !policy by a non-operator is refused; the channel operator makes this
+    conversation stricter (deny-all) but may not loosen it again; an IRC operator loosens
+    it (ask, a card the operator answers; allow-all, polly's configured ceiling); polly
+    still acts under allow-all in its other channel."""
     srv = S()
     op = joined(mclient(srv, "pop"), "#pol")
-    op.send("INVITE alice #pol")
-    op.expect(r":alice!\S+ JOIN #pol")
-    u = joined(mclient(srv, "puser"), "#pol", "#pm1")
-    send(u, "#pol", "!policy alice allow-all")
+    op.send("INVITE polly #pol")
+    op.expect(r":polly!\S+ JOIN #pol")
+    u = joined(mclient(srv, "puser"), "#pol", "#pol2")
+    send(u, "#pol", "!policy polly deny-all")
     expect_notice(u, "Only channel operators may change the policy")
-    send(u, "#pol", "/perm a")
-    n, _ = expect_card(u, "alice", "#pol")
-    send(u, "#pol", "!allow")
-    expect_said(u, "alice", "#pol", "permission granted (allow-once)")
-    send(op, "#pol", "!policy alice allow-all")
-    expect_notice(op, "alice: permission policy here is now allow-all")
-    out, lines = ask(u, "#pol", "/perm b", "alice")
+    out, lines = ask(u, "#pol", "/perm a", "polly")
     if out != ["permission granted (allow-once)"] or \
-            not agent_lines(lines, "alice", "#pol", "NOTICE")[0].endswith("(policy allow-all)"):
-        raise TestFailure("/perm under allow-all set by !policy: %r" % lines)
-    send(op, "#pol", "!policy deny-all")
-    expect_notice(op, "alice: permission policy here is now deny-all")
-    out, _ = ask(u, "#pol", "/perm c", "alice")
+            not agent_lines(lines, "polly", "#pol", "NOTICE")[0].endswith("(policy allow-all)"):
+        raise TestFailure("/perm under polly's configured allow-all: %r" % lines)
+    send(op, "#pol", "!policy polly deny-all")
+    expect_notice(op, "polly: permission policy here is now deny-all")
+    out, _ = ask(u, "#pol", "/perm c", "polly")
     if out != ["permission denied (reject-once)"]:
         raise TestFailure("/perm under deny-all set by !policy: %r" % out)
-    # Elsewhere alice still asks.
-    send(u, "#pm1", "/alice:perm elsewhere")
-    expect_card(u, "alice", "#pm1")
-    send(u, "#pm1", "!deny")
-    expect_said(u, "alice", "#pm1", "permission denied (reject-once)")
-    send(op, "#pol", "!policy alice ask")
-    expect_notice(op, "alice: permission policy here is now ask")
+    send(op, "#pol", "!policy polly allow-all")
+    expect_notice(op, r"Only IRC operators and polly's admins may loosen its policy "
+                      r"\(deny-all here\)")
+    # Elsewhere polly still acts under its own policy.
+    out, _ = ask(u, "#pol2", "/perm elsewhere", "polly")
+    if out != ["permission granted (allow-once)"]:
+        raise TestFailure("/perm in #pol2 after deny-all in #pol: %r" % out)
+    oper(op)
+    send(op, "#pol", "!policy polly ask")
+    expect_notice(op, "polly: permission policy here is now ask")
     send(u, "#pol", "/perm d")
-    n, _ = expect_card(op, "alice", "#pol")
+    n, _ = expect_card(op, "polly", "#pol")
     send(op, "#pol", "!allow")
-    expect_said(u, "alice", "#pol", "permission granted (allow-once)")
+    expect_said(u, "polly", "#pol", "permission granted (allow-once)")
+    send(op, "#pol", "!policy allow-all")
+    expect_notice(op, "polly: permission policy here is now allow-all")
+    out, _ = ask(u, "#pol", "/perm e", "polly")
+    if out != ["permission granted (allow-once)"]:
+        raise TestFailure("/perm under allow-all set again by an IRC operator: %r" % out)
     op.quit()
     u.quit()
 
@@ -884,7 +916,7 @@ def test_pm5_modes():
     switches (the agent's mode is code, WHOIS shows it); after the agent process dies and
     loads its session again, having forgotten the mode, the server applies it again."""
     srv = S()
-    u = joined(mclient(srv, "pm5u"), "#pm5")
+    u = joined(oper(mclient(srv, "pm5u")), "#pm5")
     send(u, "#pm5", "!mode")
     expect_notice(u, "moody has no session here yet")
     out, _ = ask(u, "#pm5", "hello moody", "moody")
@@ -927,7 +959,7 @@ def test_pm5_kick_while_switching():
     !mode slowmo code is still to come; the late answer changes nothing and the
     server goes on."""
     srv = S()
-    u = joined(mclient(srv, "pm5k"), "#pm5k")
+    u = joined(oper(mclient(srv, "pm5k")), "#pm5k")
     ask(u, "#pm5k", "hello slowmo", "slowmo")
     send(u, "#pm5k", "!mode slowmo code")
     u.send("KICK #pm5k slowmo :later")
@@ -944,10 +976,10 @@ def test_pm5_kick_while_switching():
 
 
 def test_pm5_unknown_mode():
-    """PM-5: !mode moody plan, a mode moody does not offer (ask, code), is refused with a
-    NOTICE saying so, and the mode stays what it was."""
+    """PM-5: !mode moody plan, a mode its config allows but moody does not offer (ask,
+    code), is refused with a NOTICE saying so, and the mode stays what it was."""
     srv = S()
-    u = joined(mclient(srv, "pm5x"), "#pm5x")
+    u = joined(oper(mclient(srv, "pm5x")), "#pm5x")
     u.send("INVITE moody #pm5x")
     u.expect(r":moody!\S+ JOIN #pm5x")
     ask(u, "#pm5x", "hi", "moody")
