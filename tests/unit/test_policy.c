@@ -1,7 +1,8 @@
 /*
  * test_policy.c: the permission policy (PM-4): its names, which one
  * applies (a conversation's override, else the agent's), what each
- * answers by itself, and that the config accepts exactly these names.
+ * answers by itself, their order and ceilings (AU-1), the modes !mode
+ * may pick (AU-3), and that the config accepts exactly these names.
  */
 #include "compat.h"
 
@@ -97,6 +98,93 @@ test_judge(void)
 	    "deny-all: refused, even to read");
 }
 
+/* AU-1, C1: the order from loosest, and a ceiling nothing passes. */
+static void
+test_order(void)
+{
+	/* Loosest first. */
+	static const enum policy order[] = { POLICY_ALLOW_ALL,
+	    POLICY_ALLOW_READS, POLICY_ASK, POLICY_DENY_ALL };
+	size_t i, j;
+	int right = 1;
+
+	for (i = 0; i < NALL; i++)
+		for (j = 0; j < NALL; j++)
+			if (policy_looser(order[i], order[j]) != (i < j))
+				right = 0;
+	ok(right, "looser: allow-all, allow-reads, ask, deny-all, in order");
+	ok(!policy_looser(POLICY_UNSET, POLICY_DENY_ALL) &&
+	    !policy_looser(POLICY_ALLOW_ALL, POLICY_UNSET),
+	    "looser: unset is neither");
+	ok(!policy_looser((enum policy)99, POLICY_DENY_ALL),
+	    "looser: out of range is neither");
+
+	is_int(policy_strictest(POLICY_ALLOW_ALL, POLICY_ASK), POLICY_ASK,
+	    "strictest: ask over allow-all");
+	is_int(policy_strictest(POLICY_DENY_ALL, POLICY_ALLOW_READS),
+	    POLICY_DENY_ALL, "strictest: deny-all over anything");
+	is_int(policy_strictest(POLICY_UNSET, POLICY_ALLOW_READS),
+	    POLICY_ALLOW_READS, "strictest: unset (no ceiling) yields");
+	is_int(policy_strictest(POLICY_ALLOW_ALL, POLICY_UNSET),
+	    POLICY_ALLOW_ALL, "strictest: either way");
+	is_int(policy_strictest(POLICY_UNSET, POLICY_UNSET), POLICY_UNSET,
+	    "strictest: two unset are unset");
+
+	is_int(policy_clamp(POLICY_ALLOW_ALL, POLICY_DENY_ALL), POLICY_DENY_ALL,
+	    "clamp: allow-all under a deny-all ceiling is deny-all (C1)");
+	is_int(policy_clamp(POLICY_ALLOW_ALL, POLICY_ASK), POLICY_ASK,
+	    "clamp: allow-all under ask is ask");
+	is_int(policy_clamp(POLICY_DENY_ALL, POLICY_ALLOW_ALL), POLICY_DENY_ALL,
+	    "clamp: stricter stays");
+	is_int(policy_clamp(POLICY_ALLOW_READS, POLICY_ALLOW_READS),
+	    POLICY_ALLOW_READS, "clamp: the ceiling itself stays");
+	is_int(policy_clamp(POLICY_ALLOW_ALL, POLICY_UNSET), POLICY_ALLOW_ALL,
+	    "clamp: no ceiling, no change");
+}
+
+/* AU-3, H1: which modes !mode may pick. */
+static void
+test_modes(void)
+{
+	char *none[] = { NULL };
+	char *star[] = { "*", NULL };
+	char *listed[] = { "plan", "bypassPermissions", NULL };
+	char *starplus[] = { "*", "yolo", NULL };
+	static const char *const off[] = { "bypassPermissions", "acceptEdits",
+	    "dontAsk", "yolo", "autoEdit", "auto_edit", "full-access" };
+	size_t i;
+	int all_off = 1, star_refuses = 1;
+
+	ok(!policy_mode_allowed(NULL, "code", "ask"),
+	    "modes unset: none but the initial");
+	ok(policy_mode_allowed(NULL, "ask", "ask"),
+	    "modes unset: the initial one");
+	ok(!policy_mode_allowed(none, "code", NULL),
+	    "modes empty, initial unknown: none");
+	ok(policy_mode_allowed(star, "code", NULL), "*: any mode");
+	for (i = 0; i < sizeof(off) / sizeof(off[0]); i++) {
+		if (!policy_mode_prompts_off(off[i]))
+			all_off = 0;
+		if (policy_mode_allowed(star, off[i], "default"))
+			star_refuses = 0;
+	}
+	ok(all_off, "the modes without prompts are known");
+	ok(star_refuses, "*: never a mode without prompts (H1)");
+	ok(!policy_mode_prompts_off("plan") &&
+	    !policy_mode_prompts_off("BYPASSPERMISSIONS"),
+	    "prompts_off: exact names only");
+	ok(policy_mode_allowed(listed, "plan", NULL), "listed: plan");
+	ok(policy_mode_allowed(listed, "bypassPermissions", NULL),
+	    "listed by name: bypassPermissions");
+	ok(!policy_mode_allowed(listed, "code", NULL), "listed: not code");
+	ok(!policy_mode_allowed(listed, "Plan", NULL), "listed: exact case");
+	ok(policy_mode_allowed(starplus, "yolo", NULL) &&
+	    !policy_mode_allowed(starplus, "autoEdit", NULL),
+	    "* and a name: that one, not the others without prompts");
+	ok(!policy_mode_allowed(star, "", NULL) &&
+	    !policy_mode_allowed(star, NULL, NULL), "no id: never");
+}
+
 /*
  * The core's config cannot include the bridge, so conf.c keeps its own
  * list of the names: it must be this one.
@@ -134,6 +222,8 @@ main(void)
 	test_names();
 	test_resolve();
 	test_judge();
+	test_order();
+	test_modes();
 	test_conf_agrees();
 	return tap_done();
 }
