@@ -240,10 +240,13 @@ conv_trim_cb(evutil_socket_t fd, short what, void *arg)
 }
 
 /*
- * AU-9, L3: a conversation made for a prompt, when the agent already
- * has max-open-sessions that it cannot let go (idle ones go first, from
- * conv_trim_cb), is refused: each costs the agent a session, some a
- * process, and a quiet one of an agent that cannot reopen it never goes.
+ * AU-9, L3: a private conversation made for a prompt, when the agent
+ * already has max-open-sessions private ones that it cannot let go (idle
+ * ones go first, from conv_trim_cb), is refused: anyone who connects can
+ * open one, each costs the agent a session (some a process), and a quiet
+ * one of an agent that cannot reopen it never goes. Channels are not
+ * counted: an agent keeps to max-channels (AG-2), and a channel it was
+ * brought into must not go silent because strangers wrote to it.
  */
 int
 conv_over_cap(const struct conv *cv)
@@ -251,10 +254,10 @@ conv_over_cap(const struct conv *cv)
 	const struct conv *o;
 	size_t busy = 0;
 
-	if (!cv->fresh || cv->turn != NULL || cv->opening)
+	if (!cv->private || !cv->fresh || cv->turn != NULL || cv->opening)
 		return 0;
 	TAILQ_FOREACH(o, &cv->agent->convs, entry)
-		if (o != cv && !conv_idle(o))
+		if (o != cv && o->private && !conv_idle(o))
 			busy++;
 	return busy >= (size_t)ircd.conf->max_open_sessions;
 }

@@ -102,7 +102,7 @@ void		 conv_nick(struct client *);
  * conversations, their turns and cards go (AU-9), nothing more is sent.
  */
 void		 conv_forget_connection(struct client *);
-/* Is cv's new conversation over the agent's max-open-sessions (AU-9)? */
+/* Is new private cv over the agent's max-open-sessions (AU-9)? */
 int		 conv_over_cap(const struct conv *);
 /* May the agent speak in cv: +m, bans, +n (I5)? */
 int		 conv_can_speak(const struct conv *);

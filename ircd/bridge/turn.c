@@ -215,6 +215,7 @@ turn_enqueue_sched(struct conv *conv, const char *speaker, const char *text,
 {
 	struct turn *t = turn_new(conv, speaker, text, "", 0);
 
+	conv->fresh = 0;	/* in use: no longer a prompt's to refuse */
 	t->sched = id;
 	TAILQ_INSERT_TAIL(&waiting, t, entry);
 	turn_kick();
