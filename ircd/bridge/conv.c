@@ -445,7 +445,12 @@ conv_each(const struct conv *cv, const struct member_filter *f,
 			channel_each(ch, f, fn, arg);
 		return;
 	}
-	/* What fn does may change who reads (a client quits): a copy. */
+	/*
+	 * A stand-in conversation (bang.c's here_peek) has no readers. What
+	 * fn does may change who reads (a client quits): a copy.
+	 */
+	if (cv->readers == NULL)
+		return;
 	r = conv_readers(cv);
 	n = r->n;
 	copy = n <= CONV_READERS_INLINE ? inl :
