@@ -145,6 +145,9 @@ def agent_section(tag, name, channels="", script_agent=False, env=(), descriptio
     if channels:
         lines.append("channels = %s" % channels)
     lines.append("description = %s" % (description or "test agent " + name))
+    # AU-2: a server with an [account] lets only logged-in people talk to agents
+    # by default; these tests are about other rules, by anyone.
+    lines.append("users = *")
     for e in env:
         lines.append("env = %s" % e)
     if script_agent:
@@ -1657,7 +1660,8 @@ def test_sec4_idle_sessions_closed():
         pid = agent_pids("o", "closer")
         turn("#o3", "closer", "three", 2)
         turn("#o3", "closer", "three again", 2)
-        send(u, "#o1", "!mode closer")
+        # "!mode" alone: with one agent here, "!mode <word>" is "!mode <mode>".
+        send(u, "#o1", "!mode")
         m = u.expect_msg(r" NOTICE ou :closer")
         if m.params[-1] != ("closer's session here is closed for now; it opens again "
                             "when closer next answers here"):
