@@ -46,10 +46,17 @@ offline_keep(struct client *from, struct channel *ch, struct outmsg *om)
 	mention_begin(&ms, om->text, MENTION_PEOPLE);
 	while (mention_next(&ms, &m)) {
 		char word[NICKLEN + 1], folded[NICKLEN + 1];
+		struct client *c;
 
+		/*
+		 * Not a nick, or an agent: not this rule. Whoever holds the
+		 * nick now does not make the account's mentions go (AU-4):
+		 * the account is away unless someone is logged in to it.
+		 */
 		if (mention_copy(&m, word, sizeof(word)) == -1 ||
-		    client_find(word) != NULL)
-			continue;	/* no nick; here, or an agent: not this rule */
+		    ((c = client_find(word)) != NULL &&
+		    (c->flags & CLIENT_SERVICE)))
+			continue;
 		for (i = 0; i < ircd.conf->naccounts; i++) {
 			struct store_mention sm;
 
