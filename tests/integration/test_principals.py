@@ -174,9 +174,10 @@ class Setup:
     """One server with a plain loopback listener and a TLS listener, accounts alice and
     bob, and the agents echo and tally; sessions: its max-open-sessions."""
 
-    def __init__(self, sessions):
+    def __init__(self, sessions, exempt=True):
         self.srv = None
         self.sessions = sessions
+        self.exempt = exempt
 
     def __call__(self):
         if self.srv is not None and self.srv.alive() and self.srv in Server.live:
@@ -192,7 +193,8 @@ class Setup:
                  "[account alice]\npassword = %s\n\n[account bob]\npassword = %s\n\n"
                  % (self.tls_port, cert, key, h, h)
                  + agent_section("echo") + agent_section("tally"))
-        self.srv = Server(config_extra=extra, flood_exempt="127.0.0.0/8", history_replay=0,
+        flood = {"flood_exempt": "127.0.0.0/8"} if self.exempt else {"flood_control": "no"}
+        self.srv = Server(config_extra=extra, history_replay=0, **flood,
                           max_parallel_turns=4, max_open_sessions=self.sessions,
                           max_loaded_agents=4)
         wait_port(self.tls_port)
@@ -202,6 +204,8 @@ class Setup:
 S = Setup(100)
 # A server whose agents may have 3 conversations open (L3).
 SMALL = Setup(3)
+# A server whose loopback is no flood-exempt net: addresses are counted (L3).
+COUNTED = Setup(100, exempt=False)
 _count = [0]
 
 
@@ -480,6 +484,26 @@ def test_m1_card_of_an_account():
     thief.quit()
 
 
+def test_au4_offline_mention_kept_for_the_account():
+    """AU-4, RT-8: a mention of account bob while nobody is logged in to it is kept for
+    bob, even when someone else holds the nick bob (a nick is nobody's); bob hears of it
+    when he logs in."""
+    chan = uniq("#off")
+    squat = connect("bob")
+    squat.join(chan)
+    speaker = connect(uniq("speaker"))
+    speaker.join(chan)
+    word = uniq("note")
+    speaker.send("PRIVMSG %s :@bob look at %s" % (chan, word))
+    speaker.sync()
+    squat.quit()
+    bob = connect(uniq("bobby"), tls=True, account="bob")
+    bob.expect(r"NOTICE \S+ :While you were away, %s mentioned you in %s at .*%s"
+               % (re.escape(speaker.nick), re.escape(chan), word), timeout=10)
+    bob.quit()
+    speaker.quit()
+
+
 # ---------------------------------------------------------------- L2: tool lines
 
 def test_l2_tool_lines_capped():
@@ -529,6 +553,30 @@ def test_l3_waiting_prompts_per_principal_not_nick():
     wait_answer(holder, "tally", r"^held and released$")
     holder.quit()
     u.quit()
+
+
+def test_l3_waiting_prompts_per_address():
+    """AU-9, L3: waiting prompts are counted per address too. Where loopback is not a
+    flood-exempt net, 4 connections from 127.0.0.1 with 16 prompts waiting each (64,
+    four principals' shares) fill the address's; a 5th connection's prompt is refused
+    with a NOTICE. (Everywhere else in these tests loopback is exempt.)"""
+    release = uniq("release")
+    holder = connect(uniq("holder"), setup=COUNTED)
+    holder.send("PRIVMSG tally :hold %s" % release)
+    holder.sync()
+    conns = [connect(uniq("addr"), setup=COUNTED) for _ in range(4)]
+    for c in conns:
+        c.send_raw(b"".join(b"PRIVMSG tally :p%d\r\n" % i for i in range(16)))
+        refused = [l for l in c.sync() if "not queued" in l]
+        if refused:
+            raise TestFailure("%s: 16 prompts, refused: %r" % (c.nick, refused))
+    late = connect(uniq("late"), setup=COUNTED)
+    late.send("PRIVMSG tally :one more")
+    late.expect(r"NOTICE \S+ :Your address has 64 prompts waiting", timeout=10)
+    open(os.path.join(TMP, release), "w").close()
+    wait_answer(holder, "tally", r"^held and released$")
+    for c in conns + [holder, late]:
+        c.quit()
 
 
 def test_l3_sessions_capped():
