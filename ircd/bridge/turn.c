@@ -175,9 +175,6 @@ turn_enqueue(struct conv *conv, struct client *from, const char *speaker,
 	t = turn_new(conv, speaker, text, msgid, hid);
 	if (from != NULL) {
 		strlcpy(t->requester, from->nick, sizeof(t->requester));
-		if (from->account != NULL)
-			strlcpy(t->requester_account, from->account,
-			    sizeof(t->requester_account));
 		t->principal = who;
 		strlcpy(t->addr, from->ip, sizeof(t->addr));
 	}

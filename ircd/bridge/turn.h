@@ -22,9 +22,8 @@ struct turn {
 	struct conv		*conv;
 	char			*text;		/* answered, in RT-5 form */
 	char			 speaker[NICKLEN + 1];
-	/* PM-2: who may answer its permission cards. */
+	/* The requester's nick as it asked: how cards name it. */
 	char			 requester[NICKLEN + 1];
-	char			 requester_account[NICKLEN + 1]; /* or "" */
 	/*
 	 * AU-4: the requester's principal (account, or connection), "" for
 	 * none; cards and private output follow it, never the nick.
