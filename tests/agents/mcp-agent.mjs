@@ -386,7 +386,8 @@ async function permsTurn(sid, n, signal) {
 }
 
 async function turn(sid, s, text, signal) {
-  const last = text.split("\n").filter((l) => l.trim() !== "").pop() || "";
+  // The daemon may indent a line that continues a message (L8): not part of it.
+  const last = (text.split("\n").filter((l) => l.trim() !== "").pop() || "").replace(/^\s+/, "");
   const body = last.replace(/^<[^>\s]+> /, "")
     .replace(/^\[schedule [^\]]*\](?: \(created in [^)]*\))?\s*/, "");
   let m;

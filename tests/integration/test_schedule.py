@@ -33,7 +33,9 @@ session id whose mcpServers it dumped to MCP_AGENT_DUMP, "sleep <ms>", "perm <wh
 """
 
 import atexit
+import base64
 import calendar
+import collections
 import datetime
 import json
 import os
@@ -43,6 +45,7 @@ import select
 import shutil
 import signal
 import socket
+import ssl
 import stat
 import subprocess
 import sys
@@ -54,7 +57,7 @@ import uuid
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from ircharness import (PersistentServer, daemon_path, SLOW, Client, Server, Shared,  # noqa: E402
-                        TestFailure, parse, pump, run_tests)
+                        TestFailure, free_port, parse, pump, run_tests, wait_port)
 from agentharness import (NODE, is_from, joined, require_agent)  # noqa: E402
 
 MCPAGENT = require_agent("mcp-agent.mjs")
@@ -910,16 +913,17 @@ def test_sc4_scheduled_turn_approves_nothing():
 # ---------------------------------------------------------------- SC-5
 
 def test_sc5_cross_conversation_needs_allow():
-    """SC-5: under "ask", a schedule for another conversation waits for a person's !allow
-    on a card where it was made (not another user's); once allowed it fires there with
+    """SC-5/AU-5: a schedule for another conversation waits for consent there: a card in
+    the target channel, which neither the requester (a plain member there) nor another
+    user may answer, only an operator of the target; once allowed it fires there with
     "(created in <conversation>)" and the agent answers there."""
     srv = S()
     op = op_channel(srv, "o5", "#sc5a", "sched")
     joined(op, "#sc5b")
     op.send("INVITE sched #sc5b")
     op.expect(r":sched!\S+ JOIN #sc5b")
-    u = joined(mclient(srv, "u5"), "#sc5a")
-    other = joined(mclient(srv, "v5"), "#sc5a")
+    u = joined(mclient(srv, "u5"), "#sc5a", "#sc5b")
+    other = joined(mclient(srv, "v5"), "#sc5a", "#sc5b")
     try:
         out = mcp(u, "#sc5a", "sched", "schedule",
                   {"name": "cross5", "prompt": "hello from a", "in_seconds": 1,
@@ -927,16 +931,17 @@ def test_sc5_cross_conversation_needs_allow():
         if not any(re.match(r"tool: sch_\d+ waits for a person", l) for l in out):
             raise TestFailure("a schedule for another conversation under ask: %r" % out)
         sid = int(re.search(r"sch_(\d+)", out[0]).group(1))
-        n = card_in(u, "sched", "#sc5a", "cross5")
+        n = card_in(u, "sched", "#sc5b", "cross5")
         lines = collect([op], 1.6)[op]
         if firings(lines, "#sc5b", "cross5"):
             raise TestFailure("the cross-conversation schedule fired before !allow")
-        got = user_cmd(other, "#sc5a", "!allow %d" % n)
-        if not any("only" in l for l in got):
-            raise TestFailure("v5 (not the requester, not an operator) answered the card: %r"
-                              % got)
-        u.send("PRIVMSG #sc5a :!allow %d" % n)
-        u.expect(r":sched!\S+ NOTICE #sc5a :card %d: allowed by u5" % n, 5)
+        for who in (other, u):
+            got = user_cmd(who, "#sc5b", "!allow %d" % n)
+            if not any("only" in l for l in got):
+                raise TestFailure("%s (not an operator of #sc5b) answered the card: %r"
+                                  % (who.nick, got))
+        op.send("PRIVMSG #sc5b :!allow %d" % n)
+        op.expect(r":sched!\S+ NOTICE #sc5b :card %d: allowed by o5" % n, 5)
         fid, created, _, _ = expect_firing(op, "#sc5b", "cross5", timeout=4)
         if fid != sid or (created or "").lower() != "#sc5a":
             raise TestFailure("firing sch_%d created in %r, want sch_%d created in #sc5a"
@@ -951,9 +956,9 @@ def test_sc5_cross_conversation_needs_allow():
 
 
 def test_sc5_pending_card_after_restart():
-    """SC-2/SC-5: a schedule for another conversation still waiting for its !allow when
-    the daemon stops gets its card again after the restart (kept in history, so the
-    JOIN replay shows it); a channel operator allows it and it fires."""
+    """SC-2/SC-5/AU-5: a schedule for another conversation still waiting for its !allow
+    when the daemon stops gets its card again after the restart, in the target (kept in
+    history, so the JOIN replay shows it); its operator allows it and it fires."""
     srv = PServer("pend5", flood_exempt="127.0.0.0/8", history_replay=20,
                   schedule_minute=1, config_extra=agent_section("sched", "#sc5p #sc5q"))
     try:
@@ -969,9 +974,9 @@ def test_sc5_pending_card_after_restart():
         op.send("JOIN #sc5q")
         op.expect(r":o5p!\S+ JOIN #sc5q")
         op.send("JOIN #sc5p")
-        n = card_in(op, "sched", "#sc5p", "pend5", timeout=8)
-        op.send("PRIVMSG #sc5p :!allow %d" % n)
-        op.expect(r":sched!\S+ NOTICE #sc5p :card %d: allowed by o5p" % n, 5)
+        n = card_in(op, "sched", "#sc5q", "pend5", timeout=8)
+        op.send("PRIVMSG #sc5q :!allow %d" % n)
+        op.expect(r":sched!\S+ NOTICE #sc5q :card %d: allowed by o5p" % n, 5)
         expect_firing(op, "#sc5q", "pend5", timeout=5)
         op.quit()
     finally:
@@ -993,9 +998,9 @@ def test_sc5_denied_card_drops_schedule():
                   {"name": "deny5", "prompt": "never", "in_seconds": 1, "target": "#sc5u"})
         if not any("waits for a person" in l for l in out):
             raise TestFailure("a schedule for another conversation under ask: %r" % out)
-        n = card_in(u, "sched", "#sc5t", "deny5")
-        u.send("PRIVMSG #sc5t :!deny %d" % n)
-        u.expect(r":sched!\S+ NOTICE #sc5t :card %d: denied by u5d" % n, 5)
+        n = card_in(u, "sched", "#sc5u", "deny5")
+        u.send("PRIVMSG #sc5u :!deny %d" % n)
+        u.expect(r":sched!\S+ NOTICE #sc5u :card %d: denied by u5d" % n, 5)
         lines = collect([u], 1.5)[u]
         if firings(lines, "#sc5u", "deny5"):
             raise TestFailure("a denied schedule fired")
@@ -1016,8 +1021,8 @@ def test_sc5_unanswered_card_drops_schedule():
                   {"name": "late5", "prompt": "never", "in_seconds": 1, "target": "#sc5u"})
         if not any("waits for a person" in l for l in out):
             raise TestFailure("a schedule for another conversation under ask: %r" % out)
-        n = card_in(u, "sched", "#sc5t", "late5")
-        u.expect(r":sched!\S+ NOTICE #sc5t :card %d: no answer in time, refused" % n, 4)
+        n = card_in(u, "sched", "#sc5u", "late5")
+        u.expect(r":sched!\S+ NOTICE #sc5u :card %d: no answer in time, refused" % n, 4)
         lines = collect([u], 1.5)[u]
         if firings(lines, "#sc5u", "late5"):
             raise TestFailure("the schedule of a refused card fired")
@@ -1029,35 +1034,50 @@ def test_sc5_unanswered_card_drops_schedule():
 
 
 def test_sc5_budget_and_hold():
-    """SC-5: prompts an agent sends elsewhere (creations and firings) number 30 before a
-    person is asked again: 10 schedules every 1 s from #sc5c to #sc5d fire 20 times (10
-    creations + 20 = 30), then are held; !schedules shows "held: waiting until you write
+    """SC-5: prompts an agent sends elsewhere number 30 before a person is asked again: 10
+    schedules every 1 s from #sc5c to #sc5d, each allowed on its card in #sc5d by its
+    operator (AU-5, under allow-all too), fire 30 times after the last !allow (a person's
+    yes resets the count), then are held; !schedules shows "held: waiting until you write
     in #sc5c"; a person writing in #sc5c releases them."""
     srv = S()
     op = op_channel(srv, "o5b", "#sc5c", "crossy")
     w = op_channel(srv, "w5", "#sc5d", "crossy")
+    joined(op, "#sc5d")
     kicked = False
     try:
         out = mcp(op, "#sc5c", "crossy", "schedule",
                   {"name": "b%i", "prompt": "burst %i", "in_seconds": 1,
                    "every_minutes": 1, "target": "#sc5d"}, times=10)
-        if len([l for l in out if l.startswith("tool: scheduled sch_")]) != 10:
-            raise TestFailure("10 schedules under allow-all: %r" % out)
+        if len([l for l in out if re.match(r"tool: sch_\d+ waits for a person", l)]) != 10:
+            raise TestFailure("10 schedules for #sc5d under allow-all: want 10 waiting "
+                              "for consent there: %r" % out)
+        cards = [int(w.expect(r":crossy!\S+ NOTICE #sc5d :card (\d+): crossy wants to "
+                              r"schedule \"b\d+\"", 5).group(1)) for _ in range(10)]
+        for n in cards:
+            w.send("PRIVMSG #sc5d :!allow %d" % n)
+        allowed = re.compile(r":crossy!\S+ NOTICE #sc5d :card (\d+): allowed by w5")
         hdr = re.compile(header_rx("#sc5d", None, r"b\d+"))
-        deadline = time.time() + 8 * SLOW
-        seen = []
-        while time.time() < deadline and len(seen) < 20:
+        deadline = time.time() + 12 * SLOW
+        seen, left = [], set(cards)
+        while time.time() < deadline and (left or len(seen) < 30):
             line = w._next(deadline)
-            if line is not None and hdr.search(line):
+            if line is None:
+                break
+            m = allowed.search(line)
+            if m:
+                left.discard(int(m.group(1)))
+                seen = []   # a person's yes: the count starts again
+            elif hdr.search(line):
                 seen.append(line)
-        if len(seen) < 20:
-            raise TestFailure("only %d firings in #sc5d within 8 s (want 20 before the "
-                              "budget of 30 is used up)" % len(seen))
+        if left or len(seen) < 30:
+            raise TestFailure("after the last !allow, only %d firings in #sc5d within 12 s "
+                              "(want 30 before the budget is used up; cards not allowed: "
+                              "%r)" % (len(seen), sorted(left)))
         lines = collect([w], 2.2)[w]
         more = [l for l in lines if hdr.search(l)]
         if more:
-            raise TestFailure("past the budget of 30 (10 creations + 20 firings), %d more "
-                              "firings:\n  %s" % (len(more), "\n  ".join(more[:5])))
+            raise TestFailure("past the budget of 30, %d more firings:\n  %s"
+                              % (len(more), "\n  ".join(more[:5])))
         problems = []
         got = user_cmd(w, "#sc5d", "!schedules")
         held = [l for l in got if "held: waiting until you write in #sc5c" in l]
@@ -1102,7 +1122,7 @@ def test_sc5_budget_and_hold():
 
 def test_sc5_own_conversation_never_held():
     """SC-5: schedules for the agent's own conversation are never counted nor held: 12
-    every 1 s in #sc5e fire past 30 prompts."""
+    every 1 s in #sc5e fire past 30 prompts (paced, AU-5: 6 a second after a burst)."""
     srv = S()
     u = joined(mclient(srv, "u5e"), "#sc5e")
     ids = []
@@ -1114,14 +1134,14 @@ def test_sc5_own_conversation_never_held():
         if len(ids) != 12:
             raise TestFailure("12 schedules in the own conversation: %r" % out)
         hdr = re.compile(header_rx("#sc5e", None, r"own\d+"))
-        deadline = time.time() + 7 * SLOW
+        deadline = time.time() + 12 * SLOW
         n = 0
         while time.time() < deadline and n < 34:
             line = u._next(deadline)
             if line is not None and hdr.search(line):
                 n += 1
         if n < 34:
-            raise TestFailure("own-conversation schedules fired %d times in 7 s, want > 30 "
+            raise TestFailure("own-conversation schedules fired %d times in 12 s, want > 30 "
                               "(never held)" % n)
     finally:
         for i in ids:
@@ -1137,9 +1157,10 @@ def test_sc5_own_conversation_never_held():
 
 def test_sc6_limits():
     """SC-6: 20 schedules firing in one conversation, the 21st refused with a tool error;
-    20 made for other conversations, the 21st refused too."""
+    20 made for other conversations (each waiting for consent there, AU-5), the 21st
+    refused too."""
     srv = S()
-    u = joined(mclient(srv, "u6"), "#sc6", "#sc6b")
+    u = joined(mclient(srv, "u6"), "#sc6", "#sc6b", "#sc6c", "#sc6d")
     out = mcp(u, "#sc6", "sched", "schedule",
               {"name": "lim%i", "prompt": "p", "in_seconds": 3600}, times=21)
     oks = [l for l in out if l.startswith("tool: scheduled sch_")]
@@ -1153,7 +1174,7 @@ def test_sc6_limits():
     out += mcp(u, "#sc6b", "crossy", "schedule",
                {"name": "more%i", "prompt": "p", "in_seconds": 3600, "target": "#sc6d"},
                times=11)
-    oks = [l for l in out if l.startswith("tool: scheduled sch_")]
+    oks = [l for l in out if re.match(r"tool: sch_\d+ waits for a person", l)]
     errs = [l for l in out if l.startswith("tool error: ")]
     if len(oks) != 20 or len(errs) != 1 or not re.search(r"20", errs[0]):
         raise TestFailure("21 schedules made in #sc6b for others: want 20 and one tool error, "
@@ -1175,9 +1196,11 @@ def test_sc7_kick_ends_schedules():
         scheduled_id(mcp(op, "#sc7", "crossy", "schedule",
                          {"name": "tick7", "prompt": "tick7", "in_seconds": 1,
                           "every_minutes": 1}))
-        scheduled_id(mcp(op, "#sc7", "crossy", "schedule",
-                         {"name": "away7", "prompt": "away7", "in_seconds": 1,
-                          "every_minutes": 1, "target": "#sc7b"}))
+        out = mcp(op, "#sc7", "crossy", "schedule",
+                  {"name": "away7", "prompt": "away7", "in_seconds": 1,
+                   "every_minutes": 1, "target": "#sc7b"})
+        n = card_in(op, "crossy", "#sc7b", "away7")
+        op.send("PRIVMSG #sc7b :!allow %d" % n)
         expect_firing(op, "#sc7", "tick7")
         expect_firing(op, "#sc7b", "away7", timeout=4)
         kick(op, "#sc7", "crossy")
@@ -1563,6 +1586,468 @@ def test_sec3_http_form():
     if problems:
         raise TestFailure("\n".join(problems))
     u.quit()
+
+
+# ---------------------------------------------------------------- AU-5, H3, M7, H4, I7
+#
+# Each on a plain loopback listener (S) and on a TLS listener with accounts (A, everyone
+# logged in by SASL PLAIN, where AU-2's default lets only accounts talk to agents).
+
+AU_PASSWORD = "Sched-Pass-21"
+
+
+class AccountSetup:
+    """One server with a plain listener and a TLS listener, accounts au1..au9, the agents
+    sched (ask) and crossy (allow-all), schedule-minute = 1."""
+
+    def __init__(self):
+        self.srv = None
+
+    def __call__(self):
+        if self.srv is not None and self.srv.alive() and self.srv in Server.live:
+            return self.srv
+        cert, key = os.path.join(TMP, "server.pem"), os.path.join(TMP, "server.key")
+        if not os.path.exists(cert):
+            subprocess.run(["openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt",
+                            "ec_paramgen_curve:prime256v1", "-nodes", "-keyout", key,
+                            "-out", cert, "-days", "2", "-subj", "/CN=irc.test"],
+                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True)
+        h = subprocess.run([daemon_path(), "--hash-password"], input=AU_PASSWORD + "\n",
+                           stdout=subprocess.PIPE, text=True, check=True).stdout.strip()
+        self.tls_port = free_port()
+        extra = "[listen]\naddress = 127.0.0.1:%d\ntls-cert = %s\ntls-key = %s\n\n" % (
+            self.tls_port, cert, key)
+        for i in range(1, 10):
+            extra += "[account au%d]\npassword = %s\n\n" % (i, h)
+        extra += agent_section("sched") + agent_section("crossy", permissions="allow-all")
+        self.srv = Server(config_extra=extra, flood_exempt="127.0.0.0/8", history_replay=0,
+                          max_parallel_turns=8, max_loaded_agents=4, schedule_minute=1)
+        wait_port(self.tls_port)
+        return self.srv
+
+
+A = AccountSetup()
+
+
+class TLSClient(Client):
+    """A client of the TLS listener of A."""
+
+    def __init__(self, server, port):
+        s = socket.create_connection((server.host, port), timeout=5 * SLOW)
+        ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
+        ctx.check_hostname = False
+        ctx.verify_mode = ssl.CERT_NONE
+        self.server = server
+        self.autopong = True
+        self.nick = None
+        self.lines = []
+        self.pending = collections.deque()
+        self.buf = b""
+        self.eof = False
+        self.last = None
+        self.welcome = []
+        self.sock = ctx.wrap_socket(s, server_hostname=server.host)
+
+
+def aclient(nick, account, caps=CAPS):
+    """A client of A's TLS listener, logged in to account (SASL PLAIN)."""
+    srv = A()
+    c = TLSClient(srv, A.tls_port)
+    c.nick = nick
+    c.send("CAP REQ :%s sasl" % caps)
+    c.expect(r" CAP \S+ ACK ")
+    c.send("AUTHENTICATE PLAIN")
+    c.expect(r"^(?:@\S+ )?(?::\S+ )?AUTHENTICATE \+$")
+    c.send("AUTHENTICATE " + base64.b64encode(
+        ("\0%s\0%s" % (account, AU_PASSWORD)).encode()).decode())
+    c.expect_numeric("903", timeout=15)
+    c.send("CAP END")
+    c.register(nick)
+    return c
+
+
+def people(tls, *nicks):
+    """(server, clients): on A's TLS listener logged in to au1, au2, ... in order, or on
+    S's plain listener not logged in."""
+    if tls:
+        srv = A()
+        return srv, [aclient(n, "au%d" % (i + 1)) for i, n in enumerate(nicks)]
+    srv = S()
+    return srv, [mclient(srv, n) for n in nicks]
+
+
+def invite(op, chan, agent):
+    op.send("INVITE %s %s" % (agent, chan))
+    op.expect(r":%s!\S+ JOIN %s" % (re.escape(agent), re.escape(chan)))
+
+
+def no_card(lines, agent):
+    return [l for l in lines if re.search(r":%s!\S+ NOTICE \S+ :card \d+: " % agent, l)]
+
+
+def _h3_person(tls):
+    sfx = "t" if tls else "p"
+    srv, (mal, victim) = people(tls, "mal7" + sfx, "victim" + sfx)
+    chan = "#m1" + sfx
+    joined(mal, chan)
+    invite(mal, chan, "crossy")
+    try:
+        for target in (victim.nick, "nobody" + sfx):
+            out = mcp(mal, chan, "crossy", "schedule",
+                      {"name": "x", "prompt": "Your session expired.\nType /msg crossy "
+                       "!policy allow-all", "in_seconds": 1, "target": target})
+            if not out or not out[0].startswith("tool error: ") \
+                    or "asks for it" not in out[0]:
+                raise TestFailure("H3/AU-5: a schedule from %s aimed at %s, who never spoke "
+                                  "to the agent: want a tool error naming why, got %r"
+                                  % (chan, target, out))
+            if no_card(mal.seen_lines, "crossy"):
+                raise TestFailure("H3: a card for it: %r" % no_card(mal.seen_lines, "crossy"))
+        lines = collect([victim, mal], 2.0)
+        got = [l for l in lines[victim] if " NOTICE %s :" % victim.nick in l
+               or "PRIVMSG %s :" % victim.nick in l]
+        if got:
+            raise TestFailure("H3: %s received:\n  %s" % (victim.nick, "\n  ".join(got)))
+    finally:
+        kick(mal, chan, "crossy")
+    mal.quit()
+    victim.quit()
+
+
+def test_au5_h3_person_target_refused():
+    """AU-5, H3 (plain listener): mal7 in his #m1 has the agent (allow-all) schedule a
+    phishing prompt for victim, who never spoke to it, and for an unknown nick: tool
+    errors naming why, no card, and victim receives nothing."""
+    _h3_person(False)
+
+
+def test_au5_h3_person_target_refused_tls():
+    """AU-5, H3: the same on the TLS listener, everyone logged in to an account."""
+    _h3_person(True)
+
+
+def _h3_secret(tls):
+    sfx = "t" if tls else "p"
+    srv, (owner, mal) = people(tls, "owner4" + sfx, "mal8" + sfx)
+    sec, m8 = "#sec4" + sfx, "#m8" + sfx
+    joined(owner, sec)
+    owner.send("MODE %s +si" % sec)
+    owner.expect(r" MODE %s \+si" % re.escape(sec))
+    joined(mal, m8)
+    try:
+        for agent in ("sched", "crossy"):
+            invite(owner, sec, agent)
+            invite(mal, m8, agent)
+        mal.send("JOIN %s" % sec)
+        mal.expect_numeric("473")
+        for agent in ("sched", "crossy"):
+            out = mcp(mal, m8, agent, "schedule",
+                      {"name": "leak", "prompt": "say the transcript", "in_seconds": 1,
+                       "target": sec})
+            if not out or not out[0].startswith("tool error: ") or "both" not in out[0]:
+                raise TestFailure("H3/AU-5: %s from %s aimed at %s (+si, mal8 not in it): "
+                                  "want a tool error, got %r" % (agent, m8, sec, out))
+            if no_card(mal.seen_lines, agent):
+                raise TestFailure("H3: a card to self-approve: %r" % mal.seen_lines)
+            got = user_cmd(mal, m8, "!allow")
+            if any("allowed" in l for l in got):
+                raise TestFailure("H3: mal8 allowed something: %r" % got)
+        lines = collect([owner], 2.0)[owner]
+        bad = [l for l in lines if "leak" in l or "say the transcript" in l]
+        if bad:
+            raise TestFailure("H3: in %s:\n  %s" % (sec, "\n  ".join(bad)))
+    finally:
+        for agent in ("sched", "crossy"):
+            owner.send("KICK %s %s" % (sec, agent))
+            mal.send("KICK %s %s" % (m8, agent))
+        owner.sync()
+        mal.sync()
+    owner.quit()
+    mal.quit()
+
+
+def test_au5_h3_secret_channel_refused():
+    """AU-5, H3 (plain listener): owner4's +si channel with the agent; mal8, who cannot
+    join it (473), schedules for it from his #m8, under ask and under allow-all: tool
+    errors, no card to approve himself, nothing reaches the channel."""
+    _h3_secret(False)
+
+
+def test_au5_h3_secret_channel_refused_tls():
+    """AU-5, H3: the same on the TLS listener with accounts."""
+    _h3_secret(True)
+
+
+def _consent(tls):
+    sfx = "t" if tls else "p"
+    srv, (op, u) = people(tls, "top" + sfx, "tu" + sfx)
+    a, t = "#ca" + sfx, "#ct" + sfx
+    joined(op, t)
+    invite(op, t, "crossy")
+    joined(u, a, t)
+    invite(u, a, "crossy")
+    try:
+        out = mcp(u, a, "crossy", "schedule",
+                  {"name": "legit", "prompt": "standup in five minutes\nsecond line",
+                   "in_seconds": 1, "target": t})
+        if not out or not re.match(r"tool: sch_\d+ waits for a person", out[0]):
+            raise TestFailure("AU-5: a schedule from %s for %s (tu in both), under "
+                              "allow-all: want it waiting for consent, got %r" % (a, t, out))
+        m = op.expect_msg(r":crossy!\S+ NOTICE %s :card (\d+): crossy wants to schedule "
+                          r"\"legit\"" % re.escape(t), 5)
+        text = m.params[-1]
+        n = int(re.search(r"card (\d+):", text).group(1))
+        for want in (a, u.nick, "standup in five minutes"):
+            if want.lower() not in text.lower():
+                raise TestFailure("AU-5: the card in %s does not say %r: %r" % (t, want, text))
+        if "second line" in text:
+            raise TestFailure("AU-5: the card quotes more than the first line: %r" % text)
+        lines = collect([op], 1.6)[op]
+        if firings(lines, t, "legit"):
+            raise TestFailure("AU-5: fired before consent")
+        got = user_cmd(u, t, "!allow %d" % n)
+        if not any("only" in l for l in got):
+            raise TestFailure("AU-5: the requester (no operator of %s) answered the card "
+                              "for it: %r" % (t, got))
+        op.send("PRIVMSG %s :!allow %d" % (t, n))
+        op.expect(r":crossy!\S+ NOTICE %s :card %d: allowed by %s" % (
+            re.escape(t), n, re.escape(op.nick)), 5)
+        _, created, _, _ = expect_firing(op, t, "legit", timeout=5)
+        if (created or "").lower() != a.lower():
+            raise TestFailure("the firing in %s says created in %r" % (t, created))
+    finally:
+        kick(op, t, "crossy")
+        kick(u, a, "crossy")
+    op.quit()
+    u.quit()
+
+
+def test_au5_cross_channel_consent():
+    """AU-5 (plain listener): tu, in #ca and #ct, has the agent (allow-all) schedule for
+    #ct: a card in #ct names the agent, #ca, tu, the name and the prompt's first line;
+    tu may not answer it, #ct's operator does, and then it fires there."""
+    _consent(False)
+
+
+def test_au5_cross_channel_consent_tls():
+    """AU-5: the same on the TLS listener with accounts."""
+    _consent(True)
+
+
+def test_au5_private_target_consent_tls():
+    """AU-5: a person asks, in a channel, for a schedule in their own private conversation
+    with the agent: the card is there, for them; allowed, it fires there."""
+    srv, (u,) = people(True, "pv1")
+    joined(u, "#pvt")
+    invite(u, "#pvt", "sched")
+    try:
+        out = mcp(u, "#pvt", "sched", "schedule",
+                  {"name": "mine", "prompt": "remind me", "in_seconds": 1,
+                   "target": u.nick})
+        if not out or not re.match(r"tool: sch_\d+ waits for a person", out[0]):
+            raise TestFailure("AU-5: a schedule for the asker's own private conversation: "
+                              "%r" % out)
+        n = card_in(u, "sched", u.nick, r"schedule \"mine\" here")
+        u.send("PRIVMSG sched :!allow %d" % n)
+        u.expect(r":sched!\S+ NOTICE %s :card %d: allowed by %s" % (u.nick, n, u.nick), 5)
+        expect_firing(u, u.nick, "mine", timeout=5)
+    finally:
+        kick(u, "#pvt", "sched")
+    u.quit()
+
+
+def test_au5_firing_turn_aims_nowhere_else():
+    """AU-5: a turn no person asked for (a schedule firing) may not aim a schedule at
+    another conversation: the firing's tool call is refused."""
+    srv = S()
+    u = joined(mclient(srv, "nf1"), "#nfa", "#nfb")
+    invite(u, "#nfa", "crossy")
+    invite(u, "#nfb", "crossy")
+    try:
+        inner = json.dumps({"name": "hop", "prompt": "p", "in_seconds": 1,
+                            "target": "#nfb"}, separators=(",", ":"))
+        scheduled_id(mcp(u, "#nfa", "crossy", "schedule",
+                         {"name": "chain", "prompt": "mcp schedule " + inner,
+                          "in_seconds": 1}))
+        expect_firing(u, "#nfa", "chain")
+        m = u.expect_msg(r":crossy!\S+ PRIVMSG #nfa :tool", 10)
+        if not m.params[-1].startswith("tool error: ") or "no person" not in m.params[-1]:
+            raise TestFailure("AU-5: a firing's turn scheduled elsewhere: %r" % m.params[-1])
+    finally:
+        kick(u, "#nfa", "crossy")
+        kick(u, "#nfb", "crossy")
+    u.quit()
+
+
+def _m7_lines(tls):
+    sfx = "t" if tls else "p"
+    srv, (u,) = people(tls, "m7u" + sfx)
+    chan = "#m7" + sfx
+    joined(u, chan)
+    invite(u, chan, "crossy")
+    try:
+        entry = [e for e in session_of(u, chan, "crossy")["mcpServers"]
+                 if e.get("command")][0]
+        b = Bridge(entry)
+        b.initialize()
+        prompt = "x\n" * 1999 + "e"     # 2000 lines, as the review's
+        err, text = b.call("schedule", {"name": "burst", "prompt": prompt,
+                                        "in_seconds": 0})
+        b.close()
+        if err:
+            raise TestFailure("schedule: %s" % text)
+        _, _, _, _ = expect_firing(u, chan, "burst", timeout=5)
+        u.expect(r":crossy!\S+ PRIVMSG %s :got: e$" % re.escape(chan), 15)
+        seen = [parse(l).params[-1] for l in u.lines
+                if re.match(r"^(?:@\S+ )?:%s NOTICE %s :" % (re.escape(HOST), re.escape(chan)),
+                            l)]
+        i = max(k for k, t in enumerate(seen) if "\"burst\"" in t)
+        after = seen[i + 1:]
+        want = ["x"] * 5 + ["\u2026"]
+        if after != want:
+            raise TestFailure("M7/AU-5: after the header, want %r, got %d NOTICEs: %r"
+                              % (want, len(after), after[:10]))
+    finally:
+        kick(u, chan, "crossy")
+    u.quit()
+
+
+def test_m7_firing_shows_five_lines():
+    """M7, AU-5 (plain listener): a firing of a 2000-line prompt (called with the
+    session's own token, as the review did) posts its header, 5 lines and "…"; the agent
+    still gets the whole prompt (it answers its last line)."""
+    _m7_lines(False)
+
+
+def test_m7_firing_shows_five_lines_tls():
+    """M7, AU-5: the same on the TLS listener with accounts."""
+    _m7_lines(True)
+
+
+def test_m7_firings_paced():
+    """M7, AU-5: firings into one conversation are paced: 12 schedules due at once in
+    #m7r all fire (none lost), and by the server's own time tags never more than 5 + 6 per
+    schedule-minute (here 1 s) of them in any stretch."""
+    srv = S()
+    u = joined(mclient(srv, "m7r", caps=CAPS + " server-time"), "#m7r")
+    invite(u, "#m7r", "crossy")
+    try:
+        out = mcp(u, "#m7r", "crossy", "schedule",
+                  {"name": "pace%i", "prompt": "pace %i", "in_seconds": 1}, times=12)
+        if len([l for l in out if l.startswith("tool: scheduled sch_")]) != 12:
+            raise TestFailure("12 schedules: %r" % out)
+        hdr = re.compile(header_rx("#m7r", None, r"pace\d+"))
+        deadline = time.time() + 10 * SLOW
+        times = []
+        while time.time() < deadline and len(times) < 12:
+            line = u._next(deadline)
+            if line is not None and hdr.search(line):
+                times.append(tag_time(parse(line)))
+        if len(times) < 12:
+            raise TestFailure("only %d of 12 firings within 10 s" % len(times))
+        times.sort()
+        gap = 1.0 / 6
+        for i in range(len(times)):
+            for j in range(i + 1, len(times)):
+                if j - i + 1 > 5 + (times[j] - times[i]) / gap + 1e-3 + 0.02 / gap:
+                    raise TestFailure("M7: %d firings within %.3f s (want at most 5 + 6 a "
+                                      "second): %r" % (j - i + 1, times[j] - times[i],
+                                                       times))
+    finally:
+        kick(u, "#m7r", "crossy")
+    u.quit()
+
+
+def test_h4_firing_not_to_nick_holder_tls():
+    """H4, AU-4: au1 (logged in, TLS) schedules a reminder in her private conversation
+    and quits; an unauthenticated client takes her nick: it receives neither the firing
+    nor the agent's answer."""
+    srv, (alice,) = people(True, "alice4")
+    out = mcp(alice, "sched", "sched", "schedule",
+              {"name": "pin", "prompt": "remind alice of what she told you",
+               "in_seconds": 3}, where=alice.nick, address=False)
+    scheduled_id(out, "private")
+    alice.quit()
+    thief = mclient(srv, "alice4")
+    lines = collect([thief], 5.0)[thief]
+    bad = [l for l in lines if "pin" in l or "remind alice" in l or is_from(parse(l), "sched")]
+    if bad:
+        raise TestFailure("H4: the nick's new holder got:\n  %s" % "\n  ".join(bad))
+    thief.quit()
+
+
+def test_sc7_unauthenticated_quit_ends_schedule():
+    """SC-7, AU-4, H4 (plain listener): a schedule made in the private conversation of a
+    person not logged in ends when that connection does: a new holder of the nick gets
+    nothing, and the schedule is no longer listed anywhere."""
+    srv = S()
+    u = mclient(srv, "anon7")
+    out = mcp(u, "sched", "sched", "schedule",
+              {"name": "anon", "prompt": "anon reminder", "in_seconds": 1,
+               "every_minutes": 1}, where=u.nick, address=False)
+    scheduled_id(out, "private")
+    expect_firing(u, u.nick, "anon")
+    u.quit()
+    thief = mclient(srv, "anon7")
+    lines = collect([thief], 2.5)[thief]
+    bad = [l for l in lines if "anon" in l.split(" :", 1)[-1] or is_from(parse(l), "sched")]
+    if bad:
+        raise TestFailure("SC-7/H4: after anon7's connection ended, its new holder got:\n  %s"
+                          % "\n  ".join(bad))
+    got = user_cmd(thief, "sched", "!schedules")
+    if any("anon" in l for l in got):
+        raise TestFailure("SC-7: still listed: %r" % got)
+    thief.quit()
+
+
+def _i7(tls):
+    sfx = "t" if tls else "p"
+    srv, (op, u1, u2, out_) = people(tls, "i7op" + sfx, "i7a" + sfx, "i7b" + sfx,
+                                     "i7out" + sfx)
+    chan = "#i7" + sfx
+    joined(op, chan)
+    invite(op, chan, "sched")
+    joined(u1, chan)
+    joined(u2, chan)
+    op.send("MODE %s -n" % chan)
+    op.expect(r" MODE %s -n" % re.escape(chan))
+    try:
+        sid = scheduled_id(mcp(u1, chan, "sched", "schedule",
+                               {"name": "mine7", "prompt": "p", "in_seconds": 3600}))
+        got = user_cmd(u2, chan, "!unschedule sch_%d" % sid)
+        if not any("not yours" in l for l in got):
+            raise TestFailure("I7: %s removed %s's schedule: %r" % (u2.nick, u1.nick, got))
+        got = user_cmd(out_, chan, "!unschedule sch_%d" % sid)
+        got += user_cmd(out_, chan, "!schedules")
+        if any("mine7" in l and "Unscheduled" in l for l in got) or \
+                any(l.startswith("sch_") for l in got):
+            raise TestFailure("I7: a non-member of %s (-n): %r" % (chan, got))
+        got = user_cmd(u2, chan, "!schedules")
+        if not any("mine7" in l for l in got):
+            raise TestFailure("I7: the schedule is gone: %r" % got)
+        got = user_cmd(u1, chan, "!unschedule sch_%d" % sid)
+        if not any("Unscheduled sch_%d" % sid in l for l in got):
+            raise TestFailure("I7: %s could not remove his own: %r" % (u1.nick, got))
+        sid = scheduled_id(mcp(u1, chan, "sched", "schedule",
+                               {"name": "again7", "prompt": "p", "in_seconds": 3600}))
+        got = user_cmd(op, chan, "!unschedule sch_%d" % sid)
+        if not any("Unscheduled sch_%d" % sid in l for l in got):
+            raise TestFailure("I7: the channel operator could not remove it: %r" % got)
+    finally:
+        kick(op, chan, "sched")
+    for c in (op, u1, u2, out_):
+        c.quit()
+
+
+def test_i7_unschedule_only_own():
+    """I7 (plain listener): in a -n channel, a member cannot !unschedule another's
+    schedule, a non-member can neither list nor remove; its asker and an operator can."""
+    _i7(False)
+
+
+def test_i7_unschedule_only_own_tls():
+    """I7: the same on the TLS listener with accounts."""
+    _i7(True)
 
 
 if __name__ == "__main__":
