@@ -9,6 +9,12 @@
  *   <carol> it did for me
  *   [end]
  *   <bob> @alice why does this test fail?
+ *
+ * Only the server starts a line with "<" or "[" (L8): a transcript
+ * line's own line breaks become spaces, and each further line of the
+ * message answered (a draft/multiline batch, a paste) is indented by
+ * PROMPT_CONT, so that nobody can write an "[end]" or a "<owner> ..."
+ * line of their own.
  */
 #include "compat.h"
 
@@ -18,6 +24,9 @@
 
 #include "ircd/bridge/prompt.h"
 #include "ircd/xmalloc.h"
+
+/* What starts each continuation line of the message answered (L8). */
+#define PROMPT_CONT	"  "
 
 char *
 prompt_shorten(const char *s, size_t max)
@@ -77,6 +86,31 @@ sbuf_line(struct sbuf *b, const char *nick, const char *text, size_t max)
 	free(t);
 }
 
+/*
+ * The message answered, its lines kept (code, lists), each line after
+ * the first indented (L8). CR LF, a lone CR and LF all end a line, as
+ * some reader may take any of them for one.
+ */
+static void
+sbuf_message(struct sbuf *b, const char *text)
+{
+	const char *p = text;
+	char *line;
+	size_t n;
+
+	for (;;) {
+		n = strcspn(p, "\r\n");
+		line = xstrndup(p, n);
+		sbuf_add(b, line);
+		free(line);
+		p += n;
+		if (*p == '\0')
+			break;
+		p += (p[0] == '\r' && p[1] == '\n') ? 2 : 1;
+		sbuf_add(b, "\n" PROMPT_CONT);
+	}
+}
+
 char *
 prompt_build(const char *where, const struct prompt_line *lines,
     size_t nlines, int64_t answered_hid, int carry, const char *speaker,
@@ -103,6 +137,6 @@ prompt_build(const char *where, const struct prompt_line *lines,
 	sbuf_add(&b, "<");
 	sbuf_add(&b, speaker);
 	sbuf_add(&b, "> ");
-	sbuf_add(&b, text);
+	sbuf_message(&b, text);
 	return b.s;
 }
