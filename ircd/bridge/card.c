@@ -15,6 +15,7 @@
 
 #include "acp/acp.h"
 #include "ircd/bridge/agent.h"
+#include "ircd/bridge/authority.h"
 #include "ircd/bridge/card.h"
 #include "ircd/bridge/conv.h"
 #include "ircd/bridge/turn.h"
@@ -38,6 +39,16 @@
 #define CARD_OPTIDLEN	64
 /* The tool call described, cut so that the answers after it still fit. */
 #define CARD_WHATLEN	300
+/*
+ * A card says more (AU-6, M2): the tool call's input, the policy and the
+ * mode, so its title is cut shorter. The line is cut by agent_emit()
+ * where a prefix and target still fit (agent.c's AGENT_EMIT_MAX).
+ */
+#define CARD_OPEN_WHATLEN	180
+#define CARD_LINEMAX		(IRC_LINELEN - 100)
+/* A mode id as a card shows it: a word ("default", "plan"). */
+#define CARD_MODELEN		33
+#define CARD_INPUT		" — input: "
 
 struct card {
 	TAILQ_ENTRY(card)	 entry;
@@ -106,15 +117,32 @@ card_timeout_cb(evutil_socket_t fd, short what, void *arg)
 	card_free(c);
 }
 
+/* Cut plain text s to at most size - 1 bytes, on a character (AU-6). */
+static void
+card_cut(char *buf, size_t size, const char *s)
+{
+	acp_plain(buf, size, s, strlen(s));
+}
+
+/*
+ * "title (kind, path)" in at most len - 1 bytes. acp/ made each part
+ * plain (AU-6); each is cut on a character, so that all of them fit.
+ */
 static void
 card_describe(char *buf, size_t len, const struct acp_permission *p)
 {
 	const struct acp_tool *t = p->tool;
+	char title[CARD_WHATLEN / 2], kind[CARD_WHATLEN / 8];
+	char path[CARD_WHATLEN / 4];
 
-	snprintf(buf, len, "%s (%s%s%s)", t != NULL ? t->title : "a tool call",
-	    t != NULL && t->kind != NULL ? t->kind : "other",
-	    t != NULL && t->path != NULL ? ", " : "",
+	card_cut(title, len / 2 < sizeof(title) ? len / 2 : sizeof(title),
+	    t != NULL ? t->title : "a tool call");
+	card_cut(kind, len / 8 < sizeof(kind) ? len / 8 : sizeof(kind),
+	    t != NULL && t->kind != NULL ? t->kind : "other");
+	card_cut(path, len / 4 < sizeof(path) ? len / 4 : sizeof(path),
 	    t != NULL && t->path != NULL ? t->path : "");
+	snprintf(buf, len, "%s (%s%s%s)", title, kind, path[0] != '\0' ?
+	    ", " : "", path);
 }
 
 void
@@ -122,8 +150,10 @@ card_open(struct conv *cv, struct turn *t, const struct acp_permission *p)
 {
 	struct card *c = xcalloc(1, sizeof(*c));
 	struct timeval tv = { ircd.conf->permission_timeout, 0 };
-	char what[CARD_WHATLEN], line[IRC_LINELEN];
-	size_t i;
+	char what[CARD_WHATLEN], line[IRC_LINELEN], head[IRC_LINELEN];
+	char tail[IRC_LINELEN], input[IRC_LINELEN], modeid[CARD_MODELEN];
+	const char *mode;
+	size_t i, used;
 
 	c->n = ++card_seq;
 	c->conv = cv;
@@ -145,14 +175,34 @@ card_open(struct conv *cv, struct turn *t, const struct acp_permission *p)
 	c->timeout = evtimer_new(ircd.base, card_timeout_cb, c);
 	evtimer_add(c->timeout, &tv);
 	TAILQ_INSERT_TAIL(&cards, c, entry);
-	card_describe(what, sizeof(what), p);
-	/* Word the answers as the options the agent really offers. */
-	snprintf(line, sizeof(line), "card %u: %s wants to %s — answer %s%s%s"
-	    "(add %u if several cards wait)", c->n, cv->agent->client->nick, what,
+	card_describe(what, CARD_OPEN_WHATLEN, p);
+	snprintf(head, sizeof(head), "card %u: %s wants to %s", c->n,
+	    cv->agent->client->nick, what);
+	/*
+	 * AU-6, M2: what is in force, so the approver knows what else the
+	 * agent may do unasked. Word the answers as the options the agent
+	 * really offers.
+	 */
+	mode = acp_session_mode(cv->session);
+	card_cut(modeid, sizeof(modeid), mode != NULL ? mode : "");
+	snprintf(tail, sizeof(tail), " — policy %s%s%s — answer %s%s%s"
+	    "(add %u if several cards wait)", policy_name(authority_policy(cv)),
+	    modeid[0] != '\0' ? ", mode " : "", modeid,
 	    card_option(c, ACP_PERM_ALLOW_ONCE) ? "!allow, " : "",
 	    card_option(c, ACP_PERM_ALLOW_ALWAYS) ? "!always, " : "",
 	    card_option(c, ACP_PERM_REJECT_ONCE) || card_option(c, ACP_PERM_REJECT_ALWAYS) ?
 	    "!deny " : "", c->n);
+	/*
+	 * AU-6, M2: the tool call's real input, not only the title the agent
+	 * chose, in the room left (cut with "…": more is there).
+	 */
+	input[0] = '\0';
+	used = strlen(head) + strlen(tail) + strlen(CARD_INPUT);
+	if (p->tool != NULL && p->tool->input != NULL && used < CARD_LINEMAX)
+		card_cut(input, CARD_LINEMAX - used + 1 < sizeof(input) ?
+		    CARD_LINEMAX - used + 1 : sizeof(input), p->tool->input);
+	snprintf(line, sizeof(line), "%s%s%s%s", head, input[0] != '\0' ?
+	    CARD_INPUT : "", input, tail);
 	agent_emit(cv, "NOTICE", line);
 }
 
