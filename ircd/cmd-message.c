@@ -87,10 +87,13 @@ message_to_user(struct client *c, struct outmsg *om, const char *nick,
 	if (history_add_private(c, to, om) == -1)
 		return;
 	to->ops->deliver(to, om);
-	if (to->ops->message != NULL)
-		to->ops->message(to, c, om);
+	/* Echoed before the service hears it: an agent's answer (its typing
+	 * notice is sent at once) must not reach the sender before the
+	 * sender's own line, as in a channel. */
 	if (to != c)
 		message_echo(c, om);
+	if (to->ops->message != NULL)
+		to->ops->message(to, c, om);
 	if (kind == K_PRIVMSG && to->away != NULL)
 		reply(c, RPL_AWAY, to->nick, to->away);
 }
