@@ -555,6 +555,41 @@ def test_l3_waiting_prompts_per_principal_not_nick():
     u.quit()
 
 
+def test_l3_waiting_prompts_per_account_tls():
+    """AU-9, L3, TLS listener: prompts are counted per account, not per connection.
+    alice, logged in by SASL, queues 16 prompts on one connection; on a second
+    connection of the same account, under another nick, one more is refused with a
+    NOTICE; bob, another account, may still queue."""
+    chans = [uniq("#l3t") for _ in range(8)]
+    holder = connect(uniq("holder"))
+    release = uniq("release")
+    holder.send("PRIVMSG tally :hold %s" % release)
+    a1 = connect(uniq("alicq"), tls=True, account="alice")
+    for ch in chans:
+        a1.join(ch)
+        a1.send("INVITE tally %s" % ch)
+        a1.expect(r":tally!\S+ JOIN %s" % re.escape(ch), timeout=10)
+    for i in range(16):
+        a1.send("PRIVMSG %s :tally: q%d" % (chans[i % 8], i))
+    refused = [l for l in a1.sync() if "prompts waiting" in l]
+    if refused:
+        raise TestFailure("alice's 16 prompts: refused: %r" % refused)
+    a2 = connect(uniq("alicr"), tls=True, account="alice")
+    a2.join(chans[0])
+    a2.send("PRIVMSG %s :tally: one more" % chans[0])
+    a2.expect(r"NOTICE %s :You have 16 prompts waiting" % re.escape(a2.nick), timeout=10)
+    b = connect(uniq("bobq"), tls=True, account="bob")
+    b.join(chans[0])
+    b.send("PRIVMSG %s :tally: mine" % chans[0])
+    refused = [l for l in b.sync() if "prompts waiting" in l]
+    if refused:
+        raise TestFailure("bob was refused for alice's prompts: %r" % refused)
+    open(os.path.join(TMP, release), "w").close()
+    wait_answer(holder, "tally", r"^held and released$")
+    for c in (holder, a1, a2, b):
+        c.quit()
+
+
 def test_l3_waiting_prompts_per_address():
     """AU-9, L3: waiting prompts are counted per address too. Where loopback is not a
     flood-exempt net, 4 connections from 127.0.0.1 with 16 prompts waiting each (64,
