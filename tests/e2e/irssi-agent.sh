@@ -2,7 +2,10 @@
 # End-to-end test of an agent with a real IRC client: irssi, driven through
 # tmux, joins #general on the built agentircd and talks to the demo agent
 # (tests/agents/demo-agent.mjs): a greeting, a slash command answered over
-# several lines, and WHOIS showing the agent as a bot with its state.
+# several lines, a "!policy allow-all" refused past the config's ceiling
+# (AU-1), a permission card showing the real input and the policy in force,
+# answered with !allow (PM-1, AU-6), and WHOIS showing the agent as a bot
+# with its state.
 # Prints TAP. Environment: AGENTIRCD (the daemon), SRCDIR (source root).
 # shellcheck disable=SC2317 # functions called through check and wait_for
 set -u
@@ -88,10 +91,11 @@ bail() {
 	exit 1
 }
 
-echo "1..11"
+echo "1..14"
 
 PORT=$(free_port)
-# The agent keeps its sessions in $TMP, never in the home directory.
+# The agent keeps its sessions in $TMP, never in the home directory; its
+# cwd is its own workspace beside the config (AU-10).
 cat >"$TMP/agentircd.conf" <<CONF
 # agentircd end-to-end test with the demo agent
 [server]
@@ -106,7 +110,6 @@ topic = agent end-to-end test
 
 [agent demo]
 command = node "$SRCDIR/tests/agents/demo-agent.mjs"
-cwd = $TMP
 env = DEMO_AGENT_STATE=$TMP/demo-state
 channels = #general
 description = agentircd demo agent (a script, not an AI)
@@ -161,6 +164,37 @@ if wait_for "$LIMIT" count_in_order; then
 	ok "demo answers /count 3 with 1, 2 and 3, in order"
 else
 	not_ok "demo answers /count 3 with 1, 2 and 3, in order"
+fi
+
+# AU-1: nobody on IRC loosens past the config (demo's ceiling is ask); an
+# unauthenticated person is no IRC operator, nor an admin.
+# irssi shows the server's NOTICE in its status window, window 1.
+type_line "!policy allow-all"
+type_line "/window 1"
+if wait_for "$LIMIT" screen_has "demo: the config's ceiling here is ask; allow-all would be looser"; then
+	ok "!policy allow-all is refused past the config's ceiling"
+else
+	not_ok "!policy allow-all is refused past the config's ceiling"
+fi
+type_line "/window 2"
+
+# PM-1, AU-6: the card names the tool call, its real input and the policy.
+# irssi wraps it on its own, so its two halves are looked for apart.
+card_shown() {
+	screen_has "card [0-9]+: demo wants to Create .*notes\\.txt \\(edit, .* — input: " &&
+	    screen_has "notes\\.txt — policy ask"
+}
+type_line "/say /touch notes.txt"
+if wait_for "$LIMIT" card_shown; then
+	ok "/touch shows a card with the real input and the policy in force"
+else
+	not_ok "/touch shows a card with the real input and the policy in force"
+fi
+type_line "!allow"
+if wait_for "$LIMIT" screen_has "${DEMO}Allowed: I would have created .*notes\.txt"; then
+	ok "!allow answers the card and demo goes on"
+else
+	not_ok "!allow answers the card and demo goes on"
 fi
 
 # WHOIS: 335 marks a bot; 320 lines carry the agent's info and its state.
