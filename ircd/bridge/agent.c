@@ -341,7 +341,13 @@ static void
 agent_op_invited(struct client *c, struct client *from, struct channel *ch)
 {
 	struct agent *a = c->priv;
+	char why[IRC_LINELEN];
 
+	/* AU-2: whom a does not talk to brings it nowhere. */
+	if (!authority_may_talk(a, from, why, sizeof(why))) {
+		reply_notice(from, "%s", why);
+		return;
+	}
 	/* TN-9: an invitation also forgives a broken agent. */
 	acp_agent_reset(a->acp);
 	agent_join(a, from, ch);

@@ -20,7 +20,10 @@ enum policy	 authority_ceiling(const struct agent *, const char *channel);
 enum policy	 authority_policy(const struct conv *);
 /* AU-1: may c loosen a policy or switch a mode of a? (an IRC operator, or a's admins) */
 int		 authority_may_loosen(const struct agent *, const struct client *);
-/* AU-2: may c talk to a? If not, why (a sentence for a NOTICE) into why. */
+/*
+ * AU-2: may c talk to a? If not, why (a sentence for a NOTICE) into why;
+ * NULL and 0 leave it unsaid.
+ */
 int		 authority_may_talk(const struct agent *, const struct client *,
 		    char *why, size_t);
 /* AU-3: may a be switched into mode id by !mode? initial: its first mode, or NULL. */

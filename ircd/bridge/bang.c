@@ -79,8 +79,13 @@ cmd_word(const char *text, char *buf, size_t len)
 static void
 cmd_send(struct here *h, struct agent *a, const char *name, const char *rest)
 {
-	char text[IRC_LINELEN];
+	char text[IRC_LINELEN], why[IRC_LINELEN];
 
+	/* AU-2 first: whom a does not talk to brings it nowhere. */
+	if (!authority_may_talk(a, h->from, why, sizeof(why))) {
+		reply_notice(h->from, "%s", why);
+		return;
+	}
 	/* In a channel, a named agent not here yet joins first (AG-2). */
 	if (h->ch != NULL && agent_join(a, h->from, h->ch) == -1)
 		return;
@@ -119,11 +124,15 @@ cmd_slash(struct here *h, const char *name, const char *rest)
 		    "as %s", name, list);
 		return 1;
 	}
-	/* CM-4: agents that never told their commands open a session to learn. */
+	/*
+	 * CM-4: agents that never told their commands open a session to
+	 * learn, but only for someone they talk to (AU-2).
+	 */
 	for (i = 0; i < h->n; i++) {
 		struct conv *cv;
 
-		if (h->agents[i]->cmds_known)
+		if (h->agents[i]->cmds_known || !authority_may_talk(h->agents[i],
+		    h->from, NULL, 0))
 			continue;
 		cv = here_conv(h, h->agents[i]);
 		if (!acp_session_is_open(cv->session) && cv->turn == NULL)

@@ -425,15 +425,21 @@ def au1(k):
 def au2(k):
     """AU-2: only (users = alice with accounts, logged-in without) refuses a prompt from
     someone else, by private message, by mention in a channel and by a /command named to
-    it, with a NOTICE saying why, and nothing reaches it; plain (users unset) talks to
+    it, with a NOTICE saying why, and nothing reaches it; neither the /command nor an
+    INVITE from them makes it join the channel; plain (users unset) talks to
     anyone on a server without accounts and only to people logged in on one with them."""
     anon = joined(k.person("au2anon%s" % k.name), "#au2%s" % k.name)
     send(anon, "only", "hello")
     expect_notice(anon, r"only talks only to people logged in")
     send(anon, "#au2%s" % k.name, "@only hello")
     expect_notice(anon, r"only talks only to people logged in")
-    send(anon, "#au2%s" % k.name, "/only:perm x")
-    expect_notice(anon, r"only talks only to people logged in")
+    # Neither a /command named to it nor an INVITE brings it in first.
+    for line in ("PRIVMSG #au2%s :/only:perm x" % k.name, "INVITE only #au2%s" % k.name):
+        anon.send(line)
+        got = anon.collect_until(r"NOTICE %s :only talks only to people logged in"
+                                 % re.escape(anon.nick))
+        if any(re.search(r":only!\S+ JOIN ", l) for l in got):
+            raise TestFailure("AU-2: %r brought only into the channel: %r" % (line, got))
     quiet(anon, "only")
     if k.name == "tls":
         bob = k.person("au2bob", "bob")
