@@ -48,6 +48,8 @@
 #define CARD_LINEMAX		(IRC_LINELEN - 100)
 /* A mode id as a card shows it: a word ("default", "plan"). */
 #define CARD_MODELEN		33
+/* " — policy allow-reads, mode <id>" (card_in_force). */
+#define CARD_FORCELEN		(48 + CARD_MODELEN)
 #define CARD_INPUT		" — input: "
 
 struct card {
@@ -145,14 +147,28 @@ card_describe(char *buf, size_t len, const struct acp_permission *p)
 	    ", " : "", path);
 }
 
+/*
+ * AU-1, M2: " — policy ask, mode code", what is in force in cv, so the
+ * approver knows what else the agent may do unasked.
+ */
+static void
+card_in_force(char *buf, size_t len, struct conv *cv)
+{
+	char modeid[CARD_MODELEN];
+	const char *mode = acp_session_mode(cv->session);
+
+	card_cut(modeid, sizeof(modeid), mode != NULL ? mode : "");
+	snprintf(buf, len, " — policy %s%s%s", policy_name(authority_policy(cv)),
+	    modeid[0] != '\0' ? ", mode " : "", modeid);
+}
+
 void
 card_open(struct conv *cv, struct turn *t, const struct acp_permission *p)
 {
 	struct card *c = xcalloc(1, sizeof(*c));
 	struct timeval tv = { ircd.conf->permission_timeout, 0 };
 	char what[CARD_WHATLEN], line[IRC_LINELEN], head[IRC_LINELEN];
-	char tail[IRC_LINELEN], input[IRC_LINELEN], modeid[CARD_MODELEN];
-	const char *mode;
+	char tail[IRC_LINELEN], input[IRC_LINELEN], force[CARD_FORCELEN];
 	size_t i, used;
 
 	c->n = ++card_seq;
@@ -178,16 +194,10 @@ card_open(struct conv *cv, struct turn *t, const struct acp_permission *p)
 	card_describe(what, CARD_OPEN_WHATLEN, p);
 	snprintf(head, sizeof(head), "card %u: %s wants to %s", c->n,
 	    cv->agent->client->nick, what);
-	/*
-	 * AU-6, M2: what is in force, so the approver knows what else the
-	 * agent may do unasked. Word the answers as the options the agent
-	 * really offers.
-	 */
-	mode = acp_session_mode(cv->session);
-	card_cut(modeid, sizeof(modeid), mode != NULL ? mode : "");
-	snprintf(tail, sizeof(tail), " — policy %s%s%s — answer %s%s%s"
-	    "(add %u if several cards wait)", policy_name(authority_policy(cv)),
-	    modeid[0] != '\0' ? ", mode " : "", modeid,
+	/* Word the answers as the options the agent really offers. */
+	card_in_force(force, sizeof(force), cv);
+	snprintf(tail, sizeof(tail), "%s — answer %s%s%s"
+	    "(add %u if several cards wait)", force,
 	    card_option(c, ACP_PERM_ALLOW_ONCE) ? "!allow, " : "",
 	    card_option(c, ACP_PERM_ALLOW_ALWAYS) ? "!always, " : "",
 	    card_option(c, ACP_PERM_REJECT_ONCE) || card_option(c, ACP_PERM_REJECT_ALWAYS) ?
@@ -212,7 +222,7 @@ card_open_server(struct conv *cv, struct turn *t, const char *what,
 {
 	struct card *c = xcalloc(1, sizeof(*c));
 	struct timeval tv = { ircd.conf->permission_timeout, 0 };
-	char line[IRC_LINELEN];
+	char line[IRC_LINELEN], force[CARD_FORCELEN];
 
 	c->n = ++card_seq;
 	c->conv = cv;
@@ -227,9 +237,10 @@ card_open_server(struct conv *cv, struct turn *t, const char *what,
 	c->timeout = evtimer_new(ircd.base, card_timeout_cb, c);
 	evtimer_add(c->timeout, &tv);
 	TAILQ_INSERT_TAIL(&cards, c, entry);
-	snprintf(line, sizeof(line), "card %u: %s wants to %s — answer !allow or "
-	    "!deny (add %u if several cards wait)", c->n, cv->agent->client->nick,
-	    what, c->n);
+	card_in_force(force, sizeof(force), cv);
+	snprintf(line, sizeof(line), "card %u: %s wants to %s%s — answer !allow "
+	    "or !deny (add %u if several cards wait)", c->n,
+	    cv->agent->client->nick, what, force, c->n);
 	agent_emit(cv, "NOTICE", line);
 	return c->n;
 }

@@ -1797,7 +1797,8 @@ def _consent(tls):
                           r"\"legit\"" % re.escape(t), 5)
         text = m.params[-1]
         n = int(re.search(r"card (\d+):", text).group(1))
-        for want in (a, u.nick, "standup in five minutes"):
+        # AU-1: every card says the policy in force where it would act.
+        for want in (a, u.nick, "standup in five minutes", " — policy allow-all"):
             if want.lower() not in text.lower():
                 raise TestFailure("AU-5: the card in %s does not say %r: %r" % (t, want, text))
         if "second line" in text:
@@ -1824,8 +1825,8 @@ def _consent(tls):
 
 def test_au5_cross_channel_consent():
     """AU-5 (plain listener): tu, in #ca and #ct, has the agent (allow-all) schedule for
-    #ct: a card in #ct names the agent, #ca, tu, the name and the prompt's first line;
-    tu may not answer it, #ct's operator does, and then it fires there."""
+    #ct: a card in #ct names the agent, #ca, tu, the name, the prompt's first line and
+    the policy in force (AU-1); tu may not answer it, #ct's operator does, and then it fires there."""
     _consent(False)
 
 
