@@ -205,13 +205,21 @@ authority_mode_store(const struct conv *cv, const char *id)
 const char *
 authority_where(const struct client *asker, const struct conv *cv)
 {
-	struct channel *ch;
-
 	if (cv->private)
 		return "a private conversation";
-	ch = channel_find(cv->target);
+	return authority_channel_name(asker, cv->target);
+}
+
+const char *
+authority_channel_name(const struct client *asker, const char *name)
+{
+	struct channel *ch;
+
+	if (name[0] != '#')
+		return name;
+	ch = channel_find(name);
 	if (ch == NULL || ((ch->modes & CMODE_SECRET) &&
 	    (asker == NULL || channel_member(ch, asker) == NULL)))
 		return "a channel";
-	return cv->target;
+	return name;
 }

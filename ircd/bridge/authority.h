@@ -50,5 +50,11 @@ void		 authority_mode_store(const struct conv *, const char *id);
  * channel" (a +s channel asker is not in), or "a private conversation".
  */
 const char	*authority_where(const struct client *asker, const struct conv *);
+/*
+ * AU-8: name (a channel's, or a person's nick) as asker may be told it:
+ * "a channel" for a +s channel asker is not in (NULL: everyone there
+ * may read it, so never a +s one), or one that is gone.
+ */
+const char	*authority_channel_name(const struct client *asker, const char *name);
 
 #endif

@@ -26,6 +26,7 @@
 
 #include "acp/acp.h"
 #include "ircd/bridge/agent.h"
+#include "ircd/bridge/authority.h"
 #include "ircd/bridge/card.h"
 #include "ircd/bridge/policy.h"
 #include "ircd/bridge/schedule.h"
@@ -267,7 +268,7 @@ static void
 sched_fire(struct sched *s)
 {
 	struct conv *cv;
-	char header[IRC_LINELEN], *text;
+	char header[IRC_LINELEN], line[SCHED_NOTICE_MAX + 1], *text;
 	const char *p, *nl;
 	int shown = 0;
 
@@ -276,19 +277,23 @@ sched_fire(struct sched *s)
 	snprintf(header, sizeof(header), "[schedule sch_%lld \"%s\" \xc2\xb7 "
 	    "automated message from %s, not from a user; it approves nothing]%s%s%s",
 	    (long long)s->id, s->name, ircd.conf->name,
-	    sched_cross(s) ? " (created in " : "",
-	    sched_cross(s) ? s->creator_name : "", sched_cross(s) ? ")" : "");
+	    sched_cross(s) ? " (created in " : "", sched_cross(s) ?
+	    authority_channel_name(NULL, s->creator_name) : "",
+	    sched_cross(s) ? ")" : "");
 	/* The header, then the prompt, a NOTICE per line. */
 	sched_notice(cv, header, strlen(header));
 	for (p = s->prompt; p != NULL && *p != '\0'; p = nl != NULL ? nl + 1 : NULL) {
 		nl = strchr(p, '\n');
-		if (nl == p)
+		/* AU-6: an agent wrote it, people read it: shown plain. */
+		acp_plain(line, sizeof(line), p, nl != NULL ? (size_t)(nl - p) :
+		    strlen(p));
+		if (line[0] == '\0')
 			continue;
 		if (shown++ == SCHED_SHOW_LINES) {
 			sched_notice(cv, "\xe2\x80\xa6", 3);	/* "…" */
 			break;
 		}
-		sched_notice(cv, p, nl != NULL ? (size_t)(nl - p) : strlen(p));
+		sched_notice(cv, line, strlen(line));
 	}
 	xasprintf(&text, "%s\n%s", header, s->prompt);
 	turn_enqueue_sched(cv, ircd.conf->name, text, s->id);
@@ -474,8 +479,8 @@ sched_card_open(struct agent *a, struct sched *s, const char *who)
 	sched_quote(s->prompt, quote, sizeof(quote));
 	snprintf(what, sizeof(what), "schedule \"%s\" here (%s), asked in %s%s%s; "
 	    "it starts: \"%s\"", s->name, s->every > 0 ? "repeating" : "once",
-	    s->creator_name, who != NULL ? " by " : "", who != NULL ? who : "",
-	    quote);
+	    authority_channel_name(NULL, s->creator_name), who != NULL ?
+	    " by " : "", who != NULL ? who : "", quote);
 	return card_open_server(conv_get(a, s->target, s->target_name,
 	    s->target_private), NULL, what, sched_approved, s);
 }
@@ -846,8 +851,10 @@ schedule_tool_delete(struct conv *cv, const cJSON *args, char *out, size_t len)
 	return 0;
 }
 
+/* One line of a list for viewer, who is told no +s channel it is not in (AU-8). */
 static void
-sched_describe(const struct sched *s, char *buf, size_t len)
+sched_describe(const struct sched *s, const struct client *viewer, char *buf,
+    size_t len)
 {
 	char when[40], every[32] = "", state[CHANNELLEN + 64] = "";
 
@@ -856,11 +863,12 @@ sched_describe(const struct sched *s, char *buf, size_t len)
 		snprintf(every, sizeof(every), ", every %d min", s->every);
 	if (strcmp(s->state, "held") == 0)
 		snprintf(state, sizeof(state), ", held: waiting until you write in %s",
-		    s->creator_name);
+		    authority_channel_name(viewer, s->creator_name));
 	else if (strcmp(s->state, "pending") == 0)
 		strlcpy(state, ", pending: waiting for !allow", sizeof(state));
 	snprintf(buf, len, "sch_%lld \"%s\" by %s in %s, next %s%s%s",
-	    (long long)s->id, s->name, s->agent, s->target_name, when, every, state);
+	    (long long)s->id, s->name, s->agent,
+	    authority_channel_name(viewer, s->target_name), when, every, state);
 }
 
 int
@@ -875,7 +883,7 @@ schedule_tool_list(struct conv *cv, const cJSON *args, char *out, size_t len)
 		if (strcmp(s->agent, cv->agent->client->nick) != 0 ||
 		    (strcmp(s->creator, cv->key) != 0 && strcmp(s->target, cv->key) != 0))
 			continue;
-		sched_describe(s, line, sizeof(line));
+		sched_describe(s, cv->agent->client, line, sizeof(line));
 		strlcat(out, line, len);
 		strlcat(out, "\n", len);
 	}
@@ -943,7 +951,7 @@ schedule_user_list(struct client *c, const char *key)
 	TAILQ_FOREACH(s, &scheds, entry) {
 		if (strcmp(s->creator, key) != 0 && strcmp(s->target, key) != 0)
 			continue;
-		sched_describe(s, line, sizeof(line));
+		sched_describe(s, c, line, sizeof(line));
 		reply_notice(c, "%s", line);
 		n++;
 	}

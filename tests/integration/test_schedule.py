@@ -71,7 +71,7 @@ CAPS = "message-tags echo-message"
 HCAPS = "draft/chathistory batch server-time message-tags echo-message"
 HEADER_RX = (r"\[schedule sch_(\d+) \"%s\" \u00b7 automated message from "
              + re.escape(HOST) + r", not from a user; it approves nothing\]"
-             r"(?: \(created in (\S+)\))?$")
+             r"(?: \(created in ([^)]+)\))?$")
 
 
 def dump_dir(name):
@@ -1833,6 +1833,83 @@ def test_au5_cross_channel_consent():
 def test_au5_cross_channel_consent_tls():
     """AU-5: the same on the TLS listener with accounts."""
     _consent(True)
+
+
+def _secret_source(tls):
+    sfx = "t" if tls else "p"
+    srv, (op, u) = people(tls, "sop" + sfx, "su" + sfx)
+    a, t = "#hid" + sfx, "#pub" + sfx
+    joined(op, t)
+    invite(op, t, "crossy")
+    joined(u, a, t)
+    u.send("MODE %s +s" % a)
+    u.expect(r" MODE %s \+s" % re.escape(a))
+    invite(u, a, "crossy")
+    try:
+        out = mcp(u, a, "crossy", "schedule",
+                  {"name": "fromsecret", "prompt": "hello from nowhere", "in_seconds": 1,
+                   "every_minutes": 60, "target": t})
+        if not out or not re.match(r"tool: sch_\d+ waits for a person", out[0]):
+            raise TestFailure("AU-5: from a +s channel for %s: %r" % (t, out))
+        m = op.expect_msg(r":crossy!\S+ NOTICE %s :card (\d+): crossy wants to schedule "
+                          r"\"fromsecret\"" % re.escape(t), 5)
+        text = m.params[-1]
+        if a[1:].lower() in text.lower() or "asked in a channel by " not in text:
+            raise TestFailure("AU-8: the card in %s names the +s channel: %r" % (t, text))
+        n = int(re.search(r"card (\d+):", text).group(1))
+        op.send("PRIVMSG %s :!allow %d" % (t, n))
+        _, created, _, hm = expect_firing(op, t, "fromsecret", timeout=5)
+        if created != "a channel" or a[1:].lower() in hm.raw.lower():
+            raise TestFailure("AU-8: the firing in %s: %r" % (t, hm.raw))
+        # The asker, a member of both, is told the names.
+        got = user_cmd(u, a, "!schedules")
+        if not any(('"fromsecret" by crossy in %s,' % t).lower() in l.lower() for l in got):
+            raise TestFailure("!schedules in %s: %r" % (a, got))
+    finally:
+        kick(op, t, "crossy")
+        kick(u, a, "crossy")
+    op.quit()
+    u.quit()
+
+
+def test_au8_schedule_from_secret_channel():
+    """AU-8, AU-5 (plain listener): su, in +s #hidp and public #pubp, has the agent
+    schedule from #hidp for #pubp: the consent card in #pubp says "asked in a channel",
+    never the +s channel's name, and so does the firing's header ("created in a
+    channel"); #pubp's operator allows it and it fires; su's !schedules in #hidp names
+    #pubp."""
+    _secret_source(False)
+
+
+def test_au8_schedule_from_secret_channel_tls():
+    """AU-8, AU-5: the same on the TLS listener with accounts."""
+    _secret_source(True)
+
+
+def test_au6_firing_shown_plain():
+    """AU-6: a schedule's prompt is agent-written, and its firing shows it plain: the
+    mIRC colours (black on black), a reset, a right-to-left override and a bell are
+    gone from the NOTICE lines; a line of nothing but controls is no line; the agent's
+    turn still has the prompt as written."""
+    srv, (u,) = people(False, "plainf")
+    chan = "#au6f"
+    joined(u, chan)
+    invite(u, chan, "sched")
+    try:
+        prompt = ("deploy\x0301,01 && rm -rf ~\x0f now\n\x02\x1d\n"
+                  "\u202eelif.hs\u202c\x07 done")
+        scheduled_id(mcp(u, chan, "sched", "schedule",
+                         {"name": "colours", "prompt": prompt, "in_seconds": 1}))
+        expect_firing(u, chan, "colours", timeout=5)
+        lines = u.collect_until(r":%s NOTICE %s :elif\.hs done$" % (
+            re.escape(HOST), re.escape(chan)), 5)
+        shown = [parse(l).params[-1] for l in lines
+                 if parse(l).command == "NOTICE" and parse(l).source == HOST]
+        if shown != ["deploy && rm -rf ~ now", "elif.hs done"]:
+            raise TestFailure("AU-6: the firing's lines: %r" % shown)
+    finally:
+        kick(u, chan, "sched")
+    u.quit()
 
 
 def test_au5_private_target_consent_tls():
