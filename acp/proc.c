@@ -61,12 +61,14 @@ static struct acp_procs	 procs = TAILQ_HEAD_INITIALIZER(procs);
 static struct event	*sigchld_ev;
 static char		*workspace;	/* parent of the agents' own dirs */
 
-/* Inherited variables an agent needs to run, and nothing else. */
+/*
+ * Inherited variables an agent needs to run, and nothing else. Not the
+ * proxies (a proxy URL may hold a password) nor XDG_RUNTIME_DIR and its
+ * kin (the user's session bus and sockets): env-inherit names them.
+ */
 static const char *env_keep[] = {
 	"PATH", "HOME", "USER", "LOGNAME", "LANG", "TZ", "TMPDIR", "SHELL",
-	"SSL_CERT_FILE", "SSL_CERT_DIR", "NODE_EXTRA_CA_CERTS",
-	"http_proxy", "https_proxy", "no_proxy", "HTTP_PROXY", "HTTPS_PROXY",
-	"NO_PROXY", NULL
+	"SSL_CERT_FILE", "SSL_CERT_DIR", "NODE_EXTRA_CA_CERTS", NULL
 };
 
 /*
@@ -87,7 +89,7 @@ env_inherit(const char *e, const char *const *add)
 	for (i = 0; env_keep[i] != NULL; i++)
 		if (strlen(env_keep[i]) == n && strncmp(e, env_keep[i], n) == 0)
 			return 1;
-	if (strncmp(e, "LC_", 3) == 0 || strncmp(e, "XDG_", 4) == 0)
+	if (strncmp(e, "LC_", 3) == 0)
 		return 1;
 	for (i = 0; add != NULL && add[i] != NULL; i++)
 		if (strchr(add[i], '=') == NULL && strlen(add[i]) == n &&

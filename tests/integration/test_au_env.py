@@ -85,10 +85,14 @@ def ask(c, agent_nick, text, want):
 
 
 def with_secret_env(fn):
-    """Run fn with FOO_API_KEY and BAR_TOKEN in the environment the daemon inherits."""
-    saved = {k: os.environ.get(k) for k in ("FOO_API_KEY", "BAR_TOKEN")}
+    """Run fn with FOO_API_KEY, BAR_TOKEN, https_proxy (with a password) and
+    XDG_RUNTIME_DIR in the environment the daemon inherits."""
+    saved = {k: os.environ.get(k) for k in ("FOO_API_KEY", "BAR_TOKEN", "https_proxy",
+                                            "XDG_RUNTIME_DIR")}
     os.environ["FOO_API_KEY"] = SECRET
     os.environ["BAR_TOKEN"] = SECRET
+    os.environ["https_proxy"] = "http://u:%s@127.0.0.1:9" % SECRET
+    os.environ["XDG_RUNTIME_DIR"] = "/run/user/0"
     try:
         return fn()
     finally:
@@ -101,9 +105,11 @@ def with_secret_env(fn):
 
 def test_api_key_not_inherited_unless_named():
     """AU-10, L5: a daemon started with FOO_API_KEY: an agent without env-inherit does not see
-    it; one with env-inherit = FOO_API_KEY does, and sees no other variable it did not name."""
+    it; one with env-inherit = FOO_API_KEY does, and sees no other variable it did not name.
+    Neither sees the daemon's https_proxy (its URL holds a password) nor XDG_RUNTIME_DIR (the
+    user's session sockets) unless it names them."""
     def body():
-        extra = agent("plain") + agent("keyed", "env-inherit = FOO_API_KEY")
+        extra = agent("plain") + agent("keyed", "env-inherit = FOO_API_KEY https_proxy")
         with Server(config_extra=extra, flood_exempt="127.0.0.0/8") as srv:
             c = Client(srv, "envq")
             assert ask(c, "plain", "env FOO_API_KEY", r"env FOO_API_KEY \w+") == \
@@ -113,6 +119,11 @@ def test_api_key_not_inherited_unless_named():
                 "env FOO_API_KEY set"
             assert ask(c, "keyed", "env BAR_TOKEN", r"env BAR_TOKEN \w+") == \
                 "env BAR_TOKEN unset"
+            for name in ("https_proxy", "XDG_RUNTIME_DIR"):
+                assert ask(c, "plain", "env " + name, r"env %s \w+" % name) == \
+                    "env %s unset" % name, name
+            assert ask(c, "keyed", "env https_proxy", r"env https_proxy \w+") == \
+                "env https_proxy set"
             assert SECRET not in srv.log_text()
     with_secret_env(body)
 
