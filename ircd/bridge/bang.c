@@ -303,7 +303,9 @@ cmd_card(struct here *h, const struct bang *b, const char *args)
 
 /*
  * I7: may h's sender act on others' requests here? A channel operator,
- * an IRC operator, or an admin of an agent here.
+ * an IRC operator, or an admin of an agent here; in a query its person,
+ * whose own it is (its key is their principal's): a scheduled firing
+ * there is nobody's request, and theirs to stop.
  */
 static int
 bang_in_charge(const struct here *h)
@@ -311,6 +313,8 @@ bang_in_charge(const struct here *h)
 	struct member *m;
 	size_t i;
 
+	if (h->ch == NULL)
+		return 1;
 	if (h->ch != NULL && (m = channel_member(h->ch, h->from)) != NULL &&
 	    (m->modes & MEMBER_OP))
 		return 1;

@@ -915,7 +915,8 @@ sched_member(struct client *c, const char *key, struct channel **ch)
 /*
  * I7: who may end s from conversation key: the person who asked for it,
  * an operator of the channel, the person of a private conversation (it
- * fires in theirs, or was made there), or an IRC operator.
+ * fires in theirs, or was made there), an IRC operator, or an admin of
+ * its agent.
  */
 static int
 sched_may_end(const struct sched *s, struct client *c, const char *key,
@@ -923,8 +924,11 @@ sched_may_end(const struct sched *s, struct client *c, const char *key,
 {
 	struct convkey p, agent;
 	struct member *m;
+	struct agent *a;
 
-	if (client_is_oper(c))
+	/* As !stop: IRC operators and the agent's admins (AU-1). */
+	if (client_is_oper(c) || ((a = agent_find(s->agent)) != NULL &&
+	    authority_may_loosen(a, c)))
 		return 1;
 	if (s->owner[0] != '\0') {
 		strlcpy(p.s, s->owner, sizeof(p.s));
@@ -973,8 +977,9 @@ schedule_user_delete(struct client *c, const char *key, const char *id)
 	}
 	if (!sched_may_end(s, c, key, ch)) {
 		reply_notice(c, "sch_%lld \"%s\" is not yours: only who asked for it, "
-		    "%s or an IRC operator may unschedule it", (long long)s->id,
-		    s->name, ch != NULL ? "a channel operator" : "the person here");
+		    "%s, an IRC operator or %s's admins may unschedule it",
+		    (long long)s->id, s->name, ch != NULL ? "a channel operator" :
+		    "the person here", s->agent);
 		return;
 	}
 	reply_notice(c, "Unscheduled sch_%lld \"%s\"", (long long)s->id, s->name);

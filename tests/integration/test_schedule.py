@@ -2117,6 +2117,26 @@ def _i7(tls):
         c.quit()
 
 
+def test_i7_stop_a_firing_in_ones_own_query():
+    """I7, AU-4: a firing in a person's private conversation is nobody's request, and
+    the person's to stop: "!stop" in the query cancels its turn (no "You may stop only
+    what you asked"), and the agent's answer never comes."""
+    srv = S()
+    u = mclient(srv, "stopq")
+    scheduled_id(mcp(u, "sched", "sched", "schedule",
+                     {"name": "slow", "prompt": "sleep 4000", "in_seconds": 1},
+                     where=u.nick, address=False), "private")
+    expect_firing(u, u.nick, "slow", timeout=5)
+    u.expect(r":sched!\S+ TAGMSG %s" % re.escape(u.nick), 5)
+    got = user_cmd(u, "sched", "!stop")
+    if got:
+        raise TestFailure("!stop of a firing in one's own query: %r" % got)
+    lines = collect([u], 5.0)[u]
+    if [l for l in lines if "slept 4000" in l]:
+        raise TestFailure("the stopped firing still answered: %r" % lines)
+    u.quit()
+
+
 def test_i7_unschedule_only_own():
     """I7 (plain listener): in a -n channel, a member cannot !unschedule another's
     schedule, a non-member can neither list nor remove; its asker and an operator can."""
