@@ -494,8 +494,9 @@ def au3(k):
 
 def au8(k):
     """AU-8: spy answers in +s #au8sec (a card waits); a member of #au8pub outside
-    #au8sec sees "a channel" in WHOIS and !status, never the name, nor a "mode in" line
-    of it; a member sees the name."""
+    #au8sec sees "a channel" in WHOIS, !status and the notice that queues the prompt
+    they give spy meanwhile, never the name, nor a "mode in" line of it; a member sees
+    the name."""
     sec, pub = "#au8sec%s" % k.name, "#au8pub"
     ins = joined(k.boss("au8in%s" % k.name), sec)
     ins.send("MODE %s +s" % sec)
@@ -518,11 +519,18 @@ def au8(k):
     if any(sec[1:] in n.lower() for n in nts) or \
             not any(n.startswith("spy: answering in a channel") for n in nts):
         raise TestFailure("!status by an outsider: %r" % nts)
+    # TN-2's queue notice names the conversation spy is busy in, to a member only.
+    send(out, pub, "@spy are you free")
+    m = expect_notice(out, r"spy is answering in ")
+    if sec[1:] in m.params[-1].lower() or \
+            m.params[-1] != "spy is answering in a channel; you are next":
+        raise TestFailure("the queue notice to an outsider: %r" % m.raw)
     w = whois_320(ins, "spy")
     if "mode in %s: code" % sec not in w:
         raise TestFailure("WHOIS spy by a member of %s: %r" % (sec, w))
     send(ins, sec, "!deny")
     said(ins, "spy", sec, re.escape("permission denied (reject-once)"))
+    said(out, "spy", pub, r"echo: ")
     out.quit()
     ins.quit()
 
