@@ -358,10 +358,11 @@ class PersistentServer(Server):
 
 
 class Client:
-    """A raw IRC connection. If nick is given, registers right away."""
+    """A raw IRC connection. If nick is given, registers right away. port: another
+    listener of server's (a TLS one, with tls) than its first."""
 
     def __init__(self, server, nick=None, tls=False, user=None, realname=None,
-                 autopong=True, rcvbuf=None, maxseg=None, connect_timeout=5):
+                 autopong=True, rcvbuf=None, maxseg=None, connect_timeout=5, port=None):
         self.server = server
         self.autopong = autopong
         self.nick = nick
@@ -379,7 +380,7 @@ class Client:
             # server's socket would buffer megabytes for a reader that reads nothing.
             s.setsockopt(socket.IPPROTO_TCP, socket.TCP_MAXSEG, maxseg)
         s.settimeout(connect_timeout * SLOW)
-        s.connect((server.host, server.port))
+        s.connect((server.host, port or server.port))
         if tls:
             ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
             ctx.check_hostname = False

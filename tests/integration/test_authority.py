@@ -23,7 +23,6 @@ import subprocess
 import sys
 import tempfile
 import time
-import types
 import uuid
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -139,8 +138,7 @@ class Kind:
             deadline = time.time() + 10 * SLOW
             while True:
                 try:
-                    Client(types.SimpleNamespace(host="127.0.0.1", port=self.tls_port),
-                           tls=True).sock.close()
+                    Client(self.srv, tls=True, port=self.tls_port).sock.close()
                     break
                 except OSError:
                     if time.time() > deadline:
@@ -153,9 +151,7 @@ class Kind:
         then over the loopback listener, which needs no login)."""
         srv = self.server()
         if self.name == "tls" and account is not None:
-            c = Client(types.SimpleNamespace(host="127.0.0.1", port=self.tls_port),
-                       tls=True)
-            c.server = srv
+            c = Client(srv, tls=True, port=self.tls_port)
         else:
             c = Client(srv)
         c.nick = nick

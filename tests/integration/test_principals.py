@@ -21,14 +21,11 @@ $PRINCIPAL_LOG; anything else: "heard: <text>".
 """
 
 import base64
-import collections
 import json
 import os
 import re
 import shutil
 import signal
-import socket
-import ssl
 import subprocess
 import sys
 import tempfile
@@ -221,7 +218,7 @@ def connect(nick, tls=False, account=None, caps=CAPS, setup=S):
     """A registered client; on the TLS listener with tls, logged in by SASL PLAIN to
     account when given."""
     srv = setup()
-    c = Client(srv) if not tls else TLSC(srv, setup.tls_port)
+    c = Client(srv, tls=tls, port=setup.tls_port if tls else None)
     c.nick = nick
     c.send("CAP LS 302")
     c.expect(r" CAP \* LS ")
@@ -237,26 +234,6 @@ def connect(nick, tls=False, account=None, caps=CAPS, setup=S):
     c.send("CAP END")
     c.register(nick)
     return c
-
-
-class TLSC(Client):
-    """A client of the TLS listener."""
-
-    def __init__(self, server, port):
-        self.server = server
-        self.autopong = True
-        self.nick = None
-        self.lines = []
-        self.pending = collections.deque()
-        self.buf = b""
-        self.eof = False
-        self.last = None
-        self.welcome = []
-        s = socket.create_connection((server.host, port), timeout=5 * SLOW)
-        ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
-        ctx.check_hostname = False
-        ctx.verify_mode = ssl.CERT_NONE
-        self.sock = ctx.wrap_socket(s, server_hostname="irc.test")
 
 
 def from_agent(line, agent, cmd="PRIVMSG"):

@@ -35,7 +35,6 @@ session id whose mcpServers it dumped to MCP_AGENT_DUMP, "sleep <ms>", "perm <wh
 import atexit
 import base64
 import calendar
-import collections
 import datetime
 import json
 import os
@@ -45,7 +44,6 @@ import select
 import shutil
 import signal
 import socket
-import ssl
 import stat
 import subprocess
 import sys
@@ -1629,30 +1627,10 @@ class AccountSetup:
 A = AccountSetup()
 
 
-class TLSClient(Client):
-    """A client of the TLS listener of A."""
-
-    def __init__(self, server, port):
-        s = socket.create_connection((server.host, port), timeout=5 * SLOW)
-        ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
-        ctx.check_hostname = False
-        ctx.verify_mode = ssl.CERT_NONE
-        self.server = server
-        self.autopong = True
-        self.nick = None
-        self.lines = []
-        self.pending = collections.deque()
-        self.buf = b""
-        self.eof = False
-        self.last = None
-        self.welcome = []
-        self.sock = ctx.wrap_socket(s, server_hostname=server.host)
-
-
 def aclient(nick, account, caps=CAPS):
     """A client of A's TLS listener, logged in to account (SASL PLAIN)."""
     srv = A()
-    c = TLSClient(srv, A.tls_port)
+    c = Client(srv, tls=True, port=A.tls_port)
     c.nick = nick
     c.send("CAP REQ :%s sasl" % caps)
     c.expect(r" CAP \S+ ACK ")
