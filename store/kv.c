@@ -5,6 +5,7 @@
  */
 #include "compat.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "store/store-int.h"
@@ -60,5 +61,64 @@ store_kv_get(struct store *s, const char *key, char *buf, size_t len)
 	else
 		ret = 0;
 	sqlite3_reset(st);
+	return ret;
+}
+
+struct kv_row {
+	char	*key, *value;
+};
+
+int
+store_kv_list(struct store *s, const char *prefix,
+    void (*fn)(const char *, const char *, void *), void *arg)
+{
+	sqlite3_stmt *st;
+	struct kv_row *rows = NULL, *more;
+	const char *k, *v;
+	size_t n = 0, cap = 0, i;
+	int rc, ret;
+
+	st = store_stmt(s, SQL_KV_LIST,
+	    "SELECT key, value FROM kv\n"
+	    "WHERE substr(key, 1, length(?1)) = ?1\n"
+	    "ORDER BY key");
+	if (st == NULL)
+		return -1;
+	store_bind_text(st, 1, prefix);
+	/* Read them all first: fn may change the table. */
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		if ((k = store_column_text(st, 0)) == NULL ||
+		    (v = store_column_text(st, 1)) == NULL)
+			continue;
+		if (n == cap) {
+			cap = cap == 0 ? 16 : cap * 2;
+			if ((more = reallocarray(rows, cap, sizeof(*rows))) ==
+			    NULL) {
+				rc = SQLITE_NOMEM;
+				break;
+			}
+			rows = more;
+		}
+		if ((rows[n].key = strdup(k)) == NULL ||
+		    (rows[n].value = strdup(v)) == NULL) {
+			free(rows[n].key);
+			rc = SQLITE_NOMEM;
+			break;
+		}
+		n++;
+	}
+	sqlite3_reset(st);
+	if (rc != SQLITE_DONE) {
+		store_fail(s, "list keys");
+		ret = -1;
+	} else
+		ret = (int)n;
+	for (i = 0; i < n; i++) {
+		if (ret != -1)
+			fn(rows[i].key, rows[i].value, arg);
+		free(rows[i].key);
+		free(rows[i].value);
+	}
+	free(rows);
 	return ret;
 }

@@ -296,5 +296,11 @@ int	store_schedule_list(struct store *,
 int	store_kv_set(struct store *, const char *key, const char *value);
 /* Copies the value into buf; 0 found, 1 not found, -1 error (or too long). */
 int	store_kv_get(struct store *, const char *key, char *buf, size_t len);
+/*
+ * fn for each key that starts with prefix, in key order; fn may set or
+ * delete keys (all are read first). Returns how many, or -1.
+ */
+int	store_kv_list(struct store *, const char *prefix,
+	    void (*fn)(const char *key, const char *value, void *), void *arg);
 
 #endif

@@ -18,6 +18,7 @@
 #include "ircd/channel.h"
 #include "ircd/client.h"
 #include "ircd/conf.h"
+#include "ircd/convkey.h"
 #include "ircd/history.h"
 #include "ircd/ircd.h"
 #include "ircd/log.h"
@@ -140,6 +141,63 @@ conv_ceiling(const struct conv *cv)
 	return authority_ceiling(cv->agent, cv->private ? NULL : cv->target);
 }
 
+/*
+ * The policy stored under key is val: into *pp, clamped to ceiling. 1
+ * when it was looser (now stored clamped), 0 when it holds, -1 when it is
+ * no policy (now dropped). Each change is logged.
+ */
+static int
+policy_stored(const char *key, const char *val, enum policy ceiling,
+    enum policy *pp)
+{
+	if (policy_parse(val, pp) == -1) {
+		log_warnx("%s: stored policy \"%s\" is none; dropped", key, val);
+		store_kv_set(history_store(), key, NULL);
+		return -1;
+	}
+	if (!policy_looser(*pp, ceiling))
+		return 0;
+	log_warnx("%s: stored policy %s is looser than the config's %s; "
+	    "clamped", key, val, policy_name(ceiling));
+	*pp = ceiling;
+	store_kv_set(history_store(), key, policy_name(ceiling));
+	return 1;
+}
+
+/* store_kv_list's callback: one "policy.<nick>.<convkey>" = value. */
+static void
+clamp_one(const char *key, const char *val, void *arg)
+{
+	char nick[NICKLEN + 1];
+	const char *conv = key + strlen("policy."), *dot;
+	const struct agent *a;
+	enum policy p, ceiling;
+	int *n = arg;
+
+	/* A nick has no '.'; a connection's key may. */
+	if ((dot = strchr(conv, '.')) == NULL || (size_t)(dot - conv) > NICKLEN)
+		return;
+	snprintf(nick, sizeof(nick), "%.*s", (int)(dot - conv), conv);
+	conv = dot + 1;
+	/* An agent no longer configured: its conversations never open. */
+	if ((a = agent_find(nick)) == NULL)
+		return;
+	ceiling = authority_ceiling(a, convkey_is_channel(conv) ? conv : NULL);
+	if (policy_stored(key, val, ceiling, &p) == 1)
+		(*n)++;
+}
+
+void
+authority_clamp_stored(void)
+{
+	int n = 0;
+
+	if (store_kv_list(history_store(), "policy.", clamp_one, &n) > 0 &&
+	    n > 0)
+		log_info("%d stored policies clamped to the config's ceilings",
+		    n);
+}
+
 void
 authority_policy_load(struct conv *cv)
 {
@@ -149,19 +207,10 @@ authority_policy_load(struct conv *cv)
 	kv_key(key, sizeof(key), "policy", cv);
 	if (store_kv_get(history_store(), key, val, sizeof(val)) != 0)
 		return;
-	if (policy_parse(val, &p) == -1) {
-		log_warnx("%s: stored policy \"%s\" is none; dropped", key, val);
-		store_kv_set(history_store(), key, NULL);
-		return;
-	}
 	ceiling = conv_ceiling(cv);
-	if (policy_looser(p, ceiling)) {
-		log_warnx("%s: stored policy %s is looser than the config's "
-		    "%s; clamped", key, val, policy_name(ceiling));
-		p = ceiling;
-		store_kv_set(history_store(), key, policy_name(p));
-	}
-	cv->policy = p;
+	/* authority_clamp_stored() saw it at start; checked again, cheaply. */
+	if (policy_stored(key, val, ceiling, &p) != -1)
+		cv->policy = p;
 }
 
 void

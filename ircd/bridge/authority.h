@@ -34,6 +34,12 @@ int		 authority_mode_allowed(const struct agent *, const char *modeid,
  * made; one looser than the ceiling now is clamped to it, and logged.
  */
 void		 authority_policy_load(struct conv *);
+/*
+ * AU-1, at start: every stored !policy looser than today's ceiling is
+ * clamped to it, and logged (an upgrade or an edit of the config may have
+ * lowered it); one that is no policy is dropped.
+ */
+void		 authority_clamp_stored(void);
 /* !policy p in cv: set, and stored ("policy.<agent>.<convkey>"). */
 void		 authority_policy_set(struct conv *, enum policy);
 /*

@@ -6,6 +6,7 @@
 #include "compat.h"
 
 #include "ircd/bridge/agent.h"
+#include "ircd/bridge/authority.h"
 #include "ircd/bridge/bridge.h"
 #include "ircd/bridge/conv.h"
 #include "ircd/bridge/dispatch.h"
@@ -120,6 +121,7 @@ bridge_init(void)
 		return -1;
 	if (agent_init() == -1 || schedule_init() == -1)
 		return -1;
+	authority_clamp_stored();
 	return hook_register(&bridge_hooks);
 }
 

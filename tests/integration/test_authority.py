@@ -691,7 +691,8 @@ def test_stored_policy_and_mode_clamped_on_restart():
     """AU-1, AU-3: keeper (permissions = allow-all, modes = code): an IRC operator sets
     "!policy keeper allow-all" and "!mode keeper code" in #kept; the config is then edited
     to permissions = ask and no modes, and the daemon restarted: the stored policy is
-    clamped to ask and the stored mode dropped, each logged; !status says policy ask, and
+    clamped to ask at start and the stored mode dropped when the session opens, each
+    logged; !status says policy ask, and
     the new session stays in mode ask."""
     oper_sec = "[operator root]\npassword = %s\nmask = *@*\n\n" % hashed(OPER_PW)
     before = oper_sec + agent("keeper", "#kept", permissions="allow-all", modes="code")
@@ -721,6 +722,10 @@ def test_stored_policy_and_mode_clamped_on_restart():
     with open(p.conf, "w") as f:
         f.write(p.config_text.replace(before, after))
     p.start()
+    # Clamped and logged at start, before anyone comes back to #kept.
+    if not re.search(r"policy\.keeper\.#kept: stored policy allow-all is looser .*clamped",
+                     p.log_text()):
+        raise TestFailure("the clamp is not logged at start:\n%s" % p.log_tail())
     c = Client(p)
     c.nick = "keptv"
     c.send("CAP REQ :%s" % CAPS)

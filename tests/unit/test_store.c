@@ -849,10 +849,29 @@ test_schedules(void)
 	store_close(s);
 }
 
+/* A store_kv_list callback: "key=value;" onto the string, the key deleted. */
+struct kv_seen {
+	struct store	*s;
+	char		 all[128];
+};
+
+static void
+kv_collect(const char *key, const char *value, void *arg)
+{
+	struct kv_seen *ks = arg;
+
+	strlcat(ks->all, key, sizeof(ks->all));
+	strlcat(ks->all, "=", sizeof(ks->all));
+	strlcat(ks->all, value, sizeof(ks->all));
+	strlcat(ks->all, ";", sizeof(ks->all));
+	store_kv_set(ks->s, key, NULL);
+}
+
 static void
 test_kv(void)
 {
 	struct store *s;
+	struct kv_seen ks;
 	char buf[16];
 
 	s = store_open(path_in("k.db"), err, sizeof(err));
@@ -873,6 +892,24 @@ test_kv(void)
 	is_int(n_errors, 1, "kv: and logs");
 	is_int(store_kv_set(s, "k", NULL), 0, "kv: delete");
 	is_int(store_kv_get(s, "k", buf, sizeof(buf)), 1, "kv: gone");
+
+	/* AU-1: the stored policies are listed at start, and may be changed. */
+	store_kv_set(s, "policy.b.#x", "ask");
+	store_kv_set(s, "policy.a.a:bob", "allow-all");
+	store_kv_set(s, "policyx", "no");
+	store_kv_set(s, "mode.a.#x", "code");
+	memset(&ks, 0, sizeof(ks));
+	ks.s = s;
+	is_int(store_kv_list(s, "policy.", kv_collect, &ks), 2,
+	    "kv: list by prefix");
+	is_str(ks.all, "policy.a.a:bob=allow-all;policy.b.#x=ask;",
+	    "kv: the keys of the prefix, in order");
+	is_int(store_kv_list(s, "policy.", kv_collect, &ks), 0,
+	    "kv: the callback deleted them");
+	is_int(store_kv_get(s, "policyx", buf, sizeof(buf)), 0,
+	    "kv: a key that only looks alike is kept");
+	is_int(store_kv_get(s, "mode.a.#x", buf, sizeof(buf)), 0,
+	    "kv: another prefix is kept");
 	store_close(s);
 }
 
