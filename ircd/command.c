@@ -186,20 +186,60 @@ command_upcase(char *s)
 			*s = (char)(*s - 'a' + 'A');
 }
 
+/*
+ * SEC-7, M8: so many commands an unregistered client may get 451 for;
+ * the next one closes it. A real client sends a few at most (a numeric,
+ * a command sent too early); another protocol's talk sends many.
+ */
+#define COMMAND_UNREG_ERRORS	4
+
+/*
+ * SEC-7, M8: an HTTP request's first word. A web page can make a browser
+ * POST to any port; its body would be IRC lines. None is an IRC command.
+ */
+static int
+command_is_http(const char *word)
+{
+	static const char *const methods[] = {
+		"GET", "POST", "PUT", "HEAD", "OPTIONS", "CONNECT", NULL
+	};
+	size_t i;
+
+	for (i = 0; methods[i] != NULL; i++)
+		if (strcmp(word, methods[i]) == 0)
+			return 1;
+	return 0;
+}
+
+/* 451 to an unregistered client, which is closed past a few (SEC-7). */
+static void
+command_unregistered(struct client *c)
+{
+	if (c->unreg_errors++ >= COMMAND_UNREG_ERRORS) {
+		client_exit(c, "Too many commands before registration");
+		return;
+	}
+	reply(c, ERR_NOTREGISTERED);
+}
+
 /* The checks every command shares, then the handler. */
 static void
 command_run(struct client *c, const struct command *cmd, struct message *m)
 {
+	if (!(c->flags & CLIENT_REGISTERED) && command_is_http(m->cmd)) {
+		client_exit(c, "This is an IRC server, not a web server");
+		return;
+	}
 	if (cmd == NULL) {
 		/* Unregistered clients' numerics and unknown words: 451. */
 		if (c->flags & CLIENT_REGISTERED)
 			reply(c, ERR_UNKNOWNCOMMAND, m->cmd);
 		else
-			reply(c, ERR_NOTREGISTERED);
+			command_unregistered(c);
 		return;
 	}
 	if (!(c->flags & CLIENT_REGISTERED) && !(cmd->flags & CMD_UNREG)) {
-		reply(c, ERR_NOTREGISTERED);
+		command_unregistered(c);
 		return;
 	}
 	if ((c->flags & CLIENT_REGISTERED) && !(cmd->flags & CMD_REG)) {

@@ -7,7 +7,8 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from ircharness import Client, Server, Shared, isupport, numerics, parse, pump, run_tests  # noqa: E402
+from ircharness import (Client, Server, Shared, TestFailure, isupport, numerics, parse,  # noqa: E402
+                        pump, run_tests)
 
 S = Shared()
 
@@ -165,6 +166,52 @@ def test_not_registered_451():
         c.expect(r"^:irc\.test 451 \S+ :")
     c.register("iota")
     c.quit()
+
+
+def test_m8_http_post_closed():
+    """SEC-7, M8: the review's cross-protocol attack, one write of an HTTP POST whose
+    body is IRC lines (as a web page's fetch() sends it): the connection is closed at
+    its first line; it never registers and its PRIVMSG goes nowhere."""
+    s = S()
+    c = Client(s)
+    c.send_raw(b"POST / HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: text/plain\r\n\r\n"
+               b"NICK httpx\r\nUSER u 0 * :r\r\nPRIVMSG httpwatch :hello from a web page\r\n")
+    m = c.expect_msg(r"^ERROR :", timeout=5)
+    if "not a web server" not in m.params[-1]:
+        raise TestFailure("the ERROR: %r" % m.raw)
+    c.expect_closed(3)
+    if any(re.search(r" 001 ", l) for l in c.lines):
+        raise TestFailure("the HTTP client registered: %r" % c.lines)
+    w = Client(s, "httpwatch")
+    w.send("WHOIS httpx")
+    w.expect(r" 401 httpwatch httpx ")
+    w.assert_nothing(0.3, r"hello from a web page")
+    w.quit()
+
+
+def test_sec7_http_methods_closed():
+    """SEC-7: a first line of GET, HEAD, PUT, OPTIONS or CONNECT closes the connection too,
+    whatever the case of the word."""
+    s = S()
+    for line in ("GET / HTTP/1.1", "head / HTTP/1.0", "PUT /x HTTP/1.1",
+                 "OPTIONS * HTTP/1.1", "CONNECT 127.0.0.1:6667 HTTP/1.1"):
+        c = Client(s)
+        c.send(line)
+        c.expect(r"^ERROR :", timeout=5)
+        c.expect_closed(3)
+
+
+def test_sec7_unregistered_errors_closed():
+    """SEC-7: four commands answered 451 before registering are borne (a client may send
+    one too early); the fifth closes the connection."""
+    s = S()
+    c = Client(s)
+    for i in range(4):
+        c.send("FOO%d bar" % i)
+        c.expect(r"^:irc\.test 451 \S+ :")
+    c.send("WHOIS foo")
+    c.expect(r"^ERROR :.*Too many commands before registration", timeout=5)
+    c.expect_closed(3)
 
 
 def test_user_twice_462():
