@@ -23,6 +23,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -40,6 +41,9 @@
 
 #define MCP_MAXLINE	(1024 * 1024)
 #define MCP_MAXOUT	(4 * 1024 * 1024)	/* answers the client has not read */
+/* SEC-7, M3: the HTTP form's request headers, and its seconds of silence. */
+#define MCP_HTTP_HEADERS_MAX	8192
+#define MCP_HTTP_TIMEOUT	15
 #define MCP_VERSION	"2025-06-18"
 
 struct mcp_token {
@@ -408,10 +412,33 @@ mcp_token_conv(const char *token)
 }
 
 /*
+ * SEC-7, L9: is v (a Host header, or with scheme an Origin's) this
+ * endpoint, exactly: 127.0.0.1 or localhost, and our port? Not
+ * "http://127.0.0.1.evil.example", and no other Host: a name an attacker
+ * points at 127.0.0.1 (DNS rebinding) is not ours.
+ */
+static int
+mcp_http_is_us(const char *v, const char *scheme)
+{
+	static const char *const hosts[] = { "127.0.0.1", "localhost", NULL };
+	char want[64];
+	size_t i;
+
+	for (i = 0; hosts[i] != NULL; i++) {
+		snprintf(want, sizeof(want), "%s%s:%d", scheme, hosts[i],
+		    http_port);
+		if (strcasecmp(v, want) == 0)
+			return 1;
+	}
+	return 0;
+}
+
+/*
  * The Streamable HTTP form (MCP 2025-06-18): one POST per JSON-RPC
  * message, the answer as application/json, 202 for notifications, 405
  * for the server-sent stream we do not offer. Loopback only, a bearer
- * token per session, and browsers' cross-site requests refused by Origin.
+ * token per session, our own Host only, and browsers' cross-site
+ * requests refused by Origin.
  */
 static void
 mcp_http_cb(struct evhttp_request *req, void *arg)
@@ -419,6 +446,7 @@ mcp_http_cb(struct evhttp_request *req, void *arg)
 	struct evkeyvalq *hdr = evhttp_request_get_input_headers(req);
 	const char *auth = evhttp_find_header(hdr, "Authorization");
 	const char *origin = evhttp_find_header(hdr, "Origin");
+	const char *host = evhttp_find_header(hdr, "Host");
 	struct evbuffer *in = evhttp_request_get_input_buffer(req), *out;
 	struct conv *cv;
 	cJSON *msg, *resp;
@@ -426,8 +454,11 @@ mcp_http_cb(struct evhttp_request *req, void *arg)
 	char *body;
 
 	(void)arg;
-	if (origin != NULL && strncmp(origin, "http://127.0.0.1", 16) != 0 &&
-	    strncmp(origin, "http://localhost", 16) != 0) {
+	if (host == NULL || !mcp_http_is_us(host, "")) {
+		evhttp_send_error(req, 421, "Misdirected Request");
+		return;
+	}
+	if (origin != NULL && !mcp_http_is_us(origin, "http://")) {
 		evhttp_send_error(req, 403, "Forbidden origin");
 		return;
 	}
@@ -486,6 +517,9 @@ mcp_http_start(void)
 	if ((http = evhttp_new(ircd.base)) == NULL)
 		return -1;
 	evhttp_set_max_body_size(http, MCP_MAXLINE);
+	/* SEC-7, M3: no header without end, no connection idle forever. */
+	evhttp_set_max_headers_size(http, MCP_HTTP_HEADERS_MAX);
+	evhttp_set_timeout(http, MCP_HTTP_TIMEOUT);
 	evhttp_set_allowed_methods(http, EVHTTP_REQ_POST | EVHTTP_REQ_GET |
 	    EVHTTP_REQ_DELETE);
 	evhttp_set_cb(http, "/mcp", mcp_http_cb, NULL);

@@ -1539,8 +1539,9 @@ def test_sec3_http_form():
     """SEC-3 (issue 9, the HTTP form): an agent that advertises mcpCapabilities.http gets
     {type http, name agentircd, url http://127.0.0.1:PORT/mcp, headers Authorization
     Bearer <token>} and its tool calls work (a schedule fires in its conversation).
-    Without the token, with another, or with a foreign Origin: refused; GET 405; a
-    notification 202; a request 200 application/json."""
+    Without the token, with another, with a foreign Origin (L9: also one that only
+    starts like ours) or a foreign Host: refused; GET 405; a notification 202; a request
+    200 application/json, with its own Origin too."""
     srv = S()
     u = joined(mclient(srv, "ush"), "#sech")
     d = session_of(u, "#sech", "httpy")
@@ -1570,7 +1571,16 @@ def test_sec3_http_form():
                        ("a bogus token", dict(base, Authorization="Bearer " + "0" * 32)),
                        ("a token not Bearer", dict(base, Authorization=auth.split()[-1])),
                        ("a foreign Origin", dict(base, Authorization=auth,
-                                                 Origin="http://evil.example"))):
+                                                 Origin="http://evil.example")),
+                       # L9, SEC-7: the review's prefixes, and a foreign Host.
+                       ("Origin 127.0.0.1.evil.example",
+                        dict(base, Authorization=auth,
+                             Origin="http://127.0.0.1.evil.example")),
+                       ("Origin localhost.attacker.net",
+                        dict(base, Authorization=auth,
+                             Origin="http://localhost.attacker.net")),
+                       ("Host attacker.example",
+                        dict(base, Authorization=auth, Host="attacker.example"))):
         st, ct, body = http_post(url, ping, hdrs)
         if st < 400 or b'"result"' in body:
             problems.append("SEC-3: %s: %s %r" % (what, st, body[:200]))
@@ -1581,8 +1591,65 @@ def test_sec3_http_form():
     st, _, body = http_post(url, note, dict(base, Authorization=auth))
     if st != 202:
         problems.append("a notification: %s %r, want 202" % (st, body[:100]))
+    port = int(url.split(":")[2].split("/")[0])
+    st, _, _ = http_post(url, ping, dict(base, Authorization=auth,
+                                         Origin="http://localhost:%d" % port))
+    if st != 200:
+        problems.append("Origin http://localhost:%d, the endpoint's own: %s" % (port, st))
     if problems:
         raise TestFailure("\n".join(problems))
+    u.quit()
+
+
+def test_m3_http_headers_and_idle_bounded():
+    """SEC-7, M3: the MCP HTTP port, without a token, as the review did: a header of 1 MB
+    without an end is refused and the connection closed, not buffered; a connection
+    that says nothing is closed after 15 s; the server meanwhile answers IRC."""
+    srv = S()
+    u = joined(mclient(srv, "ush3"), "#sech")
+    d = session_of(u, "#sech", "httpy")
+    url = [e for e in d["mcpServers"] if e.get("type") == "http"][0]["url"]
+    port = int(url.split(":")[2].split("/")[0])
+    big = socket.create_connection(("127.0.0.1", port), timeout=5 * SLOW)
+    big.sendall(b"POST /mcp HTTP/1.1\r\nHost: x\r\nX-Big: ")
+    sent, refused = 0, False
+    try:
+        while sent < (1 << 20):
+            big.sendall(b"a" * 65536)
+            sent += 65536
+    except OSError:
+        refused = True          # reset: the server closed it meanwhile
+    if not refused:
+        # An error page (4xx) or the end, not a wait for more.
+        big.settimeout(5 * SLOW)
+        try:
+            data = big.recv(4096)
+            refused = data == b"" or re.match(rb"HTTP/1\.[01] 4\d\d ", data) is not None
+        except socket.timeout:
+            refused = False
+        except OSError:
+            refused = True
+    big.close()
+    if not refused:
+        raise TestFailure("M3: a 1 MB header was taken in, the connection kept open")
+    # An idle one: closed after MCP_HTTP_TIMEOUT (15 s) of silence.
+    idle = socket.create_connection(("127.0.0.1", port), timeout=5 * SLOW)
+    t0 = time.time()
+    ended = None
+    while ended is None and time.time() - t0 < 25 * SLOW:
+        r, _, _ = select.select([idle], [], [], 1.0)
+        if r:
+            try:
+                data = idle.recv(4096)
+            except OSError:
+                data = b""
+            if data == b"" or b" 408 " in data:
+                ended = time.time() - t0
+        u.send("PING :alive")
+        u.expect(r"PONG .*alive", 5)
+    idle.close()
+    if ended is None:
+        raise TestFailure("M3: an idle connection still open after %ds" % (25 * SLOW))
     u.quit()
 
 
