@@ -16,6 +16,7 @@ libircd_a_SOURCES = \
 	ircd/conf.c ircd/conf.h \
 	ircd/passwd.c ircd/passwd.h \
 	ircd/mkcert.c ircd/mkcert.h \
+	ircd/trust.c ircd/trust.h \
 	ircd/numeric.c ircd/numeric.h \
 	ircd/reply.c ircd/reply.h \
 	ircd/conn.c ircd/conn.h \

@@ -26,6 +26,7 @@
 #include "ircd/mkcert.h"
 #include "ircd/passwd.h"
 #include "ircd/sysexits.h"
+#include "ircd/trust.h"
 
 static void
 usage(void)
@@ -212,6 +213,12 @@ main(int argc, char *argv[])
 	}
 	if ((cf = conf_load(file, err, sizeof(err))) == NULL) {
 		fprintf(stderr, "%s\n", err);
+		return EX_CONFIG;
+	}
+	/* SEC-5, M5: nobody else may write what the server trusts. */
+	if (trust_check(cf, file, err, sizeof(err)) == -1) {
+		fprintf(stderr, "agentircd: %s\n", err);
+		conf_free(cf);
 		return EX_CONFIG;
 	}
 	if (check) {

@@ -19,26 +19,44 @@
 
 #include "ircd/mkcert.h"
 
+/*
+ * SEC-5, L7: path gets mode and fn's contents through a new file of its
+ * own (O_EXCL, 0600 until fchmod) renamed over it: a symlink at path is
+ * replaced, never followed, and an old file's looser mode is not kept.
+ */
 static int
 mkcert_write(const char *path, int mode, int (*fn)(FILE *, void *), void *arg)
 {
+	char tmp[PATH_MAX];
 	int fd;
 	FILE *fp;
 
-	if ((fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, mode)) == -1) {
-		fprintf(stderr, "agentircd: %s: %s\n", path, strerror(errno));
+	if (snprintf(tmp, sizeof(tmp), "%s.XXXXXX", path) >= (int)sizeof(tmp)) {
+		fprintf(stderr, "agentircd: %s: name too long\n", path);
 		return -1;
 	}
-	if ((fp = fdopen(fd, "w")) == NULL) {
+	if ((fd = mkstemp(tmp)) == -1) {
+		fprintf(stderr, "agentircd: %s: %s\n", tmp, strerror(errno));
+		return -1;
+	}
+	if (fchmod(fd, (mode_t)mode) == -1 || (fp = fdopen(fd, "w")) == NULL) {
+		fprintf(stderr, "agentircd: %s: %s\n", tmp, strerror(errno));
 		close(fd);
+		unlink(tmp);
 		return -1;
 	}
-	if (!fn(fp, arg)) {
+	if (!fn(fp, arg) || fflush(fp) != 0 || fsync(fileno(fp)) == -1) {
 		fclose(fp);
+		unlink(tmp);
 		fprintf(stderr, "agentircd: cannot write %s\n", path);
 		return -1;
 	}
-	return fclose(fp) == 0 ? 0 : -1;
+	if (fclose(fp) != 0 || rename(tmp, path) == -1) {
+		fprintf(stderr, "agentircd: %s: %s\n", path, strerror(errno));
+		unlink(tmp);
+		return -1;
+	}
+	return 0;
 }
 
 static int

@@ -5,10 +5,15 @@
  */
 #include "compat.h"
 
+#include <sys/stat.h>
+
+#include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "store/store-int.h"
 
@@ -345,6 +350,50 @@ store_journal_wal(struct store *s, char *err, size_t errlen)
 	return 0;
 }
 
+/*
+ * SEC-5, M4: the database is 0600, and so are its -wal and -shm, which
+ * SQLite makes with the database's own mode: a new one is made so before
+ * SQLite opens it (never through a symlink); an existing one that others
+ * may read loses their bits, with a warning. The files' owners were checked at
+ * start (ircd/trust.c).
+ */
+static int
+store_files_private(const char *path, char *err, size_t errlen)
+{
+	static const char *const sides[] = { "", "-wal", "-shm" };
+	char side[4096];
+	struct stat st;
+	size_t i;
+	int fd;
+
+	if (strcmp(path, ":memory:") == 0)
+		return 0;
+	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+	    0600);
+	if (fd != -1)
+		close(fd);
+	else if (errno != EEXIST) {
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		return -1;
+	}
+	for (i = 0; i < sizeof(sides) / sizeof(sides[0]); i++) {
+		snprintf(side, sizeof(side), "%s%s", path, sides[i]);
+		if (lstat(side, &st) == -1 || !S_ISREG(st.st_mode) ||
+		    (st.st_mode & 077) == 0)
+			continue;
+		/* Only the others' bits go: a file made read-only stays so. */
+		if (chmod(side, st.st_mode & 0700) == -1) {
+			snprintf(err, errlen, "%s: mode %04o, and chmod go-rwx: %s",
+			    side, (unsigned)(st.st_mode & 07777), strerror(errno));
+			return -1;
+		}
+		store_log(1, "%s: was mode %04o, open to other users: now %04o",
+		    side, (unsigned)(st.st_mode & 07777),
+		    (unsigned)(st.st_mode & 0700));
+	}
+	return 0;
+}
+
 struct store *
 store_open(const char *path, char *err, size_t errlen)
 {
@@ -356,8 +405,14 @@ store_open(const char *path, char *err, size_t errlen)
 		free(s);
 		return NULL;
 	}
-	if (sqlite3_open_v2(path, &s->db,
-	    SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL) != SQLITE_OK) {
+	if (store_files_private(path, err, errlen) == -1) {
+		free(s->path);
+		free(s);
+		return NULL;
+	}
+	/* SEC-5: a symlink where the database goes is refused, not followed. */
+	if (sqlite3_open_v2(path, &s->db, SQLITE_OPEN_READWRITE |
+	    SQLITE_OPEN_CREATE | SQLITE_OPEN_NOFOLLOW, NULL) != SQLITE_OK) {
 		snprintf(err, errlen, "%s: %s", path, s->db != NULL ?
 		    sqlite3_errmsg(s->db) : "out of memory");
 		goto fail;

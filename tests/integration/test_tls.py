@@ -13,6 +13,7 @@ import shutil
 import signal
 import socket
 import ssl
+import stat
 import subprocess
 import sys
 import tempfile
@@ -130,6 +131,40 @@ def test_mkcert_fingerprint_matches():
     der = c.sock.getpeercert(binary_form=True)
     assert hashlib.sha256(der).hexdigest() == mkcert()["fp"], mkcert()["out"]
     c.close()
+
+
+def test_l7_mkcert_symlink_and_mode():
+    """SEC-5, L7: as the review did, --mkcert into a directory whose agentircd.key is a
+    file of mode 0666, and into one whose agentircd.key is a symlink to another file:
+    the key is 0600 and the certificate 0644 either way, the symlink is replaced by a
+    file (its target untouched), and no temporary file is left."""
+    d1 = os.path.join(TMP, "mk1")
+    os.makedirs(d1)
+    with open(os.path.join(d1, "agentircd.key"), "w") as f:
+        f.write("old\n")
+    os.chmod(os.path.join(d1, "agentircd.key"), 0o666)
+    d2, d3 = os.path.join(TMP, "mk2"), os.path.join(TMP, "mk3")
+    os.makedirs(d2)
+    os.makedirs(d3)
+    victim = os.path.join(d2, "victim.txt")
+    with open(victim, "w") as f:
+        f.write("precious\n")
+    os.symlink(os.path.join("..", "mk2", "victim.txt"), os.path.join(d3, "agentircd.key"))
+    for d in (d1, d3):
+        r = subprocess.run([daemon_path(), "--mkcert", d], stdout=subprocess.PIPE,
+                           stderr=subprocess.PIPE, timeout=60)
+        assert r.returncode == 0, r.stderr
+        key = os.path.join(d, "agentircd.key")
+        st = os.lstat(key)
+        assert stat.S_ISREG(st.st_mode), "%s is not a plain file" % key
+        assert stat.S_IMODE(st.st_mode) == 0o600, oct(st.st_mode)
+        with open(key) as f:
+            assert "PRIVATE KEY" in f.read()
+        crt = os.lstat(os.path.join(d, "agentircd.crt"))
+        assert stat.S_IMODE(crt.st_mode) == 0o644, oct(crt.st_mode)
+        assert sorted(os.listdir(d)) == ["agentircd.crt", "agentircd.key"], os.listdir(d)
+    with open(victim) as f:
+        assert f.read() == "precious\n", "the symlink's target was written"
 
 
 def test_tls12_handshake():
