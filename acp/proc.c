@@ -534,11 +534,26 @@ in_event(struct bufferevent *bev, short what, void *arg)
 	bufferevent_disable(bev, EV_WRITE);
 }
 
+/*
+ * In the child: every descriptor from lowfd up but keep is closed, so
+ * that an agent inherits nothing of the server's (I4). The server's own
+ * are close-on-exec already; this is for any that are not. close_range()
+ * closes them all, however high the limit; the loop is for kernels and
+ * libcs without it, and stops at 65536.
+ */
 static void
 close_fds_from(int lowfd, int keep)
 {
 	long max, fd;
+#ifdef HAVE_CLOSE_RANGE
+	int below = 0;
 
+	if (keep > lowfd)
+		below = close_range((unsigned)lowfd, (unsigned)keep - 1, 0);
+	if (below == 0 && close_range((unsigned)(keep >= lowfd ? keep + 1 :
+	    lowfd), ~0U, 0) == 0)
+		return;
+#endif
 	max = sysconf(_SC_OPEN_MAX);
 	if (max < 0 || max > 65536)
 		max = 65536;

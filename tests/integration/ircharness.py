@@ -199,7 +199,8 @@ class Server:
             argv = [self.binary, "-n", "-f", self.conf]
         self.proc = subprocess.Popen(argv,
                                      stdin=subprocess.DEVNULL, stdout=self.logf,
-                                     stderr=self.logf, cwd=self.dir, env=env)
+                                     stderr=self.logf, cwd=self.dir, env=env,
+                                     pass_fds=getattr(self, "pass_fds", ()))
         if self not in Server.live:
             Server.live.append(self)
         deadline = time.time() + timeout * SLOW

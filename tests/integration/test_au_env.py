@@ -8,6 +8,7 @@ import base64
 import json
 import os
 import re
+import resource
 import shutil
 import ssl
 import socket
@@ -30,10 +31,12 @@ def teardown_module():
     shutil.rmtree(TMP, ignore_errors=True)
 
 
-# "env NAME" answers "env NAME set" or "env NAME unset"; "cwd" answers "cwd <dir>".
+# "env NAME" answers "env NAME set" or "env NAME unset"; "cwd" answers "cwd <dir>"; "fds"
+# answers "fds <the descriptors open in the agent>".
 ENV_AGENT = r"""
 import * as acp from %(sdk)s;
 import { Readable, Writable } from "node:stream";
+import fs from "node:fs";
 
 let client, n = 0;
 const say = (sessionId, text) => client.notify(acp.methods.client.session.update, { sessionId,
@@ -54,6 +57,8 @@ const app = acp
       await say(params.sessionId, "env " + m[1] + " " + (m[1] in process.env ? "set" : "unset"));
     else if (/\bcwd\s*$/.test(text))
       await say(params.sessionId, "cwd " + process.cwd());
+    else if (/\bfds\s*$/.test(text))
+      await say(params.sessionId, "fds " + fs.readdirSync("/proc/self/fd").join(" "));
     else
       await say(params.sessionId, "what?");
     return { stopReason: "end_turn" };
@@ -126,6 +131,34 @@ def test_api_key_not_inherited_unless_named():
                 "env https_proxy set"
             assert SECRET not in srv.log_text()
     with_secret_env(body)
+
+
+def test_i4_no_descriptor_inherited():
+    """I4: the daemon started with a descriptor it does not know of, open and inheritable,
+    as high as the limit allows (70000, past the 65536 the old loop stopped at, where the
+    hard limit is higher; else just under it): its agent has nothing of it, nor any
+    descriptor but its own stdio and what Node opens."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    high = 70000 if hard == resource.RLIM_INFINITY or hard > 70000 else hard - 1
+    resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
+    leak = os.open(os.path.join(TMP, "leak.txt"), os.O_CREAT | os.O_WRONLY, 0o600)
+    try:
+        os.dup2(leak, high, inheritable=True)
+        srv = Server(config_extra=agent("fdq"), flood_exempt="127.0.0.0/8", start=False)
+        srv.pass_fds = (high,)
+        srv.start()
+        with srv:
+            c = Client(srv, "fdqu")
+            fds = [int(x) for x in ask(c, "fdq", "fds", r"fds [\d ]+").split()[1:]]
+            assert high not in fds, (high, fds)
+            assert max(fds) < 1000, fds
+    finally:
+        os.close(leak)
+        try:
+            os.close(high)
+        except OSError:
+            pass
+        resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))
 
 
 def test_default_cwd_is_own_workspace():
