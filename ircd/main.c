@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <termios.h>
 #include <unistd.h>
 
 #include "acp/proc.h"
@@ -116,38 +117,76 @@ static const struct ircd_hooks main_hooks = {
 	.rehash = main_rehash,
 };
 
+/*
+ * One line of standard input into *line (its ending cut): its length, or
+ * -1 at the end of input. On a terminal, prompt first, without echo
+ * (SEC-8, I3): nobody reads the password over one's shoulder or in a
+ * terminal's scrollback.
+ */
+static ssize_t
+read_password(const char *prompt, char **line, size_t *cap)
+{
+	struct termios old, quiet;
+	int tty = isatty(STDIN_FILENO), echo_off = 0;
+	ssize_t n;
+
+	if (tty) {
+		/* The echo goes off before the prompt shows: what is typed
+		 * after it is never echoed, nor flushed away. */
+		if (tcgetattr(STDIN_FILENO, &old) == 0) {
+			quiet = old;
+			quiet.c_lflag &= ~(tcflag_t)(ECHO | ECHONL);
+			echo_off = tcsetattr(STDIN_FILENO, TCSAFLUSH, &quiet) == 0;
+		}
+		fprintf(stderr, "%s", prompt);
+	}
+	n = getline(line, cap, stdin);
+	if (echo_off) {
+		(void)tcsetattr(STDIN_FILENO, TCSAFLUSH, &old);
+		fprintf(stderr, "\n");
+	}
+	if (n <= 0)
+		return -1;
+	while (n > 0 && ((*line)[n - 1] == '\n' || (*line)[n - 1] == '\r'))
+		(*line)[--n] = '\0';
+	return n;
+}
+
+/*
+ * --hash-password: a password on standard input, its hash on standard
+ * output. On a terminal it is asked for twice, and the two must agree.
+ */
 static int
 hash_password(void)
 {
-	char *line = NULL, *hash;
-	size_t cap = 0;
+	char *line = NULL, *again = NULL, *hash = NULL;
+	size_t cap = 0, acap = 0;
 	ssize_t n;
+	int ret = EX_OK;
 
-	if (isatty(STDIN_FILENO))
-		fprintf(stderr, "Password: ");
-	n = getline(&line, &cap, stdin);
-	if (n <= 0) {
+	if ((n = read_password("Password: ", &line, &cap)) == -1) {
 		fprintf(stderr, "agentircd: no password on standard input\n");
-		free(line);
-		return EX_USAGE;
-	}
-	while (n > 0 && (line[n - 1] == '\n' || line[n - 1] == '\r'))
-		line[--n] = '\0';
-	if (n == 0) {
+		ret = EX_USAGE;
+	} else if (n == 0) {
 		fprintf(stderr, "agentircd: empty password\n");
-		free(line);
-		return EX_USAGE;
-	}
-	hash = passwd_hash(line);
-	OPENSSL_cleanse(line, cap);
-	free(line);
-	if (hash == NULL) {
+		ret = EX_USAGE;
+	} else if (isatty(STDIN_FILENO) && (read_password("Again: ", &again,
+	    &acap) == -1 || strcmp(line, again) != 0)) {
+		fprintf(stderr, "agentircd: the passwords differ\n");
+		ret = EX_USAGE;
+	} else if ((hash = passwd_hash(line)) == NULL) {
 		fprintf(stderr, "agentircd: cannot hash the password\n");
-		return EX_SOFTWARE;
-	}
-	printf("%s\n", hash);
+		ret = EX_SOFTWARE;
+	} else
+		printf("%s\n", hash);
+	if (line != NULL)
+		OPENSSL_cleanse(line, cap);
+	if (again != NULL)
+		OPENSSL_cleanse(again, acap);
+	free(line);
+	free(again);
 	free(hash);
-	return EX_OK;
+	return ret;
 }
 
 /* Every client is a descriptor: take all the kernel allows us. */

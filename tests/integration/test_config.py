@@ -4,11 +4,13 @@ listeners, --hash-password (SEC-2), refusing an in-use port."""
 
 import os
 import re
+import select
 import shutil
 import socket
 import subprocess
 import sys
 import tempfile
+import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from ircharness import Server, daemon_path, free_port, run_tests  # noqa: E402
@@ -176,6 +178,63 @@ def test_hash_password():
     path = write("hashed.conf", GOOD + "\n[operator admin]\npassword = %s\n" % h1)
     r = run("-n", "-f", path)
     assert r.returncode == 0, (r.returncode, r.stderr)
+
+
+def on_terminal(*lines):
+    """--hash-password on a terminal (a pty) that types lines, one by one after each
+    prompt: (exit status, everything the terminal showed, what went to stdout)."""
+    master, slave = os.openpty()
+    out_r, out_w = os.pipe()
+    p = subprocess.Popen([daemon_path(), "--hash-password"], stdin=slave, stdout=out_w,
+                         stderr=slave, close_fds=True)
+    os.close(slave)
+    os.close(out_w)
+    shown = b""
+    deadline = time.time() + 20
+    try:
+        for line in lines:
+            # The prompt first, so the line goes in with echo already off.
+            while not shown.rstrip().endswith(b":") and time.time() < deadline:
+                r, _, _ = select.select([master], [], [], 0.5)
+                if r:
+                    shown += os.read(master, 1024)
+            os.write(master, line + b"\n")
+            seen = len(shown)
+            while len(shown) == seen and time.time() < deadline:
+                r, _, _ = select.select([master], [], [], 0.5)
+                if r:
+                    shown += os.read(master, 1024)
+    except OSError:
+        pass        # EIO: the program is gone, the terminal closed
+    p.wait(timeout=20)
+    while True:
+        r, _, _ = select.select([master], [], [], 0.2)
+        if not r:
+            break
+        try:
+            data = os.read(master, 1024)
+        except OSError:
+            break
+        if not data:
+            break
+        shown += data
+    os.close(master)
+    out = os.read(out_r, 4096)
+    os.close(out_r)
+    return p.returncode, shown.decode("utf-8", "replace"), out.decode()
+
+
+def test_sec8_hash_password_on_a_terminal():
+    """SEC-8, I3: on a terminal, --hash-password asks twice with the echo off: the password
+    never shows on the terminal; the same twice gives a hash, two different ones an error
+    and no hash. Piped, it reads one line, as before."""
+    code, shown, out = on_terminal(b"s3cret-Pw", b"s3cret-Pw")
+    assert code == 0 and re.match(r"^\$(y|6)\$\S+$", out.strip()), (code, shown, out)
+    assert "Password:" in shown and "Again:" in shown, shown
+    assert "s3cret-Pw" not in shown, "the password was echoed: %r" % shown
+    code, shown, out = on_terminal(b"s3cret-Pw", b"s3cret-Px")
+    assert code == 64 and "the passwords differ" in shown and out == "", (code, shown, out)
+    assert "s3cret" not in shown, shown
 
 
 def test_in_use_port_refused():
