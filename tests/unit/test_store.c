@@ -1945,7 +1945,7 @@ test_readonly(void)
 			    setgid(65534) == -1 || setuid(65534) == -1)
 				_exit(64);
 		}
-		if (chmod(path_in("ro/ro.db"), 0444) == -1)
+		if (chmod(path_in("ro/ro.db"), 0400) == -1)
 			_exit(65);
 		n_errors = 0;
 		s = store_open(path_in("ro/ro.db"), err, sizeof(err));
