@@ -1,16 +1,21 @@
 /*
  * account.c: logging in against the config's accounts. Failed attempts
- * are counted per address and cost that address flood penalty, so a
- * password cannot be guessed quickly even over many connections.
+ * (SASL, PASS and OPER alike) are counted per address block (SEC-6:
+ * loopback is one block, an IPv6 /64 one) and per account or operator
+ * name, and make that block, and tries of that name, wait: a password
+ * cannot be guessed quickly over many connections, many addresses of one
+ * block, or many blocks against one account.
  */
 #include "compat.h"
 
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 #include "ircd/account.h"
+#include "ircd/addrblock.h"
 #include "ircd/cap.h"
 #include "ircd/casemap.h"
 #include "ircd/client.h"
@@ -28,15 +33,24 @@
 #define FAIL_PENALTY_MS	2000
 #define FAIL_MAX_MS	30000
 #define FAIL_FORGET	3600
+/* Entries kept; past that the least recently failed one goes (M6). */
 #define FAIL_TABLE_MAX	4096
 
+/*
+ * Failures under one key: "b:<address block>" (addrblock.c), "a:<account>"
+ * or "o:<operator>" as configured. LRU: the most recent failure first.
+ */
 struct failure {
-	unsigned	count;
-	time_t		last;
-	uint64_t	not_before;	/* ms, monotonic: logins from here wait */
+	TAILQ_ENTRY(failure)	 lru;
+	char			*key;
+	unsigned		 count;
+	time_t			 last;
+	uint64_t		 not_before;	/* ms, monotonic: wait till then */
 };
+TAILQ_HEAD(failures_lru, failure);
 
-static struct dict *failures;
+static struct dict		*failures;
+static struct failures_lru	 lru = TAILQ_HEAD_INITIALIZER(lru);
 
 static const struct conf_account *
 account_find(const char *name)
@@ -49,6 +63,21 @@ account_find(const char *name)
 	return NULL;
 }
 
+/*
+ * A hash of the configured kind to check a password against when there is
+ * no account, so that an unknown name takes the time of a known one (L4):
+ * made once, of a password nobody knows.
+ */
+const char *
+account_dummy_hash(void)
+{
+	static char *dummy;
+
+	if (dummy == NULL)
+		dummy = passwd_hash("agentircd-no-such-account");
+	return dummy != NULL ? dummy : "*";
+}
+
 const char *
 account_check_password(const char *name, const char *password)
 {
@@ -56,7 +85,7 @@ account_check_password(const char *name, const char *password)
 
 	/* Hash even for an unknown name so timing tells nothing. */
 	if (a == NULL || a->password == NULL) {
-		(void)passwd_verify(password, "$6$rounds=5000$x$");
+		(void)passwd_verify(password, account_dummy_hash());
 		return NULL;
 	}
 	return passwd_verify(password, a->password) ? a->name : NULL;
@@ -96,24 +125,68 @@ account_login(struct client *c, const char *name)
 	log_info("%s logged in as %s from %s", client_name(c), name, c->ip);
 }
 
-void
-account_failed(struct client *c)
+/* The key of kind's name into buf: "b:", "a:" or "o:" and the name. */
+static void
+fail_key(char *buf, size_t len, enum login_kind kind, const char *name)
 {
+	char folded[ADDRBLOCK_LEN + NICKLEN * 4];
+
+	switch (kind) {
+	case LOGIN_BLOCK:
+		snprintf(buf, len, "b:%s", addrblock_of(name, folded,
+		    sizeof(folded)));
+		return;
+	case LOGIN_ACCOUNT:
+	case LOGIN_OPER:
+		casemap_fold(folded, name, sizeof(folded));
+		snprintf(buf, len, "%c:%s", kind == LOGIN_ACCOUNT ? 'a' : 'o',
+		    folded);
+		return;
+	}
+}
+
+static struct failure *
+fail_find(enum login_kind kind, const char *name)
+{
+	char key[ADDRBLOCK_LEN + NICKLEN * 4 + 3];
+
+	if (failures == NULL)
+		return NULL;
+	fail_key(key, sizeof(key), kind, name);
+	return dict_get(failures, key);
+}
+
+static void
+fail_free(struct failure *f)
+{
+	TAILQ_REMOVE(&lru, f, lru);
+	dict_del(failures, f->key);
+	free(f->key);
+	free(f);
+}
+
+/* One more failure under kind's name: its wait, in ms, from now. */
+static unsigned
+fail_add(enum login_kind kind, const char *name)
+{
+	char key[ADDRBLOCK_LEN + NICKLEN * 4 + 3];
 	struct failure *f;
 	time_t now = time(NULL);
 	unsigned ms;
 
 	if (failures == NULL)
 		failures = dict_new();
-	if ((f = dict_get(failures, c->ip)) == NULL) {
-		/* Bounded: a flood of addresses resets the table, not the memory. */
-		if (dict_count(failures) >= FAIL_TABLE_MAX) {
-			account_shutdown();
-			failures = dict_new();
-		}
+	fail_key(key, sizeof(key), kind, name);
+	if ((f = dict_get(failures, key)) == NULL) {
+		/* Bounded: the least recently failed goes, the rest stay. */
+		if (dict_count(failures) >= FAIL_TABLE_MAX)
+			fail_free(TAILQ_LAST(&lru, failures_lru));
 		f = xcalloc(1, sizeof(*f));
-		dict_set(failures, c->ip, f);
-	}
+		f->key = xstrdup(key);
+		dict_set(failures, f->key, f);
+	} else
+		TAILQ_REMOVE(&lru, f, lru);
+	TAILQ_INSERT_HEAD(&lru, f, lru);
 	if (now - f->last > FAIL_FORGET)
 		f->count = 0;
 	f->count++;
@@ -121,38 +194,65 @@ account_failed(struct client *c)
 	ms = f->count * FAIL_PENALTY_MS;
 	if (ms > FAIL_MAX_MS)
 		ms = FAIL_MAX_MS;
+	f->not_before = server_now_ms() + ms;
+	return ms;
+}
+
+void
+account_failed(struct client *c, enum login_kind kind, const char *name)
+{
+	unsigned ms, named = 0;
+
 	/*
-	 * Every connection from the address waits, not only this one: new
+	 * Every connection from the block waits, not only this one: new
 	 * ones and those already open hold their login lines until then.
 	 */
-	f->not_before = server_now_ms() + ms;
+	ms = fail_add(LOGIN_BLOCK, c->ip);
+	/* A name that is configured is slowed too, from any address. */
+	if (name != NULL && (kind == LOGIN_OPER ||
+	    (kind == LOGIN_ACCOUNT && account_find(name) != NULL)))
+		named = fail_add(kind, name);
+	if (named > ms)
+		ms = named;
 	if (c->conn != NULL)
 		conn_delay(c->conn, ms);
-	log_info("failed login from %s (%u in a row)", c->ip, f->count);
+	log_info("failed %s from %s%s%s", kind == LOGIN_OPER ? "OPER" : "login",
+	    c->ip, name != NULL ? " for " : "", name != NULL ? name : "");
 }
 
 unsigned
-account_wait_ms(const char *ip)
+account_wait_ms(enum login_kind kind, const char *name)
 {
 	struct failure *f;
 	uint64_t now;
 
-	if (failures == NULL || (f = dict_get(failures, ip)) == NULL)
+	if ((f = fail_find(kind, name)) == NULL)
 		return 0;
 	now = server_now_ms();
 	return f->not_before > now ? (unsigned)(f->not_before - now) : 0;
 }
 
+unsigned
+account_may_try(struct client *c, enum login_kind kind, const char *name)
+{
+	unsigned w = account_wait_ms(LOGIN_BLOCK, c->ip), wn = 0;
+
+	if (name != NULL)
+		wn = account_wait_ms(kind, name);
+	if (wn > w)
+		w = wn;
+	if (w > 0)
+		reply_notice(c, "Too many failed %s; try again in %u s",
+		    kind == LOGIN_OPER ? "OPER attempts" : "logins",
+		    (w + 999) / 1000);
+	return w;
+}
+
 void
 account_shutdown(void)
 {
-	struct failure *f;
-	size_t pos = 0;
-
-	if (failures == NULL)
-		return;
-	while ((f = dict_next(failures, &pos, NULL)) != NULL)
-		free(f);
+	while (!TAILQ_EMPTY(&lru))
+		fail_free(TAILQ_FIRST(&lru));
 	dict_free(failures);
 	failures = NULL;
 }

@@ -1,24 +1,42 @@
 /*
  * account.h: the accounts of the config ([account NAME]): password and
- * certificate checks, and the per-address slowdown of failed logins.
+ * certificate checks, and the slowdown of failed logins (SEC-6), which
+ * OPER shares.
  */
 #ifndef IRCD_ACCOUNT_H
 #define IRCD_ACCOUNT_H
 
 struct client;
 
+/* What failed logins are counted under (SEC-6). */
+enum login_kind {
+	LOGIN_BLOCK,	/* an address's block (addrblock.c) */
+	LOGIN_ACCOUNT,	/* an [account]'s name */
+	LOGIN_OPER	/* an [operator]'s name */
+};
+
 /* The account's name as configured if password matches, else NULL. */
 const char	*account_check_password(const char *name, const char *password);
+/* A hash to check against when there is no such name (L4: same time). */
+const char	*account_dummy_hash(void);
 /* The account whose certfp is fp (lowercase hex SHA-256), or NULL. */
 const char	*account_check_certfp(const char *fp);
 /* Any account configured at all? (SASL is offered only then.) */
 int		 account_any(void);
 /* Log c in as name: sets c->account and sends 900. */
 void		 account_login(struct client *c, const char *name);
-/* A failed login from c's address: slows that address down (SEC-6). */
-void		 account_failed(struct client *c);
-/* How long logins from ip must still wait after failures, in ms. */
-unsigned	 account_wait_ms(const char *ip);
+/*
+ * A failed login (or OPER) from c for name (NULL: none): slows c's
+ * address block, and further tries of name from anywhere.
+ */
+void		 account_failed(struct client *c, enum login_kind, const char *name);
+/* How long tries under kind's name (for LOGIN_BLOCK, an address) wait, in ms. */
+unsigned	 account_wait_ms(enum login_kind, const char *name);
+/*
+ * May c try name now? 0 if so; else the ms to wait, and c is told by
+ * NOTICE. A try refused so is not checked, and costs no hash.
+ */
+unsigned	 account_may_try(struct client *c, enum login_kind, const char *name);
 void		 account_shutdown(void);
 
 #endif

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ircd/account.h"
 #include "ircd/casemap.h"
 #include "ircd/client.h"
 #include "ircd/command.h"
@@ -61,52 +62,52 @@ oper_host_ok(const struct client *c, const struct conf_oper *o)
 }
 
 /*
- * A hash to check against when the name is unknown, so that a wrong
- * name costs as long as a wrong password and timing tells nothing.
+ * A failed OPER: its numeric, and SEC-6's count under c's address block
+ * and, when it names one, the operator (M6: OPER is throttled as logins
+ * are, not per connection).
  */
-static const char *
-oper_dummy_hash(void)
-{
-	static char *dummy;
-
-	if (dummy == NULL)
-		dummy = passwd_hash("agentircd-no-such-operator");
-	return dummy != NULL ? dummy : "*";
-}
-
 static void
-oper_fail(struct client *c, int numeric)
+oper_fail(struct client *c, int numeric, const char *name)
 {
 	reply(c, numeric);
 	if (c->conn != NULL)
 		conn_penalty(c->conn, OPER_FAIL_PENALTY);
-	log_info("failed OPER from %s (%s)", c->prefix, c->ip);
+	account_failed(c, LOGIN_OPER, name);
 }
 
 void
 cmd_oper(struct client *c, struct message *m)
 {
 	const struct conf_oper *o;
+	int right;
 
 	if (m->nparams < 2) {
 		reply(c, ERR_NEEDMOREPARAMS, "OPER");
 		return;
 	}
+	o = oper_find(m->params[0]);
+	/* SEC-6: too many failures from here or for this name: wait. */
+	if (account_may_try(c, LOGIN_OPER, o != NULL ? o->name : NULL) > 0) {
+		reply(c, ERR_PASSWDMISMATCH);
+		return;
+	}
+	/* Hashed always, against a dummy for an unknown name (timing). */
+	right = passwd_verify(m->params[1], o != NULL ? o->password :
+	    account_dummy_hash());
+	if (o == NULL) {
+		oper_fail(c, ERR_PASSWDMISMATCH, NULL);
+		return;
+	}
 	/*
-	 * The password is checked before the host, so that 491 is only
-	 * ever told to someone who knows the password.
+	 * M6: from a host the operator may not come from, 491 whatever the
+	 * password, so that it tells nothing of the password.
 	 */
-	if ((o = oper_find(m->params[0])) == NULL) {
-		(void)passwd_verify(m->params[1], oper_dummy_hash());
-		oper_fail(c, ERR_PASSWDMISMATCH);
-		return;
-	}
-	if (!passwd_verify(m->params[1], o->password)) {
-		oper_fail(c, ERR_PASSWDMISMATCH);
-		return;
-	}
 	if (!oper_host_ok(c, o)) {
-		oper_fail(c, ERR_NOOPERHOST);
+		oper_fail(c, ERR_NOOPERHOST, o->name);
+		return;
+	}
+	if (!right) {
+		oper_fail(c, ERR_PASSWDMISMATCH, o->name);
 		return;
 	}
 	free(c->oper);

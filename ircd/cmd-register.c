@@ -112,10 +112,21 @@ register_pass(struct client *c)
 {
 	char *colon = strchr(c->pass, ':');
 	const char *account = NULL;
+	char tried[256] = "";	/* the account tried, for SEC-6 */
 
 	if (colon != NULL) {
 		*colon = '\0';
+		/* SEC-6: an account tried too often waits, from anywhere. */
+		if (account_may_try(c, LOGIN_ACCOUNT, c->pass) > 0) {
+			OPENSSL_cleanse(colon + 1, strlen(colon + 1));
+			free(c->pass);
+			c->pass = NULL;
+			reply(c, ERR_PASSWDMISMATCH);
+			client_exit(c, "Bad password");
+			return 0;
+		}
 		account = account_check_password(c->pass, colon + 1);
+		strlcpy(tried, c->pass, sizeof(tried));
 	}
 	OPENSSL_cleanse(c->pass, strlen(c->pass) + (colon != NULL ? strlen(colon + 1) + 1 : 0));
 	free(c->pass);
@@ -127,7 +138,7 @@ register_pass(struct client *c)
 	if (colon == NULL && !conn_needs_auth(c->conn))
 		return 1;	/* a server password we do not use: ignored */
 	reply(c, ERR_PASSWDMISMATCH);
-	account_failed(c);
+	account_failed(c, LOGIN_ACCOUNT, tried[0] != '\0' ? tried : NULL);
 	client_exit(c, "Bad password");
 	return 0;
 }

@@ -932,7 +932,8 @@ conn_lines(struct conn *conn, const char *p, size_t n)
 			wait = conn->delay_until - now;
 		/* Lines that can log in wait while the address is slowed down. */
 		if (!(conn->client->flags & CLIENT_REGISTERED) || conn->client->sasl != NULL) {
-			uint64_t w = account_wait_ms(conn->client->ip);
+			uint64_t w = account_wait_ms(LOGIN_BLOCK,
+			    conn->client->ip);
 
 			if (w > wait)
 				wait = w;

@@ -29,6 +29,7 @@ libircd_a_SOURCES = \
 	ircd/command.c ircd/command.h \
 	ircd/cap.h ircd/cmd-cap.c \
 	ircd/account.c ircd/account.h \
+	ircd/addrblock.c ircd/addrblock.h \
 	ircd/sasl.c ircd/sasl.h \
 	ircd/history.c ircd/history.h \
 	ircd/hook.c ircd/hook.h \

@@ -26,6 +26,8 @@
 #define SASL_CHUNK	400
 /* PLAIN with a long password fits in far less; more is an attack. */
 #define SASL_MAX	8192
+/* An account name kept to count a failure under (longer: cut, still counted). */
+#define SASL_NAME_MAX	256
 
 enum sasl_mech { SASL_PLAIN = 1, SASL_EXTERNAL };
 
@@ -57,12 +59,13 @@ sasl_abort(struct client *c)
 	reply(c, ERR_SASLABORTED);
 }
 
+/* 904; name: the account tried, if any (SEC-6 counts it too). */
 static void
-sasl_fail(struct client *c)
+sasl_fail(struct client *c, const char *name)
 {
 	sasl_free(c);
 	reply(c, ERR_SASLFAIL);
-	account_failed(c);
+	account_failed(c, LOGIN_ACCOUNT, name);
 }
 
 /* Decode base64 into a new buffer; returns its length or -1. */
@@ -95,10 +98,11 @@ sasl_finish(struct client *c)
 	struct sasl *s = c->sasl;
 	unsigned char *raw = NULL;
 	const char *account = NULL, *authzid, *authcid, *password;
+	char tried[SASL_NAME_MAX] = "";	/* the account tried, for SEC-6 */
 	int n = 0;
 
 	if (s->len > 0 && (n = sasl_decode(s->buf, s->len, &raw)) < 0) {
-		sasl_fail(c);
+		sasl_fail(c, NULL);
 		return;
 	}
 	if (s->mech == SASL_PLAIN) {
@@ -112,13 +116,25 @@ sasl_finish(struct client *c)
 				OPENSSL_cleanse(raw, (size_t)n);
 				free(raw);
 			}
-			sasl_fail(c);
+			sasl_fail(c, NULL);
 			return;
 		}
 		authzid = (const char *)raw;
 		authcid = p1 + 1;
 		password = p2 + 1;
+		/*
+		 * SEC-6: an account tried too often waits, from anywhere; the
+		 * try is refused unchecked, and not counted again.
+		 */
+		if (account_may_try(c, LOGIN_ACCOUNT, authcid) > 0) {
+			OPENSSL_cleanse(raw, (size_t)n);
+			free(raw);
+			sasl_free(c);
+			reply(c, ERR_SASLFAIL);
+			return;
+		}
 		account = account_check_password(authcid, password);
+		strlcpy(tried, authcid, sizeof(tried));
 		if (account != NULL && authzid[0] != '\0' &&
 		    strcasecmp(authzid, authcid) != 0)
 			account = NULL;	/* no acting as someone else */
@@ -134,7 +150,7 @@ sasl_finish(struct client *c)
 		free(raw);
 	}
 	if (account == NULL) {
-		sasl_fail(c);
+		sasl_fail(c, tried[0] != '\0' ? tried : NULL);
 		return;
 	}
 	sasl_free(c);

@@ -8,7 +8,7 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from ircharness import Client, Shared, daemon_path, run_tests  # noqa: E402
+from ircharness import Client, Server, Shared, daemon_path, run_tests  # noqa: E402
 
 
 def hash_password(pw):
@@ -75,6 +75,37 @@ def test_oper_wrong_host_491():
     a.send("OPER nosuchoper s3cret")
     a.expect(r"^:irc\.test (491|464) %s :" % a.nick)
     a.quit()
+
+
+def test_m6_oper_host_tells_nothing_of_the_password():
+    """SEC-6, M6: from a host the operator may not come from, a wrong password gets 491
+    as the right one does: 491 is no sign the password was right."""
+    with Server(config_extra=config()) as s:
+        a = Client(s, "m6host")
+        a.send("OPER faraway wrong")
+        a.expect(r"^:irc\.test 491 m6host :")
+        a.quit()
+
+
+def test_m6_oper_throttled_across_connections():
+    """SEC-6, M6: OPER failures count as failed logins do, per address block and per
+    operator, not per connection: after a wrong OPER password on one connection, the
+    right one on another connection from loopback is refused at once (464) with a NOTICE
+    to wait, and works once the wait is over."""
+    with Server(config_extra=config()) as s:
+        b = Client(s, "m6b")
+        a = Client(s, "m6a")
+        a.send("OPER admin wrong")
+        a.expect(r" 464 m6a ")
+        b.send("OPER admin s3cret")
+        m = b.expect_msg(r" NOTICE m6b :Too many failed OPER attempts; try again in \d+ s")
+        b.expect(r" 464 m6b ")
+        wait = int(re.search(r"in (\d+) s", m.params[-1]).group(1))
+        time.sleep(wait + 0.2)
+        b.send("OPER admin s3cret")
+        b.expect(r" 381 m6b ", timeout=10)
+        a.quit()
+        b.quit()
 
 
 def test_kill_by_oper():

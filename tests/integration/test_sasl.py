@@ -18,7 +18,7 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from ircharness import (SLOW, Client, Server, daemon_path,  # noqa: E402
+from ircharness import (SLOW, Client, Server, ServerCrash, daemon_path,  # noqa: E402
                         free_port, parse, run_tests, wait_port)
 
 EX_CONFIG = 78
@@ -61,7 +61,9 @@ _ips = itertools.count(20)
 
 
 def fresh_ip():
-    """A loopback source address no earlier test used: its own failed-login count."""
+    """A loopback source address no earlier test used. Since SEC-6 all of 127.0.0.0/8 is one
+    block with one failed-login count: a test that needs a clean count takes
+    S.failing(); ::1 is another block."""
     n = next(_ips)
     return "127.0.%d.%d" % (n // 250, n % 250 + 2)
 
@@ -80,11 +82,13 @@ class TLSClient(Client):
         self.eof = False
         self.last = None
         self.welcome = []
-        s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        host = "::1" if source == "::1" else server.host
+        s = socket.socket(socket.AF_INET6 if host == "::1" else socket.AF_INET,
+                          socket.SOCK_STREAM)
         if source:
             s.bind((source, 0))
         s.settimeout(connect_timeout * SLOW)
-        s.connect((server.host, port or server.port))
+        s.connect((host, port or server.port))
         if tls:
             ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
             ctx.check_hostname = False
@@ -100,21 +104,52 @@ class TLSClient(Client):
 # ---------------------------------------------------------------- the server
 
 class Setup:
+    """The server of these tests. SEC-6 counts failed logins per address block, and all
+    of loopback is one: a test that fails logins takes S.failing(), a server of its own,
+    and the next S() starts another, so that no test waits for another's failures."""
+
     def __init__(self):
         self.srv = None
+        self.dirty = False
+        self.logs = []      # the logs of the servers retired, for the secrets check
+
+    def failing(self):
+        self.dirty = True
+        srv = self()
+        self.dirty = True
+        return srv
 
     def __call__(self):
-        if self.srv is not None and self.srv.alive():
+        if self.srv is not None and self.srv.alive() and not self.dirty:
             return self.srv
-        self.server_cert, self.server_key = make_cert("server", "irc.test")
-        self.bob_cert, self.bob_key = make_cert("bob", "bob")
-        self.other_cert, self.other_key = make_cert("other", "mallory")
-        self.bob_fp = fingerprint(self.bob_cert)
-        h = hash_password(PASSWORD)
-        hl = hash_password(LONG_PASSWORD)
+        if self.srv is not None and self.srv.alive():
+            self.logs.append(self.srv.log_text())
+            self.srv.stop()
+        self.dirty = False
+        # A port free on 127.0.0.1 may be taken on 0.0.0.0: try others.
+        for attempt in range(5):
+            try:
+                return self._start()
+            except ServerCrash:
+                log = self.srv.log_text()
+                if self.srv in Server.live:
+                    Server.live.remove(self.srv)
+                if "Address already in use" not in log or attempt == 4:
+                    raise
+
+    def _start(self):
+        if not hasattr(self, "server_cert"):
+            self.server_cert, self.server_key = make_cert("server", "irc.test")
+            self.bob_cert, self.bob_key = make_cert("bob", "bob")
+            self.other_cert, self.other_key = make_cert("other", "mallory")
+            self.bob_fp = fingerprint(self.bob_cert)
+            self.h = hash_password(PASSWORD)
+            self.hl = hash_password(LONG_PASSWORD)
+        h, hl = self.h, self.hl
         self.tls_port = free_port()
         self.remote_port = free_port()
         self.open_port = free_port()
+        self.v6_port = free_port()
         # bob's fingerprint as openssl prints it (colons, upper case) must work too
         bob_fp_conf = ":".join(self.bob_fp[i:i + 2] for i in range(0, 64, 2)).upper()
         extra = """
@@ -132,6 +167,9 @@ tls-key = {key}
 address = 0.0.0.0:{open}
 open = yes
 
+[listen]
+address = [::1]:{v6}
+
 [account alice]
 password = {h}
 
@@ -140,7 +178,7 @@ certfp = {fp}
 
 [account dave]
 password = {hl}
-""".format(tls=self.tls_port, remote=self.remote_port, open=self.open_port,
+""".format(tls=self.tls_port, remote=self.remote_port, open=self.open_port, v6=self.v6_port,
            cert=self.server_cert, key=self.server_key, h=h, hl=hl, fp=bob_fp_conf)
         # -d (debug logging) through a wrapper: the secrets check sees the most log
         wrapper = os.path.join(TMP, "agentircd-debug")
@@ -152,7 +190,20 @@ password = {hl}
         self.srv.start()
         for port in (self.tls_port, self.remote_port, self.open_port):
             wait_port(port)
+        wait_port6(self.v6_port)
         return self.srv
+
+
+def wait_port6(port, timeout=10):
+    deadline = time.time() + timeout * SLOW
+    while True:
+        try:
+            socket.create_connection(("::1", port), timeout=1).close()
+            return
+        except OSError:
+            if time.time() > deadline:
+                raise
+            time.sleep(0.05)
 
 
 def hash_password(pw):
@@ -237,7 +288,7 @@ def test_plain_success():
 
 def test_plain_authzid_and_case():
     """authzid equal to authcid is fine; another authzid is refused."""
-    srv = S()
+    srv = S.failing()
     c = TLSClient(srv, tls=False, source=fresh_ip())
     start_sasl(c)
     c.send("AUTHENTICATE " + plain("alice", PASSWORD, authzid="alice"))
@@ -260,8 +311,8 @@ def test_plain_authzid_and_case():
 
 def test_plain_failure_then_success_with_delay():
     """A wrong password: 904, the next line waits ~2 s, the next failure longer; then the
-    right one works. Another address is not slowed down."""
-    srv = S()
+    right one works. Another address block (::1, SEC-6) is not slowed down."""
+    srv = S.failing()
     ip = fresh_ip()
     c = TLSClient(srv, tls=False, source=ip)
     start_sasl(c)
@@ -269,9 +320,10 @@ def test_plain_failure_then_success_with_delay():
     c.expect_numeric(904)
     d1 = pong_delay(c)
     assert d1 >= 1.7, "no delay after a failed login (%.2fs)" % d1
-    other = TLSClient(srv, tls=False, source=fresh_ip())
+    # SEC-6: another block (IPv6 loopback) is not slowed down.
+    other = TLSClient(srv, tls=False, source="::1", port=S.v6_port)
     d = pong_delay(other)
-    assert d < 1.5, "another address delayed %.2fs" % d
+    assert d < 1.5, "another address block delayed %.2fs" % d
     other.close()
     # a second failure from that address costs more (a new connection, same address)
     c2 = TLSClient(srv, tls=False, source=ip)
@@ -294,7 +346,7 @@ def test_plain_failure_then_success_with_delay():
 def test_failed_login_delay_covers_new_connections():
     """The delay is per address: after a failure, a guess on a NEW connection from that
     address is not answered at once (else parallel connections make guessing fast)."""
-    srv = S()
+    srv = S.failing()
     ip = fresh_ip()
     c = TLSClient(srv, tls=False, source=ip)
     start_sasl(c)
@@ -313,10 +365,65 @@ def test_failed_login_delay_covers_new_connections():
                          "failed was answered in %.2fs" % took)
 
 
+def test_m6_rotating_loopback_addresses():
+    """SEC-6, M6: as the review did, guesses from ever new loopback addresses: after a
+    failure from one 127.x address, a login from another one (the right password even)
+    is held about 2 s, as all of 127.0.0.0/8 is one block."""
+    srv = S.failing()
+    c = TLSClient(srv, tls=False, source=fresh_ip())
+    start_sasl(c)
+    c.send("AUTHENTICATE " + plain("nosuchuser", WRONG))
+    c.expect_numeric(904)
+    c.close()
+    g = TLSClient(srv, tls=False, source=fresh_ip())
+    t0 = time.time()
+    start_sasl(g)
+    g.send("AUTHENTICATE " + plain("alice", PASSWORD))
+    g.expect_numeric(903, timeout=30)
+    took = time.time() - t0
+    assert took >= 1.5, "M6: another loopback address logged in at once (%.2fs)" % took
+    g.close()
+
+
+def test_m6_account_slowed_from_any_block():
+    """SEC-6, M6: failures against one account slow tries of it from anywhere: after a
+    wrong password for alice from loopback, a try for alice from ::1 (another block, not
+    slowed itself) is refused at once, unchecked, with a NOTICE that says to wait; a try
+    of another name from ::1 is not; once the wait is over, alice logs in from ::1."""
+    srv = S.failing()
+    c = TLSClient(srv, tls=False, source=fresh_ip())
+    start_sasl(c)
+    c.send("AUTHENTICATE " + plain("alice", WRONG))
+    c.expect_numeric(904)
+    c.close()
+    v = TLSClient(srv, tls=False, source="::1", port=S.v6_port)
+    start_sasl(v)
+    v.send("AUTHENTICATE " + plain("alice", PASSWORD))
+    m = v.expect_msg(r" NOTICE \S+ :Too many failed logins; try again in \d+ s", 5)
+    v.expect_numeric(904)
+    # Another name from ::1 is tried (and fails) at once: only alice waits.
+    t0 = time.time()
+    d = TLSClient(srv, tls=False, source="::1", port=S.v6_port)
+    start_sasl(d)
+    d.send("AUTHENTICATE " + plain("nosuchuser", WRONG))
+    lines = d.collect_until(r" 904 ")
+    assert time.time() - t0 < 1.5 and not any("Too many" in l for l in lines), \
+        "another name was slowed: %r" % lines
+    d.close()
+    wait = int(re.search(r"in (\d+) s", m.params[-1]).group(1))
+    time.sleep(wait + 0.2)
+    v.send("AUTHENTICATE PLAIN")
+    v.expect(r"AUTHENTICATE \+$")
+    v.send("AUTHENTICATE " + plain("alice", PASSWORD))
+    v.expect_numeric(903, timeout=10)
+    v.close()
+
+
 def test_plain_malformed():
-    """Bad base64 or missing NULs: 904, no crash."""
-    srv = S()
+    """Bad base64 or missing NULs: 904, no crash. (Each on a server of its own: each is a
+    failure, and the next try from loopback would wait for it, SEC-6.)"""
     for payload in ("!!!notbase64", b64("alice" + PASSWORD), b64("\0alice"), "QQ="):
+        srv = S.failing()
         c = TLSClient(srv, tls=False, source=fresh_ip())
         start_sasl(c)
         c.send("AUTHENTICATE " + payload)
@@ -451,7 +558,7 @@ def test_external_success():
 
 
 def test_external_unknown_certificate_fails():
-    srv = S()
+    srv = S.failing()
     c = TLSClient(srv, port=S.tls_port, cert=S.other_cert, key=S.other_key,
                   source=fresh_ip())
     start_sasl(c, "EXTERNAL")
@@ -462,7 +569,7 @@ def test_external_unknown_certificate_fails():
 
 
 def test_external_without_certificate_over_tls():
-    srv = S()
+    srv = S.failing()
     c = TLSClient(srv, port=S.tls_port)
     c.send("CAP REQ :sasl")
     c.expect(r" ACK :sasl")
@@ -487,7 +594,7 @@ def test_pass_success():
 
 
 def test_pass_failure_464_disconnects():
-    srv = S()
+    srv = S.failing()
     c = TLSClient(srv, tls=False, source=fresh_ip())
     c.send("PASS alice:%s" % WRONG)
     c.send("NICK %s" % nick("badpass"))
@@ -616,7 +723,7 @@ def test_secrets_never_logged():
     c.expect_numeric(904)
     c.close()
     time.sleep(0.2)
-    log = srv.log_text()
+    log = "\n".join(S.logs + [srv.log_text()])
     assert "logged in as alice" in log or "alice" in log, \
         "the log says nothing about logins: test would prove nothing\n" + log[-2000:]
     secrets = [PASSWORD, WRONG, LONG_PASSWORD, plain("alice", PASSWORD),
