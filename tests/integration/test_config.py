@@ -181,8 +181,10 @@ def test_hash_password():
 
 
 def on_terminal(*lines):
-    """--hash-password on a terminal (a pty) that types lines, one by one after each
-    prompt: (exit status, everything the terminal showed, what went to stdout)."""
+    """--hash-password on a terminal (a pty) that types lines, each once its prompt
+    ("Password:", then "Again:") shows: (exit status, everything the terminal showed, what
+    went to stdout). A line typed before its prompt would be flushed away with the echo
+    turned off, as a terminal does."""
     master, slave = os.openpty()
     out_r, out_w = os.pipe()
     p = subprocess.Popen([daemon_path(), "--hash-password"], stdin=slave, stdout=out_w,
@@ -192,9 +194,9 @@ def on_terminal(*lines):
     shown = b""
     deadline = time.time() + 20
     try:
-        for line in lines:
+        for line, prompt in zip(lines, (b"Password: ", b"Again: ")):
             # The prompt first, so the line goes in with echo already off.
-            while not shown.rstrip().endswith(b":") and time.time() < deadline:
+            while prompt not in shown and time.time() < deadline:
                 r, _, _ = select.select([master], [], [], 0.5)
                 if r:
                     shown += os.read(master, 1024)
@@ -206,7 +208,13 @@ def on_terminal(*lines):
                     shown += os.read(master, 1024)
     except OSError:
         pass        # EIO: the program is gone, the terminal closed
-    p.wait(timeout=20)
+    try:
+        p.wait(timeout=20)
+    except subprocess.TimeoutExpired:
+        p.kill()
+        p.wait()
+        raise AssertionError("--hash-password still waits for input; the terminal "
+                             "showed %r" % shown)
     while True:
         r, _, _ = select.select([master], [], [], 0.2)
         if not r:
