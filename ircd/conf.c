@@ -20,6 +20,8 @@
 #include <string.h>
 #include <strings.h>
 
+#include <openssl/ssl.h>
+
 #include "acp/proc.h"
 #include "ircd/casemap.h"
 #include "ircd/conf.h"
@@ -142,6 +144,7 @@ static const struct conf_key conf_keys[] = {
 	{ SEC_LISTEN, "tls-cert",	T_PATH,		L(tls_cert), 0, 0, 0 },
 	{ SEC_LISTEN, "tls-key",	T_PATH,		L(tls_key), 0, 0, 0 },
 	{ SEC_LISTEN, "tls-client-ca",	T_PATH,	L(tls_client_ca), 0, 0, 0 },
+	{ SEC_LISTEN, "tls-ciphers",	T_STR,	L(tls_ciphers), 0, 0, 0 },
 	{ SEC_LISTEN, "open",		T_BOOL,		L(open), 0, 0, 0 },
 
 	{ SEC_ACCOUNT, "password",	T_HASH,		A(password), 0, 0, 0 },
@@ -1060,6 +1063,20 @@ conf_set(struct conf_parser *p, const struct conf_key *k, char *v)
 	return 0;
 }
 
+/* Does OpenSSL make a TLS 1.2 cipher list of v (I1)? */
+static int
+conf_ciphers_ok(const char *v)
+{
+	SSL_CTX *ctx = SSL_CTX_new(TLS_server_method());
+	int ok;
+
+	if (ctx == NULL)
+		return 1;	/* cannot tell; the listener will say */
+	ok = SSL_CTX_set_cipher_list(ctx, v) == 1;
+	SSL_CTX_free(ctx);
+	return ok;
+}
+
 /* Checks that need the whole section: required keys, pairs, SEC-1. */
 static int
 conf_section_end(struct conf_parser *p)
@@ -1086,6 +1103,13 @@ conf_section_end(struct conf_parser *p)
 		if (l->tls_client_ca != NULL && l->tls_cert == NULL)
 			return conf_error(p, line, "tls-client-ca needs "
 			    "tls-cert and tls-key in [listen] %s", l->address);
+		if (l->tls_ciphers != NULL && l->tls_cert == NULL)
+			return conf_error(p, line, "tls-ciphers needs "
+			    "tls-cert and tls-key in [listen] %s", l->address);
+		if (l->tls_ciphers != NULL && !conf_ciphers_ok(l->tls_ciphers))
+			return conf_error(p, line, "tls-ciphers \"%s\" in "
+			    "[listen] %s names no cipher this OpenSSL has",
+			    l->tls_ciphers, l->address);
 		if (l->tls_cert == NULL && !l->open &&
 		    !conf_is_loopback(l->host))
 			return conf_error(p, line, "plain-text listener on "
@@ -1560,6 +1584,7 @@ conf_free(struct conf *c)
 		free(c->listens[i].tls_cert);
 		free(c->listens[i].tls_key);
 		free(c->listens[i].tls_client_ca);
+		free(c->listens[i].tls_ciphers);
 	}
 	free(c->listens);
 	for (i = 0; i < c->naccounts; i++) {

@@ -20,6 +20,12 @@ struct conf_cidr {
 	unsigned char	 addr[16];	/* network order; 4 bytes for IPv4 */
 };
 
+/*
+ * SEC-7, I1: TLS 1.2 with forward secrecy and AEAD only (GCM, ChaCha20),
+ * unless tls-ciphers says otherwise. TLS 1.3's suites are all AEAD.
+ */
+#define CONF_TLS_CIPHERS	"ECDHE+AESGCM:ECDHE+CHACHA20"
+
 struct conf_listen {
 	char	*address;	/* as written: host:port, [v6]:port */
 	char	*host;		/* parsed host part */
@@ -27,6 +33,7 @@ struct conf_listen {
 	char	*tls_cert;	/* NULL for a plain-text listener */
 	char	*tls_key;
 	char	*tls_client_ca;
+	char	*tls_ciphers;	/* TLS 1.2 cipher list; NULL: CONF_TLS_CIPHERS */
 	int	 open;		/* explicitly opened to the world (SEC-1) */
 	int	 line;		/* where it was defined, for errors */
 };

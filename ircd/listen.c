@@ -144,6 +144,14 @@ listen_tls_ctx(const struct conf_listen *cl)
 	if (ctx == NULL)
 		return NULL;
 	SSL_CTX_set_min_proto_version(ctx, TLS1_2_VERSION);
+	/* SEC-7, I1: TLS 1.2 with AEAD ciphers only, unless configured. */
+	if (SSL_CTX_set_cipher_list(ctx, cl->tls_ciphers != NULL ?
+	    cl->tls_ciphers : CONF_TLS_CIPHERS) != 1) {
+		ERR_error_string_n(ERR_get_error(), err, sizeof(err));
+		log_warnx("listen %s: tls-ciphers: %s", cl->address, err);
+		SSL_CTX_free(ctx);
+		return NULL;
+	}
 	/*
 	 * Ask for a client certificate but accept any: its fingerprint, not a
 	 * CA, is what SASL EXTERNAL matches against an account.

@@ -179,6 +179,49 @@ def test_tls12_handshake():
     c.quit()
 
 
+CBC = ("ECDHE-RSA-AES128-SHA:ECDHE-ECDSA-AES128-SHA:ECDHE-RSA-AES256-SHA:"
+       "ECDHE-ECDSA-AES256-SHA:ECDHE-RSA-AES128-SHA256:ECDHE-ECDSA-AES128-SHA256")
+
+
+def test_i1_tls12_cbc_refused():
+    """SEC-7, I1: a TLS 1.2 client that offers only CBC suites (ECDHE-*-AES128-SHA and
+    the like, which the review saw accepted) gets no handshake: TLS 1.2 is AEAD only."""
+    srv = S()
+    try:
+        c = TLSClient(srv, minv=ssl.TLSVersion.TLSv1_2, maxv=ssl.TLSVersion.TLSv1_2,
+                      ciphers=CBC)
+    except (ssl.SSLError, OSError):
+        return
+    name = c.sock.cipher()[0]
+    c.close()
+    raise AssertionError("I1: a CBC-only TLS 1.2 client got %s" % name)
+
+
+def test_i1_tls_ciphers_configurable():
+    """SEC-7: [listen] tls-ciphers sets TLS 1.2's list: one that allows CBC takes such a
+    client; -n refuses a list that names no cipher, saying which listener."""
+    c = mkcert()
+    port = free_port()
+    extra = ("[listen]\naddress = 127.0.0.1:%d\ntls-cert = %s\ntls-key = %s\n"
+             "tls-ciphers = ECDHE+AES\n" % (port, c["cert"], c["key"]))
+    with Server(config_extra=extra) as srv:
+        srv.tls_port = port
+        wait_port(port)
+        cl = TLSClient(srv, minv=ssl.TLSVersion.TLSv1_2, maxv=ssl.TLSVersion.TLSv1_2,
+                       ciphers=CBC)
+        assert "SHA" in cl.sock.cipher()[0], cl.sock.cipher()
+        cl.close()
+    bad = os.path.join(TMP, "badciphers.conf")
+    with open(bad, "w") as f:
+        f.write("[listen]\naddress = 127.0.0.1:%d\ntls-cert = %s\ntls-key = %s\n"
+                "tls-ciphers = NO-SUCH-CIPHER\n" % (port, c["cert"], c["key"]))
+    r = subprocess.run([daemon_path(), "-n", "-f", bad], stdout=subprocess.PIPE,
+                       stderr=subprocess.PIPE, timeout=20)
+    err = r.stderr.decode()
+    assert r.returncode == 78 and "badciphers.conf:1:" in err and \
+        "names no cipher" in err, (r.returncode, err)
+
+
 def test_tls13_handshake():
     srv = S()
     c = TLSClient(srv, nick=nick("t13"), minv=ssl.TLSVersion.TLSv1_3)
