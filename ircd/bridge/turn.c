@@ -6,6 +6,7 @@
  */
 #include "compat.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -307,13 +308,34 @@ void
 turn_shutdown(void)
 {
 	struct turn *t;
+	char line[IRC_LINELEN];
+	const char *nick;
 
+	/*
+	 * A graceful stop (SIGTERM): what each running answer has streamed
+	 * goes out, then a NOTICE, kept in history, says it was cut there;
+	 * each prompt still waiting is said to be unanswered. Whoever comes
+	 * back after the restart reads that, not an answer that just ends.
+	 */
 	while ((t = TAILQ_FIRST(&waiting)) != NULL) {
 		TAILQ_REMOVE(&waiting, t, entry);
+		if (t->requester[0] != '\0') {
+			snprintf(line, sizeof(line), "%s did not answer %s: the "
+			    "server is shutting down; ask again when it is back",
+			    t->conv->agent->client->nick, t->requester);
+			conv_notice_stored(t->conv, line, strlen(line));
+		}
 		turn_free(t);
 	}
 	while ((t = TAILQ_FIRST(&running)) != NULL) {
 		TAILQ_REMOVE(&running, t, entry);
+		nick = t->conv->agent->client->nick;
+		if (!t->cancelled) {
+			stream_end(t, 1);
+			snprintf(line, sizeof(line), "%s was stopped: the server "
+			    "is shutting down", nick);
+			conv_notice_stored(t->conv, line, strlen(line));
+		}
 		t->conv->turn = NULL;
 		t->conv->agent->active = NULL;
 		turn_free(t);

@@ -1334,6 +1334,45 @@ def test_ag5_no_injection():
     u.quit()
 
 
+def test_sigterm_stops_gracefully():
+    """Issue 22, a graceful stop: dally answers in #gs (it said "dawdling", and waits) and
+    a second prompt waits behind it when the daemon gets SIGTERM. The people there get
+    what was streamed, a NOTICE that dally was stopped by the shutdown, one that the
+    waiting prompt was not answered, then ERROR; the daemon is gone within 10 s; after a
+    restart, CHATHISTORY has both NOTICEs."""
+    p = PServer("gstop", flood_exempt="127.0.0.0/8", history_replay=0,
+                config_extra=agent_section("g", "dally", "#gs", script_agent=True))
+    u = joined(mclient(p, "gsu"), "#gs")
+    u.send("PRIVMSG #gs :dally: dawdle")
+    u.expect(r":dally!\S+ TAGMSG #gs", 15)
+    u.send("PRIVMSG #gs :dally: and then?")
+    u.sync()
+    t0 = time.time()
+    p.stop(timeout=10)
+    took = time.time() - t0
+    u.drain(1.0)
+    lines = u.lines             # all of it, what came before the stop too
+    got = [parse(l) for l in lines]
+    texts = [m.params[-1] for m in got if m.command in ("PRIVMSG", "NOTICE") and m.params]
+    want = ["dally was stopped: the server is shutting down",
+            "dally did not answer gsu: the server is shutting down; ask again when it is back"]
+    missing = [w for w in want if w not in texts]
+    if missing or "dawdling" not in texts or not any(m.command == "ERROR" for m in got):
+        raise TestFailure("at SIGTERM #gs got %r; missing %r" % (lines, missing))
+    if took > 10 * SLOW:
+        raise TestFailure("the daemon took %.1fs to stop" % took)
+    p.start()
+    h = mclient(p, "gsh", caps="draft/chathistory batch server-time message-tags")
+    h.join("#gs")
+    h.send("CHATHISTORY LATEST #gs * 20")
+    hist = [parse(l).params[-1] for l in h.collect_until(r" BATCH -", 10)
+            if parse(l).command in ("PRIVMSG", "NOTICE")]
+    if [w for w in want if w not in hist]:
+        raise TestFailure("the NOTICEs are not in history: %r" % hist)
+    h.quit()
+    p.stop()
+
+
 def test_tn6_stop():
     """TN-6: !stop cancels the running turn: what was streamed stays, nothing more comes;
     !stop with nothing running says so; the agent answers again afterwards."""
