@@ -68,8 +68,7 @@ sasl_fail(struct client *c, const char *name)
 	account_failed(c, LOGIN_ACCOUNT, name);
 }
 
-/* Decode base64 into a new buffer; returns its length or -1. */
-static int
+int
 sasl_decode(const char *in, size_t inlen, unsigned char **out)
 {
 	int n, pad = 0;
@@ -92,6 +91,24 @@ sasl_decode(const char *in, size_t inlen, unsigned char **out)
 	return n;
 }
 
+int
+sasl_plain_split(const unsigned char *raw, size_t n, const char **authzid,
+    const char **authcid, const char **password)
+{
+	const unsigned char *p1, *p2;
+
+	if (raw == NULL || (p1 = memchr(raw, '\0', n)) == NULL ||
+	    (p2 = memchr(p1 + 1, '\0', n - (size_t)(p1 - raw) - 1)) == NULL)
+		return -1;
+	/* The password runs to the end: a third NUL is no part of PLAIN. */
+	if (memchr(p2 + 1, '\0', n - (size_t)(p2 - raw) - 1) != NULL)
+		return -1;
+	*authzid = (const char *)raw;
+	*authcid = (const char *)p1 + 1;
+	*password = (const char *)p2 + 1;
+	return 0;
+}
+
 static void
 sasl_finish(struct client *c)
 {
@@ -106,12 +123,8 @@ sasl_finish(struct client *c)
 		return;
 	}
 	if (s->mech == SASL_PLAIN) {
-		/* authzid NUL authcid NUL password */
-		const unsigned char *end = raw != NULL ? raw + n : NULL;
-		const char *p1, *p2;
-
-		if (raw == NULL || (p1 = memchr(raw, '\0', (size_t)n)) == NULL ||
-		    (p2 = memchr(p1 + 1, '\0', (size_t)(end - (const unsigned char *)p1 - 1))) == NULL) {
+		if (sasl_plain_split(raw, (size_t)n, &authzid, &authcid,
+		    &password) == -1) {
 			if (raw != NULL) {
 				OPENSSL_cleanse(raw, (size_t)n);
 				free(raw);
@@ -119,9 +132,6 @@ sasl_finish(struct client *c)
 			sasl_fail(c, NULL);
 			return;
 		}
-		authzid = (const char *)raw;
-		authcid = p1 + 1;
-		password = p2 + 1;
 		/*
 		 * SEC-6: an account tried too often waits, from anywhere; the
 		 * try is refused unchecked, and not counted again.

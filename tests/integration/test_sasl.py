@@ -420,9 +420,11 @@ def test_m6_account_slowed_from_any_block():
 
 
 def test_plain_malformed():
-    """Bad base64 or missing NULs: 904, no crash. (Each on a server of its own: each is a
-    failure, and the next try from loopback would wait for it, SEC-6.)"""
-    for payload in ("!!!notbase64", b64("alice" + PASSWORD), b64("\0alice"), "QQ="):
+    """Bad base64, missing NULs or one NUL too many: 904, no crash. (Each on a server of
+    its own: each is a failure, and the next try from loopback would wait for it, SEC-6.)"""
+    # The last: the right password, then a NUL and more: no PLAIN message (RFC 4616).
+    for payload in ("!!!notbase64", b64("alice" + PASSWORD), b64("\0alice"), "QQ=",
+                    b64("\0alice\0%s\0junk" % PASSWORD)):
         srv = S.failing()
         c = TLSClient(srv, tls=False, source=fresh_ip())
         start_sasl(c)
