@@ -20,6 +20,10 @@
 #include <arpa/inet.h>
 #include <netinet/in.h>
 
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -45,6 +49,8 @@
 #define MCP_HTTP_HEADERS_MAX	8192
 #define MCP_HTTP_TIMEOUT	15
 #define MCP_VERSION	"2025-06-18"
+/* The socket's directory in /tmp: this, the server's pid, a dot, mkdtemp's. */
+#define MCP_DIR_PREFIX	"agentircd-mcp."
 
 struct mcp_token {
 	TAILQ_ENTRY(mcp_token)	 entry;
@@ -536,6 +542,48 @@ mcp_http_start(void)
 	return 0;
 }
 
+/*
+ * I8: a server that crashed left its socket directory behind. Each is
+ * named for the process that made it ("agentircd-mcp.<pid>.XXXXXX"): one
+ * of ours (our user's, 0700, a directory and no symlink) whose process is
+ * gone is removed with its socket.
+ */
+static void
+mcp_sweep(void)
+{
+	DIR *tmp;
+	struct dirent *e;
+	struct stat st;
+	char *end;
+	long pid;
+	int dfd;
+
+	if ((tmp = opendir("/tmp")) == NULL)
+		return;
+	while ((e = readdir(tmp)) != NULL) {
+		if (strncmp(e->d_name, MCP_DIR_PREFIX, strlen(MCP_DIR_PREFIX)) != 0)
+			continue;
+		pid = strtol(e->d_name + strlen(MCP_DIR_PREFIX), &end, 10);
+		if (end == e->d_name + strlen(MCP_DIR_PREFIX) || *end != '.' ||
+		    pid <= 0 || pid == (long)getpid() ||
+		    kill((pid_t)pid, 0) == 0 || errno != ESRCH)
+			continue;
+		if (fstatat(dirfd(tmp), e->d_name, &st, AT_SYMLINK_NOFOLLOW) == -1 ||
+		    !S_ISDIR(st.st_mode) || st.st_uid != geteuid() ||
+		    (st.st_mode & 077) != 0)
+			continue;
+		if ((dfd = openat(dirfd(tmp), e->d_name, O_RDONLY | O_DIRECTORY |
+		    O_NOFOLLOW | O_CLOEXEC)) == -1)
+			continue;
+		(void)unlinkat(dfd, "mcp.sock", 0);
+		close(dfd);
+		if (unlinkat(dirfd(tmp), e->d_name, AT_REMOVEDIR) == 0)
+			log_info("mcp: removed /tmp/%s, left by process %ld, "
+			    "which is gone", e->d_name, pid);
+	}
+	closedir(tmp);
+}
+
 int
 mcp_init(void)
 {
@@ -547,7 +595,9 @@ mcp_init(void)
 		return -1;
 	}
 	exe[n] = '\0';
-	strlcpy(sockdir, "/tmp/agentircd-mcp.XXXXXX", sizeof(sockdir));
+	mcp_sweep();
+	snprintf(sockdir, sizeof(sockdir), "/tmp/" MCP_DIR_PREFIX "%ld.XXXXXX",
+	    (long)getpid());
 	if (mkdtemp(sockdir) == NULL) {
 		log_warn("mcp: mkdtemp");
 		return -1;

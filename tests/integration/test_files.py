@@ -11,7 +11,8 @@ takes the others' bits off an existing one with a warning, refuses a symlink whe
 database goes, and refuses to start when the config, its directory, the database or its
 directory is writable by another user or owned by one (not root): the error says which
 file and how to fix it. The ownership cases need a second user: as root, the tests make
-the files uid 65534's (nobody); otherwise those cases are skipped.
+the files uid 65534's (nobody); otherwise those cases are skipped. I8: the MCP socket
+directories a crashed server left in /tmp are removed at the next start.
 """
 
 import os
@@ -194,6 +195,43 @@ def test_sec5_symlinked_database_refused():
         raise TestFailure("the server started on a symlinked database: %r" % err)
     if os.path.exists(target):
         raise TestFailure("the database was made where the symlink points")
+
+
+def test_i8_stale_socket_directories_removed():
+    """I8: at start the server removes the MCP socket directories that servers of its
+    user left in /tmp when they died (their process is gone), with the socket in it;
+    it leaves a live process's, and a symlink of that name (not followed)."""
+    gone = subprocess.Popen(["true"])
+    gone.wait()
+    stale = "/tmp/agentircd-mcp.%d.soakT1" % gone.pid
+    live = "/tmp/agentircd-mcp.%d.soakT2" % os.getpid()
+    link = "/tmp/agentircd-mcp.%d.soakT3" % gone.pid
+    target = os.path.join(TMP, "linked-dir")
+    os.makedirs(target, mode=0o700)
+    for dname in (stale, live):
+        os.mkdir(dname, 0o700)
+        with open(os.path.join(dname, "mcp.sock"), "w"):
+            pass
+    os.symlink(target, link)
+    try:
+        agent = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+                             "agents", "echo-agent.mjs")
+        p = PersistentServer(os.path.join(TMP, "i8.db"),
+                             config_extra="[agent sweep]\ncommand = node %s\n" % agent)
+        if os.path.exists(stale):
+            raise TestFailure("I8: %s is still there" % stale)
+        if not os.path.exists(os.path.join(live, "mcp.sock")):
+            raise TestFailure("I8: a live process's directory was removed")
+        if not os.path.islink(link) or not os.path.isdir(target):
+            raise TestFailure("I8: the symlink was followed or removed")
+        if "removed %s, left by process %d" % (stale, gone.pid) not in p.log_text():
+            raise TestFailure("I8: not logged:\n%s" % p.log_tail())
+        p.stop()
+    finally:
+        for dname in (stale, live):
+            shutil.rmtree(dname, ignore_errors=True)
+        if os.path.islink(link):
+            os.remove(link)
 
 
 if __name__ == "__main__":
