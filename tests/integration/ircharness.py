@@ -45,12 +45,13 @@ def free_port():
     return port
 
 
-def wait_port(port, timeout=10):
-    """The harness waits for the first (plain) listener only: wait for another one too."""
+def wait_port(port, timeout=10, host="127.0.0.1"):
+    """The harness waits for the first (plain) listener only: wait for another one too
+    (host: another loopback address, "::1")."""
     deadline = time.time() + timeout * SLOW
     while True:
         try:
-            socket.create_connection(("127.0.0.1", port), timeout=1).close()
+            socket.create_connection((host, port), timeout=1).close()
             return
         except OSError:
             if time.time() > deadline:

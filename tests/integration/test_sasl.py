@@ -190,20 +190,8 @@ password = {hl}
         self.srv.start()
         for port in (self.tls_port, self.remote_port, self.open_port):
             wait_port(port)
-        wait_port6(self.v6_port)
+        wait_port(self.v6_port, host="::1")
         return self.srv
-
-
-def wait_port6(port, timeout=10):
-    deadline = time.time() + timeout * SLOW
-    while True:
-        try:
-            socket.create_connection(("::1", port), timeout=1).close()
-            return
-        except OSError:
-            if time.time() > deadline:
-                raise
-            time.sleep(0.05)
 
 
 def hash_password(pw):
