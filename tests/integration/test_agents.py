@@ -55,7 +55,8 @@ MCAPS = "message-tags echo-message"
 # chunks the test wrote to SCRIPT_DIR/<name>.json when the answered line says
 # "say <name>" (a string is a text chunk, {"tool": title} a completed edit,
 # {"exit": n} ends the process), crashes mid-turn on "crash", says a line without its
-# end and waits for a cancel on "dawdle", and otherwise says "heard: <last line>".
+# end and waits for a cancel on "dawdle" ("linger": a line, then half of one, then
+# the same), and otherwise says "heard: <last line>".
 # With SCRIPT_FAIL_NEW set, session/new fails (after 300 ms).
 SCRIPT_AGENT = r"""
 import * as acp from %(sdk)s;
@@ -100,6 +101,12 @@ const app = acp
         else { await sleep(50); process.exit(c.exit); }
       }
       return { stopReason: "end_turn" };
+    }
+    if (/\blinger\b/.test(last)) {
+      await say(sid, "lingering\n");
+      await say(sid, "and half a line");
+      await new Promise((r) => cancels.push(r));
+      return { stopReason: "cancelled" };
     }
     if (/\bdawdle\b/.test(last)) {
       await say(sid, "dawdling");
@@ -1335,16 +1342,18 @@ def test_ag5_no_injection():
 
 
 def test_sigterm_stops_gracefully():
-    """Issue 22, a graceful stop: dally answers in #gs (it said "dawdling", and waits) and
-    a second prompt waits behind it when the daemon gets SIGTERM. The people there get
-    what was streamed, a NOTICE that dally was stopped by the shutdown, one that the
-    waiting prompt was not answered, then ERROR; the daemon is gone within 10 s; after a
-    restart, CHATHISTORY has both NOTICEs."""
+    """Issue 22, a graceful stop: dally answers in #gs (it said a line and half of one,
+    and waits) and a second prompt waits behind it when the daemon gets SIGTERM. The
+    people there get the half line, a NOTICE that dally was stopped by the shutdown, one
+    that the waiting prompt was not answered, then ERROR; the daemon is gone within
+    10 s; after a restart, CHATHISTORY has both NOTICEs."""
     p = PServer("gstop", flood_exempt="127.0.0.0/8", history_replay=0,
                 config_extra=agent_section("g", "dally", "#gs", script_agent=True))
     u = joined(mclient(p, "gsu"), "#gs")
-    u.send("PRIVMSG #gs :dally: dawdle")
-    u.expect(r":dally!\S+ TAGMSG #gs", 15)
+    u.send("PRIVMSG #gs :dally: linger")
+    # Its first line came: the half line written right after it is in the daemon.
+    u.expect(r":dally!\S+ PRIVMSG #gs :lingering", 15)
+    time.sleep(0.3 * SLOW)      # and has surely been read by now
     u.send("PRIVMSG #gs :dally: and then?")
     u.sync()
     t0 = time.time()
@@ -1357,7 +1366,8 @@ def test_sigterm_stops_gracefully():
     want = ["dally was stopped: the server is shutting down",
             "dally did not answer gsu: the server is shutting down; ask again when it is back"]
     missing = [w for w in want if w not in texts]
-    if missing or "dawdling" not in texts or not any(m.command == "ERROR" for m in got):
+    if missing or "and half a line" not in texts or \
+            not any(m.command == "ERROR" for m in got):
         raise TestFailure("at SIGTERM #gs got %r; missing %r" % (lines, missing))
     if took > 10 * SLOW:
         raise TestFailure("the daemon took %.1fs to stop" % took)
