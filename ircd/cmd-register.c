@@ -112,35 +112,37 @@ register_pass(struct client *c)
 {
 	char *colon = strchr(c->pass, ':');
 	const char *account = NULL;
-	char tried[256] = "";	/* the account tried, for SEC-6 */
+	int refused = 0, ok;
 
 	if (colon != NULL) {
 		*colon = '\0';
-		/* SEC-6: an account tried too often waits, from anywhere. */
-		if (account_may_try(c, LOGIN_ACCOUNT, c->pass) > 0) {
-			OPENSSL_cleanse(colon + 1, strlen(colon + 1));
-			free(c->pass);
-			c->pass = NULL;
-			reply(c, ERR_PASSWDMISMATCH);
-			client_exit(c, "Bad password");
-			return 0;
-		}
-		account = account_check_password(c->pass, colon + 1);
-		strlcpy(tried, c->pass, sizeof(tried));
+		/*
+		 * SEC-6: an account tried too often waits, from anywhere; the
+		 * try is refused unchecked, and not counted again.
+		 */
+		if (account_may_try(c, LOGIN_ACCOUNT, c->pass) > 0)
+			refused = 1;
+		else
+			account = account_check_password(c->pass, colon + 1);
+	}
+	if (account != NULL) {
+		account_login(c, account);
+		ok = 1;
+	} else if (colon == NULL && !conn_needs_auth(c->conn))
+		ok = 1;		/* a server password we do not use: ignored */
+	else {
+		reply(c, ERR_PASSWDMISMATCH);
+		if (!refused)
+			account_failed(c, LOGIN_ACCOUNT, colon != NULL ?
+			    c->pass : NULL);
+		ok = 0;
 	}
 	OPENSSL_cleanse(c->pass, strlen(c->pass) + (colon != NULL ? strlen(colon + 1) + 1 : 0));
 	free(c->pass);
 	c->pass = NULL;
-	if (account != NULL) {
-		account_login(c, account);
-		return 1;
-	}
-	if (colon == NULL && !conn_needs_auth(c->conn))
-		return 1;	/* a server password we do not use: ignored */
-	reply(c, ERR_PASSWDMISMATCH);
-	account_failed(c, LOGIN_ACCOUNT, tried[0] != '\0' ? tried : NULL);
-	client_exit(c, "Bad password");
-	return 0;
+	if (!ok)
+		client_exit(c, "Bad password");
+	return ok;
 }
 
 void

@@ -26,8 +26,6 @@
 #define SASL_CHUNK	400
 /* PLAIN with a long password fits in far less; more is an attack. */
 #define SASL_MAX	8192
-/* An account name kept to count a failure under (longer: cut, still counted). */
-#define SASL_NAME_MAX	256
 
 enum sasl_mech { SASL_PLAIN = 1, SASL_EXTERNAL };
 
@@ -115,7 +113,7 @@ sasl_finish(struct client *c)
 	struct sasl *s = c->sasl;
 	unsigned char *raw = NULL;
 	const char *account = NULL, *authzid, *authcid, *password;
-	char tried[SASL_NAME_MAX] = "";	/* the account tried, for SEC-6 */
+	const char *tried = NULL;	/* the account tried, for SEC-6 */
 	int n = 0;
 
 	if (s->len > 0 && (n = sasl_decode(s->buf, s->len, &raw)) < 0) {
@@ -124,27 +122,19 @@ sasl_finish(struct client *c)
 	}
 	if (s->mech == SASL_PLAIN) {
 		if (sasl_plain_split(raw, (size_t)n, &authzid, &authcid,
-		    &password) == -1) {
-			if (raw != NULL) {
-				OPENSSL_cleanse(raw, (size_t)n);
-				free(raw);
-			}
-			sasl_fail(c, NULL);
-			return;
-		}
+		    &password) == -1)
+			goto fail;
 		/*
 		 * SEC-6: an account tried too often waits, from anywhere; the
 		 * try is refused unchecked, and not counted again.
 		 */
 		if (account_may_try(c, LOGIN_ACCOUNT, authcid) > 0) {
-			OPENSSL_cleanse(raw, (size_t)n);
-			free(raw);
 			sasl_free(c);
 			reply(c, ERR_SASLFAIL);
-			return;
+			goto done;
 		}
 		account = account_check_password(authcid, password);
-		strlcpy(tried, authcid, sizeof(tried));
+		tried = authcid;
 		if (account != NULL && authzid[0] != '\0' &&
 		    strcasecmp(authzid, authcid) != 0)
 			account = NULL;	/* no acting as someone else */
@@ -155,17 +145,19 @@ sasl_finish(struct client *c)
 		    strcasecmp((const char *)raw, account) != 0)
 			account = NULL;
 	}
+	if (account == NULL)
+		goto fail;
+	sasl_free(c);
+	account_login(c, account);
+	reply(c, RPL_SASLSUCCESS);
+	goto done;
+fail:
+	sasl_fail(c, tried);
+done:
 	if (raw != NULL) {
 		OPENSSL_cleanse(raw, (size_t)n);
 		free(raw);
 	}
-	if (account == NULL) {
-		sasl_fail(c, tried[0] != '\0' ? tried : NULL);
-		return;
-	}
-	sasl_free(c);
-	account_login(c, account);
-	reply(c, RPL_SASLSUCCESS);
 }
 
 void
