@@ -208,7 +208,10 @@ account_failed(struct client *c, enum login_kind kind, const char *name)
 	 * ones and those already open hold their login lines until then.
 	 */
 	ms = fail_add(LOGIN_BLOCK, c->ip);
-	/* A name that is configured is slowed too, from any address. */
+	/*
+	 * A name that is configured is slowed too, from any address; others
+	 * would only fill the table. cmd-oper.c names known operators only.
+	 */
 	if (name != NULL && (kind == LOGIN_OPER ||
 	    (kind == LOGIN_ACCOUNT && account_find(name) != NULL)))
 		named = fail_add(kind, name);

@@ -315,7 +315,7 @@ bang_in_charge(const struct here *h)
 
 	if (h->ch == NULL)
 		return 1;
-	if (h->ch != NULL && (m = channel_member(h->ch, h->from)) != NULL &&
+	if ((m = channel_member(h->ch, h->from)) != NULL &&
 	    (m->modes & MEMBER_OP))
 		return 1;
 	for (i = 0; i < h->n; i++)
