@@ -155,7 +155,7 @@ struct client {
 	uint16_t		 flags;		/* CLIENT_* */
 	uint8_t			 umodes;	/* UMODE_* */
 	uint8_t			 ninvites;	/* at most CLIENT_MAXINVITES */
-	uint8_t			 unreg_errors;	/* 451/421 before registering */
+	uint8_t			 unreg_errors;	/* 451s before registering */
 	char			 nick[NICKLEN + 1];
 	char			 user[USERLEN + 1];
 	char			 ip[INET6_ADDRSTRLEN];	/* as inet_ntop writes it */

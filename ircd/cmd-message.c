@@ -87,9 +87,11 @@ message_to_user(struct client *c, struct outmsg *om, const char *nick,
 	if (history_add_private(c, to, om) == -1)
 		return;
 	to->ops->deliver(to, om);
-	/* Echoed before the service hears it: an agent's answer (its typing
+	/*
+	 * Echoed before the service hears it: an agent's answer (its typing
 	 * notice is sent at once) must not reach the sender before the
-	 * sender's own line, as in a channel. */
+	 * sender's own line, as in a channel.
+	 */
 	if (to != c)
 		message_echo(c, om);
 	if (to->ops->message != NULL)

@@ -131,8 +131,10 @@ read_password(const char *prompt, char **line, size_t *cap)
 	ssize_t n;
 
 	if (tty) {
-		/* The echo goes off before the prompt shows: what is typed
-		 * after it is never echoed, nor flushed away. */
+		/*
+		 * The echo goes off before the prompt shows: what is typed
+		 * after it is never echoed, nor flushed away.
+		 */
 		if (tcgetattr(STDIN_FILENO, &old) == 0) {
 			quiet = old;
 			quiet.c_lflag &= ~(tcflag_t)(ECHO | ECHONL);

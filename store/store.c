@@ -354,8 +354,8 @@ store_journal_wal(struct store *s, char *err, size_t errlen)
  * SEC-5, M4: the database is 0600, and so are its -wal and -shm, which
  * SQLite makes with the database's own mode: a new one is made so before
  * SQLite opens it (never through a symlink); an existing one that others
- * may read loses their bits, with a warning. The files' owners were checked at
- * start (ircd/trust.c).
+ * may read loses their bits, with a warning. The files' owners were
+ * checked at start (ircd/trust.c).
  */
 static int
 store_files_private(const char *path, char *err, size_t errlen)
