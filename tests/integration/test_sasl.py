@@ -229,6 +229,15 @@ def start_sasl(c, mech="PLAIN"):
     c.expect(r"^(?:@\S+ )?(?::\S+ )?AUTHENTICATE \+$")
 
 
+def fail_once(srv, user):
+    """One wrong SASL PLAIN password for user, from a loopback address of its own."""
+    c = TLSClient(srv, tls=False, source=fresh_ip())
+    start_sasl(c)
+    c.send("AUTHENTICATE " + plain(user, WRONG))
+    c.expect_numeric(904)
+    c.close()
+
+
 def finish_registration(c, n):
     c.send("CAP END")
     return c.register(n)
@@ -358,11 +367,7 @@ def test_m6_rotating_loopback_addresses():
     failure from one 127.x address, a login from another one (the right password even)
     is held about 2 s, as all of 127.0.0.0/8 is one block."""
     srv = S.failing()
-    c = TLSClient(srv, tls=False, source=fresh_ip())
-    start_sasl(c)
-    c.send("AUTHENTICATE " + plain("nosuchuser", WRONG))
-    c.expect_numeric(904)
-    c.close()
+    fail_once(srv, "nosuchuser")
     g = TLSClient(srv, tls=False, source=fresh_ip())
     t0 = time.time()
     start_sasl(g)
@@ -379,11 +384,7 @@ def test_m6_account_slowed_from_any_block():
     slowed itself) is refused at once, unchecked, with a NOTICE that says to wait; a try
     of another name from ::1 is not; once the wait is over, alice logs in from ::1."""
     srv = S.failing()
-    c = TLSClient(srv, tls=False, source=fresh_ip())
-    start_sasl(c)
-    c.send("AUTHENTICATE " + plain("alice", WRONG))
-    c.expect_numeric(904)
-    c.close()
+    fail_once(srv, "alice")
     v = TLSClient(srv, tls=False, source="::1", port=S.v6_port)
     start_sasl(v)
     v.send("AUTHENTICATE " + plain("alice", PASSWORD))
@@ -707,11 +708,7 @@ def test_secrets_never_logged():
     c = Client(srv)
     c.register(nick("logp"), password="alice:%s" % PASSWORD)
     c.quit()
-    c = TLSClient(srv, tls=False, source=fresh_ip())
-    start_sasl(c)
-    c.send("AUTHENTICATE " + plain("alice", WRONG))
-    c.expect_numeric(904)
-    c.close()
+    fail_once(srv, "alice")
     time.sleep(0.2)
     log = "\n".join(S.logs + [srv.log_text()])
     assert "logged in as alice" in log or "alice" in log, \
