@@ -422,7 +422,8 @@ def au2(k):
     """AU-2: only (users = alice with accounts, logged-in without) refuses a prompt from
     someone else, by private message, by mention in a channel and by a /command named to
     it, with a NOTICE saying why, and nothing reaches it; neither the /command nor an
-    INVITE from them makes it join the channel; plain (users unset) talks to
+    INVITE from them makes it join the channel, nor a /command nobody announced start
+    its process (CM-4); plain (users unset) talks to
     anyone on a server without accounts and only to people logged in on one with them."""
     anon = joined(k.person("au2anon%s" % k.name), "#au2%s" % k.name)
     send(anon, "only", "hello")
@@ -437,6 +438,19 @@ def au2(k):
         if any(re.search(r":only!\S+ JOIN ", l) for l in got):
             raise TestFailure("AU-2: %r brought only into the channel: %r" % (line, got))
     quiet(anon, "only")
+    # CM-4: a /command nobody here announced starts no session of an agent that
+    # refuses its sender (only has never run: it would start to learn its commands).
+    boss = k.person("au2inv", "alice") if k.name == "tls" else k.boss("au2inv%s" % k.name)
+    cm4 = joined(boss, "#au2cm%s" % k.name)
+    cm4.send("INVITE only #au2cm%s" % k.name)
+    cm4.expect(r":only!\S+ JOIN #au2cm%s" % k.name)
+    joined(anon, "#au2cm%s" % k.name)
+    anon.send("PRIVMSG #au2cm%s :/nosuchcmd x" % k.name)
+    anon.sync()
+    time.sleep(1.0 * SLOW)
+    if "acp: only: started" in k.server().log_text():
+        raise TestFailure("CM-4: a /command from someone only refuses started only")
+    boss.quit()
     if k.name == "tls":
         bob = k.person("au2bob", "bob")
         send(bob, "only", "hello")
