@@ -78,7 +78,7 @@ def dump_dir(name):
     return d
 
 
-def agent_section(name, channels="", permissions=None, env=()):
+def agent_section(name, channels="", permissions=None, env=(), admins=None):
     cmd = "%s %s %s-%s" % (NODE, MCPAGENT, TOKEN, name)
     lines = ["[agent %s]" % name, "command = %s" % cmd,
              "description = test agent " + name,
@@ -90,6 +90,8 @@ def agent_section(name, channels="", permissions=None, env=()):
         lines.append("permissions = %s" % permissions)
     for e in env:
         lines.append("env = %s" % e)
+    if admins:
+        lines.append("admins = %s" % admins)
     return "\n".join(lines) + "\n\n"
 
 
@@ -1663,7 +1665,7 @@ AU_PASSWORD = "Sched-Pass-21"
 
 class AccountSetup:
     """One server with a plain listener and a TLS listener, accounts au1..au9, the agents
-    sched (ask) and crossy (allow-all), schedule-minute = 1."""
+    sched (ask; au9 is its admin) and crossy (allow-all), schedule-minute = 1."""
 
     def __init__(self):
         self.srv = None
@@ -1684,7 +1686,8 @@ class AccountSetup:
             self.tls_port, cert, key)
         for i in range(1, 10):
             extra += "[account au%d]\npassword = %s\n\n" % (i, h)
-        extra += agent_section("sched") + agent_section("crossy", permissions="allow-all")
+        extra += agent_section("sched", admins="au9") + \
+            agent_section("crossy", permissions="allow-all")
         self.srv = Server(config_extra=extra, flood_exempt="127.0.0.0/8", history_replay=0,
                           max_parallel_turns=8, max_loaded_agents=4, schedule_minute=1)
         wait_port(self.tls_port)
@@ -2159,6 +2162,28 @@ def _i7(tls):
     finally:
         kick(op, chan, "sched")
     for c in (op, u1, u2, out_):
+        c.quit()
+
+
+def test_i7_admin_unschedules_tls():
+    """I7, AU-1: an admin of the agent (au9), a member of the channel but no operator of
+    it, may !unschedule a schedule someone else asked for, as it may !stop their turns."""
+    srv, (op, u1) = people(True, "i7aop", "i7au")
+    adm = aclient("i7adm", "au9")
+    chan = "#i7adm"
+    joined(op, chan)
+    invite(op, chan, "sched")
+    joined(u1, chan)
+    joined(adm, chan)
+    try:
+        sid = scheduled_id(mcp(u1, chan, "sched", "schedule",
+                               {"name": "theirs", "prompt": "p", "in_seconds": 3600}))
+        got = user_cmd(adm, chan, "!unschedule sch_%d" % sid)
+        if not any("Unscheduled sch_%d" % sid in l for l in got):
+            raise TestFailure("I7: sched's admin could not remove it: %r" % got)
+    finally:
+        kick(op, chan, "sched")
+    for c in (op, u1, adm):
         c.quit()
 
 
