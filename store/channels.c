@@ -290,3 +290,93 @@ store_channel_load_all(struct store *s,
 		return -1;
 	return 0;
 }
+
+int
+store_channel_op_add(struct store *s, const char *conv, const char *account)
+{
+	sqlite3_stmt *st;
+
+	st = store_stmt(s, SQL_CHANNEL_OP_ADD,
+	    "INSERT INTO channel_ops (conv, account)\n"
+	    "VALUES (?1, ?2)\n"
+	    "ON CONFLICT (conv, account) DO NOTHING");
+	if (st == NULL)
+		return -1;
+	store_bind_text(st, 1, conv);
+	store_bind_text(st, 2, account);
+	return store_step_done(s, st, "add channel operator");
+}
+
+int
+store_channel_op_del(struct store *s, const char *conv, const char *account)
+{
+	sqlite3_stmt *st;
+
+	st = store_stmt(s, SQL_CHANNEL_OP_DEL,
+	    "DELETE FROM channel_ops WHERE conv = ?1 AND account = ?2");
+	if (st == NULL)
+		return -1;
+	store_bind_text(st, 1, conv);
+	store_bind_text(st, 2, account);
+	return store_step_done(s, st, "delete channel operator");
+}
+
+int
+store_channel_ops(struct store *s,
+    void (*fn)(const char *conv, const char *account, void *), void *arg)
+{
+	sqlite3_stmt *st;
+	const char *conv, *account;
+	int rc;
+
+	st = store_stmt(s, SQL_CHANNEL_OP_LIST,
+	    "SELECT conv, account FROM channel_ops ORDER BY conv, account");
+	if (st == NULL)
+		return -1;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		conv = store_column_text(st, 0);
+		account = store_column_text(st, 1);
+		if (conv != NULL && account != NULL)
+			fn(conv, account, arg);
+	}
+	if (rc != SQLITE_DONE)
+		store_fail(s, "load channel operators");
+	sqlite3_reset(st);
+	return rc == SQLITE_DONE ? 0 : -1;
+}
+
+int
+store_channel_retire(struct store *s, const char *conv, const char *tag)
+{
+	sqlite3_stmt *st;
+
+	if (store_begin(s) == -1)
+		return -1;
+	st = store_stmt(s, SQL_RETIRE_MESSAGES,
+	    "UPDATE messages SET conv = '~' || ?1 || '@' || ?2\n"
+	    "WHERE conv = ?1");
+	if (st == NULL)
+		goto fail;
+	store_bind_text(st, 1, conv);
+	store_bind_text(st, 2, tag);
+	if (store_step_done(s, st, "retire channel: history") == -1)
+		goto fail;
+	st = store_stmt(s, SQL_RETIRE_CHANNEL,
+	    "DELETE FROM channels WHERE conv = ?1");
+	if (st == NULL)
+		goto fail;
+	store_bind_text(st, 1, conv);
+	if (store_step_done(s, st, "retire channel") == -1)
+		goto fail;
+	st = store_stmt(s, SQL_RETIRE_MEMBERS,
+	    "DELETE FROM memberships WHERE conv = ?1");
+	if (st == NULL)
+		goto fail;
+	store_bind_text(st, 1, conv);
+	if (store_step_done(s, st, "retire channel: stays") == -1)
+		goto fail;
+	return store_commit(s);
+fail:
+	store_rollback(s);
+	return -1;
+}

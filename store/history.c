@@ -167,38 +167,61 @@ store_deliver(struct store *s, sqlite3_stmt *st, const char *what,
  * ascending; newest picks the newest of them instead of the oldest.
  * Returns how many, or -1.
  */
+/*
+ * Calls fn for up to limit messages of conv with lo < (time, id) < hi,
+ * ascending; newest picks the newest of them instead of the oldest. With
+ * who, only messages said while one of its two principals was a member
+ * (store_member_join). Returns how many, or -1.
+ */
+#define MSG_SEEN_BY \
+	"	    AND EXISTS (SELECT 1\n" \
+	"		FROM memberships m\n" \
+	"		WHERE m.conv = ?1 AND m.principal IN (?7, ?8)\n" \
+	"		    AND messages.id > m.joined\n" \
+	"		    AND (m.parted IS NULL OR messages.id <= m.parted))\n"
+
 static int
-store_range(struct store *s, const char *conv, struct key lo, struct key hi,
-    int limit, int newest, void (*fn)(const struct store_msg *, void *),
-    void *arg)
+store_range(struct store *s, const char *conv, const struct store_who *who,
+    struct key lo, struct key hi, int limit, int newest,
+    void (*fn)(const struct store_msg *, void *), void *arg)
 {
 	sqlite3_stmt *st;
 
 	if (limit <= 0)
 		return 0;
-	if (newest)
-		/* Newest first to find them, then put back in order. */
-		st = store_stmt(s, SQL_HISTORY_DESC,
-		    "SELECT *\n"
-		    "FROM (\n"
-		    "	SELECT " MSG_COLUMNS "\n"
-		    "	FROM messages\n"
-		    "	WHERE conv = ?1\n"
-		    "	    AND (time, id) > (?2, ?3)\n"
-		    "	    AND (time, id) < (?4, ?5)\n"
-		    "	ORDER BY time DESC, id DESC\n"
-		    "	LIMIT ?6\n"
-		    ")\n"
-		    "ORDER BY time, id");
+	/* Newest first to find them, then put back in order. */
+#define SQL_DESC(filter) \
+	    "SELECT *\n" \
+	    "FROM (\n" \
+	    "	SELECT " MSG_COLUMNS "\n" \
+	    "	FROM messages\n" \
+	    "	WHERE conv = ?1\n" \
+	    "	    AND (time, id) > (?2, ?3)\n" \
+	    "	    AND (time, id) < (?4, ?5)\n" \
+	    filter \
+	    "	ORDER BY time DESC, id DESC\n" \
+	    "	LIMIT ?6\n" \
+	    ")\n" \
+	    "ORDER BY time, id"
+#define SQL_ASC(filter) \
+	    "SELECT " MSG_COLUMNS "\n" \
+	    "FROM messages\n" \
+	    "WHERE conv = ?1\n" \
+	    "    AND (time, id) > (?2, ?3)\n" \
+	    "    AND (time, id) < (?4, ?5)\n" \
+	    filter \
+	    "ORDER BY time, id\n" \
+	    "LIMIT ?6"
+	if (who != NULL)
+		st = newest ?
+		    store_stmt(s, SQL_HISTORY_DESC_AS, SQL_DESC(MSG_SEEN_BY)) :
+		    store_stmt(s, SQL_HISTORY_ASC_AS, SQL_ASC(MSG_SEEN_BY));
 	else
-		st = store_stmt(s, SQL_HISTORY_ASC,
-		    "SELECT " MSG_COLUMNS "\n"
-		    "FROM messages\n"
-		    "WHERE conv = ?1\n"
-		    "    AND (time, id) > (?2, ?3)\n"
-		    "    AND (time, id) < (?4, ?5)\n"
-		    "ORDER BY time, id\n"
-		    "LIMIT ?6");
+		st = newest ?
+		    store_stmt(s, SQL_HISTORY_DESC, SQL_DESC("")) :
+		    store_stmt(s, SQL_HISTORY_ASC, SQL_ASC(""));
+#undef SQL_DESC
+#undef SQL_ASC
 	if (st == NULL)
 		return -1;
 	store_bind_text(st, 1, conv);
@@ -207,11 +230,25 @@ store_range(struct store *s, const char *conv, struct key lo, struct key hi,
 	sqlite3_bind_int64(st, 4, hi.t);
 	sqlite3_bind_int64(st, 5, hi.id);
 	sqlite3_bind_int(st, 6, limit);
+	if (who != NULL) {
+		store_bind_text(st, 7, who->p1);
+		store_bind_text(st, 8, who->p2 != NULL ? who->p2 : who->p1);
+	}
 	return store_deliver(s, st, "history query", fn, arg);
 }
 
 int
 store_history_query(struct store *s, const char *conv, enum store_dir dir,
+    const struct store_ref *ref, const struct store_ref *ref2, int limit,
+    void (*fn)(const struct store_msg *, void *), void *arg)
+{
+	return store_history_query_as(s, conv, NULL, dir, ref, ref2, limit,
+	    fn, arg);
+}
+
+int
+store_history_query_as(struct store *s, const char *conv,
+    const struct store_who *who, enum store_dir dir,
     const struct store_ref *ref, const struct store_ref *ref2, int limit,
     void (*fn)(const struct store_msg *, void *), void *arg)
 {
@@ -236,34 +273,34 @@ store_history_query(struct store *s, const char *conv, enum store_dir dir,
 
 	switch (dir) {
 	case STORE_LATEST:
-		return store_range(s, conv, ref != NULL ? b.above : key_min,
+		return store_range(s, conv, who, ref != NULL ? b.above : key_min,
 		    key_max, limit, 1, fn, arg);
 	case STORE_BEFORE:
-		return store_range(s, conv, key_min, b.below, limit, 1,
+		return store_range(s, conv, who, key_min, b.below, limit, 1,
 		    fn, arg);
 	case STORE_AFTER:
-		return store_range(s, conv, b.above, key_max, limit, 0,
+		return store_range(s, conv, who, b.above, key_max, limit, 0,
 		    fn, arg);
 	case STORE_AROUND:
 		/*
 		 * limit/2 older, the rest from the reference on: a msgid
 		 * reference is itself included, and limit 1 gives just it.
 		 */
-		n = store_range(s, conv, key_min, b.below, limit / 2, 1,
+		n = store_range(s, conv, who, key_min, b.below, limit / 2, 1,
 		    fn, arg);
 		if (n == -1)
 			return -1;
 		at = b.below;
 		at.id--;
-		n2 = store_range(s, conv, at, key_max, limit - limit / 2, 0,
+		n2 = store_range(s, conv, who, at, key_max, limit - limit / 2, 0,
 		    fn, arg);
 		return n2 == -1 ? -1 : n + n2;
 	case STORE_BETWEEN:
 		/* From ref towards ref2: the end nearest ref is kept. */
 		if (key_cmp(b.below, b2.below) <= 0)
-			return store_range(s, conv, b.above, b2.below, limit, 0,
+			return store_range(s, conv, who, b.above, b2.below, limit, 0,
 			    fn, arg);
-		return store_range(s, conv, b2.above, b.below, limit, 1,
+		return store_range(s, conv, who, b2.above, b.below, limit, 1,
 		    fn, arg);
 	}
 	store_log(1, "%s: history query: bad direction %d", s->path, (int)dir);

@@ -10,6 +10,7 @@ libstore_a_SOURCES = \
 	store/migrate.c \
 	store/history.c \
 	store/channels.c \
+	store/members.c \
 	store/agents.c store/schedules.c \
 	store/kv.c
 

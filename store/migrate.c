@@ -183,11 +183,38 @@ static const char *const v4[] = {
 	NULL
 };
 
+/*
+ * Version 5: what keeps a channel's authority while it is empty (AU-7).
+ * channel_ops: the accounts that get op when they join. memberships:
+ * when each principal was in a channel, by message id (joined: the
+ * channel's newest id at the join, so later ones were seen; parted: its
+ * newest at the part, NULL while a member), which bounds what a person
+ * may read back of a +s/+k/+i channel.
+ */
+static const char *const v5[] = {
+	"CREATE TABLE channel_ops (\n"
+	"	conv	TEXT NOT NULL\n"
+	"		REFERENCES channels (conv) ON DELETE CASCADE,\n"
+	"	account	TEXT NOT NULL,\n"
+	"	PRIMARY KEY (conv, account)\n"
+	") WITHOUT ROWID",
+	"CREATE TABLE memberships (\n"
+	"	conv		TEXT NOT NULL,\n"
+	"	principal	TEXT NOT NULL,\n"
+	"	joined		INTEGER NOT NULL,\n"
+	"	parted		INTEGER\n"
+	")",
+	"CREATE INDEX memberships_conv ON memberships (conv, principal)",
+	"CREATE INDEX memberships_principal ON memberships (principal)",
+	NULL
+};
+
 static const char *const *const migrations[] = {
 	v1,
 	v2,
 	v3,
 	v4,
+	v5,
 };
 
 int

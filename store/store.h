@@ -126,6 +126,20 @@ enum store_dir {
 int	store_history_query(struct store *, const char *conv, enum store_dir,
 	    const struct store_ref *ref, const struct store_ref *ref2, int limit,
 	    void (*fn)(const struct store_msg *, void *), void *arg);
+/*
+ * Who reads, for a channel that shows only what its reader was there for
+ * (AU-7): one person's principals (its account's and its connection's;
+ * p2 may be NULL), matched against store_member_join's stays.
+ */
+struct store_who {
+	const char	*p1;
+	const char	*p2;
+};
+/* store_history_query, but only messages said while who was a member. */
+int	store_history_query_as(struct store *, const char *conv,
+	    const struct store_who *who, enum store_dir,
+	    const struct store_ref *ref, const struct store_ref *ref2, int limit,
+	    void (*fn)(const struct store_msg *, void *), void *arg);
 
 /*
  * Conversations with messages between t1 and t2 (ms, either order,
@@ -203,6 +217,38 @@ int	store_channel_load_all(struct store *,
 	    void (*fn)(const struct store_channel *, void *),
 	    void (*ban_fn)(const char *conv, const struct store_ban *, void *),
 	    void *arg);
+/*
+ * The accounts that get op in a channel when they join (AU-7). Adding
+ * needs the channel's row (store_channel_save first); deleting the row
+ * deletes them. store_channel_ops calls fn(conv, account, arg) for every
+ * one of every channel.
+ */
+int	store_channel_op_add(struct store *, const char *conv, const char *account);
+int	store_channel_op_del(struct store *, const char *conv, const char *account);
+int	store_channel_ops(struct store *,
+	    void (*fn)(const char *conv, const char *account, void *), void *arg);
+/*
+ * A channel's life ends (AU-7): its row, bans, operators and stays go,
+ * and its messages move to the conversation "~<conv>@<tag>", which no
+ * channel reads and history pruning still ages out, so a channel of the
+ * same name starts empty and nothing is deleted by hand.
+ */
+int	store_channel_retire(struct store *, const char *conv, const char *tag);
+
+/*
+ * Stays in channels (AU-7), by message id. A join with nothing said
+ * since the principal's last part continues that stay; a join while a
+ * stay is open changes nothing, so the caller parts a principal only
+ * when its last connection leaves. forget: every stay of a principal (a
+ * connection that quit). since: the newest id of the channel when the
+ * open stay began, -1 when there is none. reset, at start: open stays
+ * end where their history ends, and connections of the last run go.
+ */
+int	store_member_join(struct store *, const char *conv, const char *principal);
+int	store_member_part(struct store *, const char *conv, const char *principal);
+int	store_member_forget(struct store *, const char *principal);
+int64_t	store_member_since(struct store *, const char *conv, const char *principal);
+int	store_members_reset(struct store *);
 
 /*
  * The transcript an agent missed (SS-2): messages of conv with id greater

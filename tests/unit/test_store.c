@@ -117,10 +117,14 @@ count_ids(const char *s)
 	return n;
 }
 
-/* Runs a query; returns the ids seen ("" for none), "-1"/"-2" on errors. */
+/*
+ * Runs a query as who (NULL: anyone); returns the ids seen ("" for
+ * none), "-1"/"-2" on errors.
+ */
 static const char *
-q(struct store *s, const char *conv, enum store_dir dir_,
-    const struct store_ref *r1, const struct store_ref *r2, int limit)
+qas(struct store *s, const char *conv, const struct store_who *who,
+    enum store_dir dir_, const struct store_ref *r1,
+    const struct store_ref *r2, int limit)
 {
 	static char out[1100];
 	int n;
@@ -128,7 +132,8 @@ q(struct store *s, const char *conv, enum store_dir dir_,
 	memset(&sn, 0, sizeof(sn));
 	sn.last_time = INT64_MIN;
 	sn.last_id = INT64_MIN;
-	n = store_history_query(s, conv, dir_, r1, r2, limit, collect, &sn);
+	n = store_history_query_as(s, conv, who, dir_, r1, r2, limit, collect,
+	    &sn);
 	if (n < 0) {
 		snprintf(out, sizeof(out), "%d", n);
 		return out;
@@ -139,6 +144,13 @@ q(struct store *s, const char *conv, enum store_dir dir_,
 		return "(count mismatch)";
 	snprintf(out, sizeof(out), "%s", sn.ids);
 	return out;
+}
+
+static const char *
+q(struct store *s, const char *conv, enum store_dir dir_,
+    const struct store_ref *r1, const struct store_ref *r2, int limit)
+{
+	return qas(s, conv, NULL, dir_, r1, r2, limit);
 }
 
 static struct store_ref *
@@ -204,7 +216,7 @@ test_open(void)
 	struct store *s;
 	FILE *f;
 
-	is_int(store_version_latest(), 4, "this build knows schema version 4");
+	is_int(store_version_latest(), 5, "this build knows schema version 5");
 	s = store_open(path_in("a.db"), err, sizeof(err));
 	ok(s != NULL, "open creates a new database");
 	if (s == NULL) {
@@ -512,10 +524,11 @@ test_private(void)
 	 * messages already stored.
 	 */
 	ok(raw_exec(path_in("p.db"), "DROP TRIGGER messages_private;"
-	    "DROP TABLE private_convs; PRAGMA user_version = 3") == 0,
+	    "DROP TABLE private_convs; DROP TABLE channel_ops;"
+	    "DROP TABLE memberships; PRAGMA user_version = 3") == 0,
 	    "make the file a version 3 file");
 	s = store_open(path_in("p.db"), err, sizeof(err));
-	ok(s != NULL, "it migrates to version 4");
+	ok(s != NULL, "it migrates to the latest version");
 	if (s == NULL)
 		return;
 	ok(store_private_find(s, "a:alice", "bob", key, sizeof(key)) == 0 &&
@@ -779,6 +792,102 @@ test_channels(void)
 	    "[#hist|#Hist|-|0|1234|-|-|0] #hist+b:*!*@spam:op:400") != NULL, "the minimal row keeps history's name and date");
 	ok(strstr(load(s), "#fresh+b:*!*@spam:op:400") != NULL,
 	    "the unknown channel has its row and ban");
+	store_close(s);
+}
+
+static void
+opcollect(const char *conv, const char *account, void *arg)
+{
+	char *out = arg;
+
+	if (out[0] != '\0')
+		strlcat(out, ",", 256);
+	strlcat(out, conv, 256);
+	strlcat(out, "=", 256);
+	strlcat(out, account, 256);
+}
+
+/* AU-7: stays bound what a reader sees; a retired channel starts empty. */
+static void
+test_stays(void)
+{
+	struct store_who alice = { "a:alice", "c:r.1" };
+	struct store_who bob = { "a:bob", NULL };
+	struct store_who conn = { "a:carol", "c:r.2" };
+	struct store_channel c;
+	struct store *s;
+	char ops[256] = "";
+	int fail = 0;
+
+	s = store_open(path_in("stays.db"), err, sizeof(err));
+	if (s == NULL)
+		exit(1);
+	fail |= add(s, "#x", "#x", "alice", "x1", 1000);
+	fail |= store_member_join(s, "#x", "a:alice");
+	fail |= add(s, "#x", "#x", "alice", "x2", 2000);
+	fail |= store_member_join(s, "#x", "c:r.2");
+	fail |= add(s, "#x", "#x", "alice", "x3", 3000);
+	fail |= store_member_part(s, "#x", "a:alice");
+	fail |= add(s, "#x", "#x", "bob", "x4", 4000);
+	fail |= store_member_join(s, "#x", "a:alice");
+	fail |= add(s, "#x", "#x", "alice", "x5", 5000);
+	is_int(fail, 0, "messages, joins and parts");
+	is_str(qas(s, "#x", &alice, STORE_LATEST, NULL, NULL, 10), "x2,x3,x5",
+	    "a reader sees only what was said while it was in");
+	is_str(qas(s, "#x", &bob, STORE_LATEST, NULL, NULL, 10), "",
+	    "one never in sees nothing");
+	is_str(qas(s, "#x", &conn, STORE_LATEST, NULL, NULL, 10), "x3,x4,x5",
+	    "a connection's stay counts for it after it logs in");
+	is_str(qas(s, "#x", &alice, STORE_BEFORE, id("x5"), NULL, 10), "x2,x3",
+	    "and every direction is bounded");
+	is_str(q(s, "#x", STORE_LATEST, NULL, NULL, 10), "x1,x2,x3,x4,x5",
+	    "without a reader, everything");
+	ok(store_member_since(s, "#x", "a:alice") > 0,
+	    "an open stay has a start");
+	is_int(store_member_since(s, "#x", "a:bob"), -1, "none has none");
+
+	/* A JOIN/PART loop with nothing said adds no rows. */
+	fail = 0;
+	for (int i = 0; i < 50; i++)
+		fail |= store_member_part(s, "#x", "a:alice") |
+		    store_member_join(s, "#x", "a:alice");
+	is_int(fail, 0, "50 parts and joins");
+	is_int(raw_int(path_in("stays.db"), "SELECT count(*) FROM memberships "
+	    "WHERE principal = 'a:alice'"), 2, "still two stays");
+
+	/* Operators need the row, and go with it. */
+	memset(&c, 0, sizeof(c));
+	c.conv = "#x";
+	c.name = "#x";
+	c.created = 1;
+	is_int(store_channel_save(s, &c), 0, "save the row");
+	is_int(store_channel_op_add(s, "#x", "alice") |
+	    store_channel_op_add(s, "#x", "alice") |
+	    store_channel_op_add(s, "#x", "bob"), 0, "remember operators");
+	is_int(store_channel_op_del(s, "#x", "bob"), 0, "forget one");
+	store_channel_ops(s, opcollect, ops);
+	is_str(ops, "#x=alice", "the operators are listed");
+
+	/* A restart ends open stays and forgets connections. */
+	is_int(store_members_reset(s), 0, "reset at start");
+	is_int(store_member_since(s, "#x", "a:alice"), -1,
+	    "no stay is open after it");
+	is_str(qas(s, "#x", &conn, STORE_LATEST, NULL, NULL, 10), "",
+	    "a connection of the last run is nobody");
+	is_str(qas(s, "#x", &alice, STORE_LATEST, NULL, NULL, 10), "x2,x3,x5",
+	    "an account keeps its stays");
+
+	is_int(store_channel_retire(s, "#x", "77"), 0, "retire the channel");
+	is_str(q(s, "#x", STORE_LATEST, NULL, NULL, 10), "",
+	    "its name starts empty");
+	is_str(q(s, "~#x@77", STORE_LATEST, NULL, NULL, 10), "x1,x2,x3,x4,x5",
+	    "the history is set aside, not deleted");
+	is_str(load(s), "", "no row comes back, from history either");
+	ops[0] = '\0';
+	store_channel_ops(s, opcollect, ops);
+	is_str(ops, "", "nor operators");
+	is_int(raw_int(path_in("stays.db"), "SELECT count(*) FROM memberships"),
+	    0, "nor stays");
 	store_close(s);
 }
 
@@ -2075,6 +2184,7 @@ main(void)
 	test_targets();
 	test_prune();
 	test_channels();
+	test_stays();
 	test_kv();
 	test_failures();
 	test_migrate();
