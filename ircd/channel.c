@@ -1,7 +1,7 @@
 /*
  * channel.c: channels, membership and the checks every command shares
  * (bans, who may speak). A channel dies with its last member unless the
- * config made it permanent.
+ * config names it or it holds something worth keeping (AU-7).
  */
 #include "compat.h"
 
@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "ircd/casemap.h"
+#include "ircd/chanlife.h"
 #include "ircd/channel.h"
 #include "ircd/conf.h"
 #include "ircd/dict.h"
@@ -46,13 +47,30 @@ channel_create(const char *name)
 	return ch;
 }
 
+int
+channel_kept(const struct channel *ch)
+{
+	return ch->permanent || ch->stored || ch->topic != NULL ||
+	    ch->key[0] != '\0' || ch->limit > 0 || ch->nbans > 0 ||
+	    ch->modes != mode_chan_flags(ircd.conf->default_modes);
+}
+
 void
 channel_maybe_destroy(struct channel *ch)
 {
+	if (ch->nmembers > 0 || channel_kept(ch))
+		return;
+	chanlife_end(ch);
+}
+
+void
+channel_destroy(struct channel *ch)
+{
 	char key[CHANNELLEN + 1];
 	struct ban *b;
+	unsigned i;
 
-	if (ch->nmembers > 0 || ch->permanent)
+	if (ch->nmembers > 0)
 		return;
 	casemap_fold(key, ch->name, sizeof(key));
 	dict_del(ircd.channels, key);
@@ -64,8 +82,47 @@ channel_maybe_destroy(struct channel *ch)
 		free(b->setter);
 		free(b);
 	}
+	for (i = 0; i < ch->nops; i++)
+		free(ch->ops[i]);
+	free(ch->ops);
 	free(ch->topic);
 	free(ch);
+}
+
+int
+channel_op_has(const struct channel *ch, const char *principal)
+{
+	unsigned i;
+
+	for (i = 0; i < ch->nops; i++)
+		if (strcmp(ch->ops[i], principal) == 0)
+			return 1;
+	return 0;
+}
+
+int
+channel_op_add(struct channel *ch, const char *principal)
+{
+	if (channel_op_has(ch, principal))
+		return 0;
+	if (ch->nops >= CHANNEL_MAXOPS)
+		return -1;
+	ch->ops = xreallocarray(ch->ops, ch->nops + 1, sizeof(*ch->ops));
+	ch->ops[ch->nops++] = xstrdup(principal);
+	return 0;
+}
+
+void
+channel_op_del(struct channel *ch, const char *principal)
+{
+	unsigned i;
+
+	for (i = 0; i < ch->nops; i++)
+		if (strcmp(ch->ops[i], principal) == 0) {
+			free(ch->ops[i]);
+			ch->ops[i] = ch->ops[--ch->nops];
+			return;
+		}
 }
 
 struct member *
@@ -100,6 +157,7 @@ channel_add(struct channel *ch, struct client *c, unsigned modes)
 	c->nchannels++;
 	if (c->flags & CLIENT_SERVICE)
 		ch->nservices++;
+	chanlife_joined(ch, c);
 	if (c->ops->joined != NULL)
 		c->ops->joined(c, ch);
 	return m;
@@ -119,6 +177,7 @@ channel_remove(struct channel *ch, struct client *c)
 	if (c->flags & CLIENT_SERVICE)
 		ch->nservices--;
 	free(m);
+	chanlife_parted(ch, c);
 	if (c->ops->parted != NULL)
 		c->ops->parted(c, ch);
 	channel_maybe_destroy(ch);

@@ -45,14 +45,39 @@ struct channel {
 	TAILQ_HEAD(, ban)	 bans;
 	unsigned		 nbans;
 	int			 permanent;	/* from the config: kept when empty */
+	int			 stored;	/* has history: kept when empty (AU-7) */
 	unsigned		 nservices;	/* members that are service users */
+	/*
+	 * Who gets op at JOIN (AU-7): principal keys ("a:<account>" kept in
+	 * the store, "c:<conn>" for one connection's life), besides the
+	 * config's [channel] ops.
+	 */
+	char			**ops;
+	unsigned		 nops;
+	time_t			 empty_since;	/* when the last member left */
 };
+
+/* How many principals a channel remembers as operators. */
+#define CHANNEL_MAXOPS	100
 
 struct channel	*channel_find(const char *name);
 /* Create an empty channel with the default modes; the caller adds members. */
 struct channel	*channel_create(const char *name);
-/* Destroy a channel with no members unless permanent. */
+/*
+ * Does an empty ch stay (AU-7)? When the config names it, when it has
+ * history, or when its operators gave it state: a topic, a key, a limit,
+ * bans or modes other than the defaults.
+ */
+int		 channel_kept(const struct channel *);
+/* Destroy a channel with no members unless channel_kept. */
 void		 channel_maybe_destroy(struct channel *);
+/* Destroy an empty channel whatever it holds (dropped, expired). */
+void		 channel_destroy(struct channel *);
+/* The remembered operators: principal keys, see struct channel. */
+int		 channel_op_has(const struct channel *, const char *principal);
+/* 0, or -1 when CHANNEL_MAXOPS are remembered already. */
+int		 channel_op_add(struct channel *, const char *principal);
+void		 channel_op_del(struct channel *, const char *principal);
 struct member	*channel_member(const struct channel *, const struct client *);
 struct member	*channel_add(struct channel *, struct client *, unsigned modes);
 /* Remove a member; may destroy the channel. */

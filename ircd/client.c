@@ -15,6 +15,7 @@
 #include <sys/time.h>
 
 #include "ircd/casemap.h"
+#include "ircd/chanlife.h"
 #include "ircd/channel.h"
 #include "ircd/client.h"
 #include "ircd/clock.h"
@@ -432,6 +433,7 @@ client_exit(struct client *c, const char *reason)
 	if (c->flags & CLIENT_REGISTERED) {
 		client_send_common(c, 0, ":%s QUIT :%s", c->prefix, reason);
 		hook_user_quit(c, reason);
+		chanlife_quit(c);
 		TAILQ_FOREACH_SAFE(m, &c->channels, by_client, mt)
 			channel_remove(m->channel, c);
 		whowas_add(c);

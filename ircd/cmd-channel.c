@@ -14,6 +14,7 @@
 
 #include "ircd/cap.h"
 #include "ircd/casemap.h"
+#include "ircd/chanlife.h"
 #include "ircd/channel.h"
 #include "ircd/client.h"
 #include "ircd/command.h"
@@ -248,30 +249,6 @@ chan_relay_join(struct client *c, struct channel *ch)
 	}
 }
 
-/*
- * Does the config's [channel] ops list c's account for ch? Only a
- * login counts: a nick is anybody's to take.
- */
-static int
-chan_conf_op(const struct client *c, const struct channel *ch)
-{
-	const struct conf_channel *cc;
-	size_t i, j;
-
-	if (c->account == NULL || ircd.conf == NULL)
-		return 0;
-	for (i = 0; i < ircd.conf->nchannels; i++) {
-		cc = &ircd.conf->channels[i];
-		if (casemap_cmp(cc->name, ch->name) != 0)
-			continue;
-		for (j = 0; cc->ops != NULL && cc->ops[j] != NULL; j++)
-			if (casemap_cmp(cc->ops[j], c->account) == 0)
-				return 1;
-		break;
-	}
-	return 0;
-}
-
 static void
 chan_join_one(struct client *c, const char *name, const char *key)
 {
@@ -291,8 +268,10 @@ chan_join_one(struct client *c, const char *name, const char *key)
 		return;
 	}
 	if (ch == NULL) {
+		/* Who makes a channel runs it, and gets op back (AU-7). */
 		ch = channel_create(name);
 		channel_add(ch, c, MEMBER_OP);
+		chanlife_op(ch, c, 1);
 	} else {
 		if ((err = chan_join_check(c, ch, key)) != 0) {
 			reply(c, err, ch->name);
@@ -301,12 +280,11 @@ chan_join_one(struct client *c, const char *name, const char *key)
 		/* A stale invite must not outlive the join it was for. */
 		client_invite_clear(c, ch->name);
 		/*
-		 * A channel kept from the config or history with nobody but
-		 * service users (agents) in it: the first person in gets op, as
-		 * in a new channel.
+		 * AU-7: op goes only to those the channel remembers or the
+		 * config names, never to whoever finds it empty or holding
+		 * only agents.
 		 */
-		channel_add(ch, c, ch->nmembers == ch->nservices ||
-		    chan_conf_op(c, ch) ? MEMBER_OP : 0);
+		channel_add(ch, c, chanlife_is_op(ch, c) ? MEMBER_OP : 0);
 	}
 	chan_relay_join(c, ch);
 	if (ch->topic != NULL)
@@ -701,4 +679,60 @@ cmd_kick(struct client *c, struct message *msg)
 		    ch->name, target->nick, buf);
 		channel_remove(ch, target);
 	}
+}
+
+/*
+ * DROP <channel>: end a channel's life (AU-7). One of its operators may
+ * (a member with op, or an account it remembers) or a server operator,
+ * once no other person is in it: the agents there leave with it, its
+ * history is set aside, and its name starts again empty.
+ */
+void
+cmd_drop(struct client *c, struct message *msg)
+{
+	struct channel *ch;
+	struct member *m, *mt;
+	char name[CHANNELLEN + 1];
+	int may;
+
+	if ((ch = channel_find(msg->params[0])) == NULL) {
+		reply(c, ERR_NOSUCHCHANNEL, msg->params[0]);
+		return;
+	}
+	m = channel_member(ch, c);
+	may = chan_is_op(m) || chanlife_is_op(ch, c) || client_is_oper(c);
+	if (!may) {
+		/* A secret channel does not exist for outsiders (AU-8). */
+		if (m == NULL && (ch->modes & CMODE_SECRET))
+			reply(c, ERR_NOSUCHCHANNEL, msg->params[0]);
+		else
+			reply(c, ERR_CHANOPRIVSNEEDED, ch->name);
+		return;
+	}
+	if (ch->permanent) {
+		reply_fail(c, "DROP", "CANNOT_DROP", ch->name,
+		    "This channel is in the server's config; it ends only "
+		    "there");
+		return;
+	}
+	TAILQ_FOREACH(m, &ch->members, by_channel)
+		if (m->client != c && !(m->client->flags & CLIENT_SERVICE)) {
+			reply_fail(c, "DROP", "CHANNEL_NOT_EMPTY", ch->name,
+			    "Others are still in this channel; only its last "
+			    "person can drop it");
+			return;
+		}
+	strlcpy(name, ch->name, sizeof(name));
+	/* Held while its members go, so the last one does not free it. */
+	ch->permanent = 1;
+	TAILQ_FOREACH_SAFE(m, &ch->members, by_channel, mt) {
+		channel_send(ch, NULL, ":%s PART %s :Channel dropped",
+		    m->client->prefix, ch->name);
+		channel_remove(ch, m->client);
+	}
+	ch->permanent = 0;
+	chanlife_end(ch);
+	client_send(c, ":%s NOTICE %s :%s dropped: its history, topic, modes, "
+	    "bans and operators are gone; joining it makes a new channel",
+	    ircd.conf->name, c->nick, name);
 }

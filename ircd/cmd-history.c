@@ -14,6 +14,7 @@
 
 #include "ircd/cap.h"
 #include "ircd/casemap.h"
+#include "ircd/chanlife.h"
 #include "ircd/channel.h"
 #include "ircd/client.h"
 #include "ircd/command.h"
@@ -201,6 +202,8 @@ cmd_chathistory(struct client *c, struct message *m)
 	struct convkey conv;
 	char batch[16];
 	struct sendctx sc;
+	struct channel *ch;
+	struct chanlife_who w;
 	int limit, nref = 1, star = 0, rc;
 
 	if (history_store() == NULL) {
@@ -272,8 +275,14 @@ cmd_chathistory(struct client *c, struct message *m)
 	history_batch(c, batch, sizeof(batch), "chathistory", m->params[1]);
 	sc.c = c;
 	sc.batch = batch[0] != '\0' ? batch : NULL;
-	rc = store_history_query(history_store(), conv.s, dir, rc == 1 ? NULL : &ref,
-	    nref == 2 ? &ref2 : NULL, limit, history_send_one, &sc);
+	/* AU-7: of a closed channel, only what c was there for. */
+	ch = casemap_is_channel(m->params[1]) ? channel_find(m->params[1]) : NULL;
+	if (ch != NULL && chanlife_closed(ch))
+		chanlife_who(c, &w);
+	rc = store_history_query_as(history_store(), conv.s,
+	    ch != NULL && chanlife_closed(ch) ? &w.who : NULL, dir,
+	    rc == 1 ? NULL : &ref, nref == 2 ? &ref2 : NULL, limit,
+	    history_send_one, &sc);
 	history_batch_end(c, batch);
 	if (rc == -1)
 		reply_fail(c, "CHATHISTORY", "MESSAGE_ERROR", sub,

@@ -12,6 +12,7 @@
 #include <time.h>
 
 #include "ircd/casemap.h"
+#include "ircd/chanlife.h"
 #include "ircd/channel.h"
 #include "ircd/client.h"
 #include "ircd/command.h"
@@ -322,6 +323,9 @@ cmode_prefix(struct client *c, struct channel *ch, struct mode_change *mc,
 		tm->modes &= ~bit;
 	else
 		return;
+	/* AU-7: an op is remembered, by account, for when they come back. */
+	if (bit == MEMBER_OP)
+		chanlife_op(ch, target, mc->dir == '+');
 	mode_out_add(o, mc->dir, mc->letter, target->nick);
 }
 

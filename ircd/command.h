@@ -47,7 +47,7 @@ H(cmd_cap); H(cmd_authenticate);
 H(cmd_privmsg); H(cmd_notice); H(cmd_tagmsg);
 /* cmd-channel.c */
 H(cmd_join); H(cmd_part); H(cmd_topic); H(cmd_names); H(cmd_list);
-H(cmd_invite); H(cmd_kick);
+H(cmd_invite); H(cmd_kick); H(cmd_drop);
 /* cmd-mode.c */
 H(cmd_mode);
 /* cmd-query.c */

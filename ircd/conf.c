@@ -130,6 +130,7 @@ static const struct conf_key conf_keys[] = {
 	{ SEC_SERVER, "history-replay",	T_INT,	S(history_replay), 0, 1000, 0 },
 	{ SEC_SERVER, "history-days",	T_INT,	S(history_days), 0, 1000000, 0 },
 	{ SEC_SERVER, "history-max-rows", T_INT, S(history_max_rows), 0, 1000000000, 0 },
+	{ SEC_SERVER, "channel-expire-days", T_INT, S(channel_expire_days), 0, 1000000, 0 },
 	{ SEC_SERVER, "max-loaded-agents", T_INT, S(max_loaded_agents), 1, 1000, 0 },
 	{ SEC_SERVER, "max-parallel-turns", T_INT, S(max_parallel_turns), 1, 1000, 0 },
 	{ SEC_SERVER, "max-open-sessions", T_INT, S(max_open_sessions), 1, 100000, 0 },

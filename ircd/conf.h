@@ -126,6 +126,7 @@ struct conf {
 	int	 history_replay;	/* lines replayed on JOIN (HS-3), default 50 */
 	int	 history_days;		/* prune older messages; 0 keeps all */
 	int	 history_max_rows;	/* prune beyond this many; 0 keeps all */
+	int	 channel_expire_days;	/* end channels empty this long; 0 never */
 	int	 max_loaded_agents;	/* SS-5, default 2 */
 	int	 max_parallel_turns;	/* TN-1, default 1 */
 	int	 max_open_sessions;	/* conversations an agent keeps open, default 8 */

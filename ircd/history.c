@@ -17,6 +17,7 @@
 #include "ircd/casemap.h"
 #include "ircd/channel.h"
 #include "ircd/client.h"
+#include "ircd/chanlife.h"
 #include "ircd/conf.h"
 #include "ircd/conn.h"
 #include "ircd/convkey.h"
@@ -39,9 +40,11 @@ history_prune_cb(evutil_socket_t fd, short what, void *arg)
 	(void)arg;
 	/* Prune in its own chunked transactions, not inside the turn's batch. */
 	history_commit();
-	if (store != NULL)
+	if (store != NULL && (ircd.conf->history_days > 0 ||
+	    ircd.conf->history_max_rows > 0))
 		store_history_prune(store, ircd.conf->history_days,
 		    ircd.conf->history_max_rows);
+	chanlife_expire();
 }
 
 static void
@@ -69,6 +72,9 @@ history_load_channel(const struct store_channel *sc, void *arg)
 		return;
 	if ((ch = channel_find(sc->name)) == NULL)
 		ch = channel_create(sc->name);
+	/* It was kept when it emptied, or the server stopped with it: keep it. */
+	ch->stored = 1;
+	ch->empty_since = time(NULL);
 	if (sc->modes != NULL)
 		ch->modes = mode_chan_flags(sc->modes);
 	if (sc->created > 0)
@@ -98,6 +104,20 @@ history_load_ban(const char *conv, const struct store_ban *sb, void *arg)
 	ch->nbans++;
 }
 
+/* A remembered operator's account (AU-7). */
+static void
+history_load_op(const char *conv, const char *account, void *arg)
+{
+	struct channel *ch = channel_find(conv);
+	struct convkey k;
+
+	(void)arg;
+	if (ch == NULL)
+		return;
+	convkey_account(&k, account);
+	channel_op_add(ch, k.s);
+}
+
 int
 history_open(void)
 {
@@ -109,7 +129,8 @@ history_open(void)
 		return -1;
 	}
 	log_info("database %s (schema %d)", ircd.conf->database, store_version(store));
-	if (ircd.conf->history_days > 0 || ircd.conf->history_max_rows > 0) {
+	if (ircd.conf->history_days > 0 || ircd.conf->history_max_rows > 0 ||
+	    ircd.conf->channel_expire_days > 0) {
 		struct timeval hour = { 3600, 0 };
 
 		history_prune_cb(-1, 0, NULL);
@@ -117,6 +138,8 @@ history_open(void)
 		event_add(prune_ev, &hour);
 	}
 	store_channel_load_all(store, history_load_channel, history_load_ban, NULL);
+	store_channel_ops(store, history_load_op, NULL);
+	store_members_reset(store);
 	return 0;
 }
 
@@ -227,7 +250,10 @@ history_add_channel(struct client *from, struct channel *ch, struct outmsg *om)
 	if (om->tagmsg)
 		return 0;
 	history_channel_conv(ch, &conv);
-	return history_add(from, conv.s, om);
+	if (history_add(from, conv.s, om) == -1)
+		return -1;
+	ch->stored = 1;		/* AU-7: a channel with history outlives emptiness */
+	return 0;
 }
 
 int
@@ -353,8 +379,17 @@ history_replay_join(struct client *c, struct channel *ch)
 		client_send(c, ":%s BATCH +%s chathistory %s", ircd.conf->name, ref,
 		    ch->name);
 	}
-	store_history_query(store, conv.s, STORE_LATEST, NULL, NULL,
-	    ircd.conf->history_replay, history_replay_one, &r);
+	if (chanlife_closed(ch)) {
+		/* AU-7: of a closed channel, only what c was there for. */
+		struct chanlife_who w;
+
+		chanlife_who(c, &w);
+		store_history_query_as(store, conv.s, &w.who, STORE_LATEST,
+		    NULL, NULL, ircd.conf->history_replay, history_replay_one,
+		    &r);
+	} else
+		store_history_query(store, conv.s, STORE_LATEST, NULL, NULL,
+		    ircd.conf->history_replay, history_replay_one, &r);
 	if (r.batch != NULL)
 		client_send(c, ":%s BATCH -%s", ircd.conf->name, ref);
 }

@@ -24,6 +24,7 @@ libircd_a_SOURCES = \
 	ircd/listen.c ircd/listen.h \
 	ircd/client.c ircd/client.h \
 	ircd/channel.c ircd/channel.h \
+	ircd/chanlife.c ircd/chanlife.h \
 	ircd/whowas.c ircd/whowas.h \
 	ircd/isupport.c ircd/isupport.h \
 	ircd/command.c ircd/command.h \

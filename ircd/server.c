@@ -173,9 +173,11 @@ server_free(void)
 	struct channel *ch;
 	size_t pos = 0;
 
+	/* Everyone has gone: every channel is freed, its state stays stored. */
 	while ((ch = dict_next(ircd.channels, &pos, NULL)) != NULL) {
-		ch->permanent = 0;
-		channel_maybe_destroy(ch);
+		if (ch->nmembers > 0)
+			continue;
+		channel_destroy(ch);
 		pos = 0;
 	}
 	listen_stop();

@@ -17,6 +17,8 @@
 #include "ircd/bridge/prompt.h"
 #include "ircd/bridge/stream.h"
 #include "ircd/bridge/turn.h"
+#include "ircd/chanlife.h"
+#include "ircd/channel.h"
 #include "ircd/client.h"
 #include "ircd/conf.h"
 #include "ircd/history.h"
@@ -56,18 +58,37 @@ ask_transcript(struct turn *t)
 	struct conv *cv = t->conv;
 	struct collect col = { NULL, 0, 0 };
 	char where[sizeof("private conversation with ") + CHANNELLEN], *text;
+	struct chanlife_who w;
+	struct channel *ch;
+	int64_t after = cv->seen_id, since;
 	size_t i;
 
+	/*
+	 * AU-7: in a closed channel an agent, like a person, is told only
+	 * what was said while it was there, lest it repeat to a newcomer
+	 * what the newcomer may not read.
+	 */
+	ch = cv->private ? NULL : channel_find(cv->target);
+	if (ch != NULL && !chanlife_closed(ch))
+		ch = NULL;
+	if (ch != NULL) {
+		chanlife_who(cv->agent->client, &w);
+		since = chanlife_since(ch, cv->agent->client);
+		if (since == -1)
+			since = store_history_last_id(history_store(), cv->key);
+		if (since > after)
+			after = since;
+	}
 	/*
 	 * One more than the limit: the message answered, when it is the last,
 	 * is not part of the transcript (prompt.c leaves it out).
 	 */
 	if (cv->carry)
-		store_history_query(history_store(), cv->key, STORE_LATEST,
-		    NULL, NULL, ircd.conf->transcript_lines + 1, ask_collect,
-		    &col);
+		store_history_query_as(history_store(), cv->key,
+		    ch != NULL ? &w.who : NULL, STORE_LATEST, NULL, NULL,
+		    ircd.conf->transcript_lines + 1, ask_collect, &col);
 	else if (ircd.conf->transcript_lines > 0)
-		store_history_since(history_store(), cv->key, cv->seen_id,
+		store_history_since(history_store(), cv->key, after,
 		    cv->agent->client->nick, ircd.conf->transcript_lines + 1,
 		    ask_collect, &col);
 	if (col.n > (size_t)ircd.conf->transcript_lines &&

@@ -725,6 +725,33 @@ def test_rt7_ss1_private_session():
 
 # ---------------------------------------------------------------- SS-2 (defaults)
 
+def test_au7_agent_told_only_its_time_in_closed_channel():
+    """AU-7, SS-2: an agent brought into a +s channel is not told what was said before it
+    came, lest it repeat to a newcomer what the newcomer may not read; in an open channel
+    it is, and once in the closed one it is told what it missed there."""
+    srv = shared()
+    u = mclient(srv, "au7u")
+    v = mclient(srv, "au7v")
+    for ch in ("#au7s", "#au7o"):
+        joined(u, ch)
+        joined(v, ch)
+    u.send("MODE #au7s +s")
+    u.expect(r" MODE #au7s \+s")
+    for ch in ("#au7s", "#au7o"):
+        send(u, ch, "au7v: before alice came")
+        send(v, ch, "au7u: the secret part")
+    _, msgs, _ = ask(u, "#au7s", "@alice hi", "alice")
+    want_echo(msgs, "<au7u> alice hi", "AU-7: nothing from before the agent came")
+    _, msgs, _ = ask(u, "#au7o", "@alice hi", "alice")
+    want_echo(msgs, transcript("#au7o", ["<au7u> au7v: before alice came",
+                                         "<au7v> au7u: the secret part"], "<au7u> alice hi"),
+              "SS-2: an open channel's past")
+    send(v, "#au7s", "au7u: said while alice was in")
+    _, msgs, _ = ask(u, "#au7s", "@alice again", "alice")
+    want_echo(msgs, transcript("#au7s", ["<au7v> au7u: said while alice was in"],
+                               "<au7u> alice again"), "AU-7: what it missed while in")
+
+
 def test_ss2_transcript_default_limits():
     """SS-2: the transcript holds what alice missed (humans talking to each other), not
     her own answers; at most the last 20 messages, each cut to 300 characters with …;

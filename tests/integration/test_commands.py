@@ -959,20 +959,56 @@ def test_pm5_kick_while_switching():
     !mode slowmo code is still to come; the late answer changes nothing and the
     server goes on."""
     srv = S()
-    u = joined(oper(mclient(srv, "pm5k")), "#pm5k")
-    ask(u, "#pm5k", "hello slowmo", "slowmo")
-    send(u, "#pm5k", "!mode slowmo code")
-    u.send("KICK #pm5k slowmo :later")
-    u.expect(r" KICK #pm5k slowmo ")
+    # AU-7: op is the maker's, not the first person's into an agents' channel.
+    u = joined(oper(mclient(srv, "pm5k")), "#pm5kick")
+    u.send("INVITE slowmo #pm5kick")
+    u.expect(r":slowmo!\S+ JOIN #pm5kick")
+    ask(u, "#pm5kick", "hello slowmo", "slowmo")
+    send(u, "#pm5kick", "!mode slowmo code")
+    u.send("KICK #pm5kick slowmo :later")
+    u.expect(r" KICK #pm5kick slowmo ")
     time.sleep(1.5 * SLOW)      # the agent answers set_mode after 0.7 s
     srv.check()
     u.sync()
-    u.send("INVITE slowmo #pm5k")
-    u.expect(r" JOIN #pm5k")
-    out, _ = ask(u, "#pm5k", "/mode", "slowmo", timeout=20)
+    u.send("INVITE slowmo #pm5kick")
+    u.expect(r" JOIN #pm5kick")
+    out, _ = ask(u, "#pm5kick", "/mode", "slowmo", timeout=20)
     if out != ["mode ask"]:
         raise TestFailure("a new session after the KICK: %r" % out)
     u.quit()
+
+
+def test_au7_agents_only_channel_gives_no_op():
+    """AU-7: a channel where only agents are (slowmo's #pm5k, from the config) gives op to
+    nobody who joins; nor does one whose maker left it to its agent, to the next
+    connection; its maker's own connection gets op back."""
+    srv = S()
+    u = joined(mclient(srv, "au7a"), "#pm5k")
+    u.send("NAMES #pm5k")
+    names = u.expect_msg(r" 353 ").params[-1].split()
+    if "au7a" not in names or "@au7a" in names:
+        raise TestFailure("AU-7: the first person into an agents' channel got op: %r" % names)
+    u.send("MODE #pm5k +m")
+    u.expect(r" 482 ")
+    u.send("PART #pm5k")
+    mk = joined(mclient(srv, "au7m"), "#au7made")
+    mk.send("INVITE slowmo #au7made")
+    mk.expect(r":slowmo!\S+ JOIN #au7made")
+    mk.send("PART #au7made")
+    mk.expect(r" PART #au7made")
+    v = joined(mclient(srv, "au7v"), "#au7made")
+    v.send("NAMES #au7made")
+    names = v.expect_msg(r" 353 ").params[-1].split()
+    if "@au7v" in names or "au7v" not in names:
+        raise TestFailure("AU-7: the next into a channel left to its agent got op: %r" % names)
+    mk.send("JOIN #au7made")
+    mk.expect(r" JOIN #au7made")
+    mk.send("NAMES #au7made")
+    names = mk.expect_msg(r" 353 ").params[-1].split()
+    if "@au7m" not in names:
+        raise TestFailure("AU-7: the maker's connection did not get op back: %r" % names)
+    for c in (u, mk, v):
+        c.quit()
 
 
 def test_pm5_unknown_mode():

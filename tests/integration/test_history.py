@@ -753,9 +753,10 @@ def test_history_days_prunes_at_start():
 def test_restart_keeps_history_and_channel():
     """SIGTERM restart: channel and private history come back with the same msgids and
     times (CHATHISTORY and JOIN replay); topic, modes, key, limit and bans are restored;
-    the first joiner of the restored empty channel gets op; new msgids do not clash."""
+    AU-7: the op's account gets op back and reads the +s/+k channel's past, a newcomer
+    gets neither; new msgids do not clash."""
     p = PServer("restart", config_extra=accounts())
-    op = cclient(p, "oper1", ALL_CAPS)
+    op = cclient(p, "oper1", ALL_CAPS, sasl="alice")
     op.join("#keep")
     chan_msgs = say(op, "#keep", ["keep %d" % i for i in range(5)])
     chan_msgs += say(op, "#keep", ["keep notice"], cmd="NOTICE")
@@ -795,8 +796,8 @@ def test_restart_keeps_history_and_channel():
     who = [parse(l) for l in lines if parse(l).command == "333"]
     assert who and who[0].params[2].split("!")[0] == "oper1", lines
     names = [parse(l) for l in lines if parse(l).command == "353"]
-    assert names and names[0].params[-1].split() == ["@first"], \
-        "the first joiner of a restored empty channel must get op: %r" % lines
+    assert names and names[0].params[-1].split() == ["first"], \
+        "AU-7: a restored channel gives op to nobody it does not remember: %r" % lines
     x.send("MODE #keep")
     m324 = x.expect_msg(r" 324 ")
     assert set(m324.params[2]) == set(before.params[2]) == set("+smkln"), (m324.raw, before.raw)
@@ -805,13 +806,25 @@ def test_restart_keeps_history_and_channel():
     bl = x.collect_until(r" 368 ")
     assert [parse(l).params[2] for l in bl if parse(l).command == "367"] == \
         ["*!*@banned.example"], bl
-    same(chathistory(x, "LATEST #keep * 100"), chan_msgs, "channel after restart")
-    assert [m.command for m in chathistory(x, "LATEST #keep * 2")] == ["PRIVMSG", "NOTICE"]
+    assert chathistory(x, "LATEST #keep * 100") == [], \
+        "AU-7: a newcomer to a +s/+k channel reads none of what was said before"
 
     y = cclient(p, "second", "batch server-time message-tags")
     _, after = joined(y, "#keep", "sekrit")
     got = [parse(l) for l in after if parse(l).command in ("PRIVMSG", "NOTICE")]
-    same(got, chan_msgs, "JOIN replay after restart")
+    assert got == [], "AU-7: nor is it replayed to one: %r" % after
+
+    o2 = cclient(p, "oper2", CH_CAPS, sasl="alice")
+    lines = o2.join("#keep", "sekrit")
+    names = [parse(l) for l in lines if parse(l).command == "353"]
+    assert names and "@oper2" in names[0].params[-1].split(), \
+        "AU-7: the op's account gets op back after a restart: %r" % lines
+    same(chathistory(o2, "LATEST #keep * 100"), chan_msgs, "channel after restart")
+    assert [m.command for m in chathistory(o2, "LATEST #keep * 2")] == ["PRIVMSG", "NOTICE"]
+    o3 = cclient(p, "oper3", "batch server-time message-tags", sasl="alice")
+    _, after = joined(o3, "#keep", "sekrit")
+    got = [parse(l) for l in after if parse(l).command in ("PRIVMSG", "NOTICE")]
+    same(got, chan_msgs, "JOIN replay after restart, to the member's account")
 
     al = cclient(p, "alice2", CH_CAPS, sasl="alice")
     same(chathistory(al, "LATEST bob1 * 10"), dms, "private history after restart")
@@ -822,10 +835,201 @@ def test_restart_keeps_history_and_channel():
     assert [parse(l).params[-1] for l in after if " PRIVMSG " in l] == [], \
         "no replay for a chathistory client"
     same(chathistory(al, "LATEST #plain * 10"), plain, "#plain after restart")
-    new = say(x, "#keep", ["after restart"])
+    new = say(o2, "#keep", ["after restart"])
     assert new[0].msgid not in ids(chan_msgs) + ids(dms)
-    same(chathistory(x, "LATEST #keep * 100"), chan_msgs + new, "old + new")
-    for c in (x, y, al, bo):
+    same(chathistory(x, "LATEST #keep * 100"), new, "the newcomer reads its own time")
+    same(chathistory(o2, "LATEST #keep * 100"), chan_msgs + new, "old + new")
+    for c in (x, y, o2, o3, al, bo):
+        c.quit()
+    p.stop()
+
+
+# ---------------------------------------------------------------- AU-7
+
+def nick_prefix(lines, nick):
+    """The prefix (@, + or "") of nick in the NAMES of JOIN's lines."""
+    for l in lines:
+        m = parse(l)
+        if m.command == "353":
+            for n in m.params[-1].split():
+                if n.lstrip("@+").lower() == nick.lower():
+                    return n[:len(n) - len(n.lstrip("@+"))]
+    raise AssertionError("%s not in NAMES: %r" % (nick, lines))
+
+
+def test_h2_emptied_secret_channel_keeps_its_authority():
+    """H2 as the review did it: alice (logged in) makes #secretroom2 +sk, says the launch
+    code and parts. mallory without the key gets 475; with it, no op, no replay, an empty
+    CHATHISTORY; a ban set before the channel emptied still holds. alice's account comes
+    back to op and to the whole history (AU-7)."""
+    srv = shared()
+    al = cclient(srv, "alice9", CH_CAPS, sasl="alice")
+    al.join("#secretroom2")
+    al.send("MODE #secretroom2 +sk hunter2")
+    al.expect(r" MODE #secretroom2 \+sk hunter2")
+    al.send("MODE #secretroom2 +b banned7!*@*")
+    al.expect(r" MODE #secretroom2 \+b banned7!\*@\*")
+    code = say(al, "#secretroom2", ["the launch code is 0000"])
+    al.send("PART #secretroom2")
+    al.expect(r" PART #secretroom2")
+
+    m6 = cclient(srv, "mallory6", "batch server-time")
+    m6.send("JOIN #secretroom2")
+    m = m6.expect_msg(r" (?:475|JOIN) ")
+    assert m.command == "475", "AU-7: the key must outlive the channel's members: %s" % m.raw
+    lines, after = joined(m6, "#secretroom2", "hunter2")
+    assert nick_prefix(lines, "mallory6") == "", \
+        "AU-7: nobody gets op by finding a channel empty: %r" % lines
+    assert not [l for l in lines + after if "launch code" in l], \
+        "AU-7: the JOIN replay gave a newcomer what was said before: %r" % (lines + after)
+    m5 = cclient(srv, "mallory5", CH_CAPS)
+    m5.join("#secretroom2", "hunter2")
+    assert chathistory(m5, "LATEST #secretroom2 * 50") == [], \
+        "AU-7: CHATHISTORY gave a newcomer what was said before"
+    m6.send("MODE #secretroom2 -k hunter2")
+    m6.expect_numeric(482)
+    b7 = cclient(srv, "banned7")
+    b7.send("JOIN #secretroom2 hunter2")
+    b7.expect_numeric(474)
+
+    back = cclient(srv, "alice10", CH_CAPS, sasl="alice")
+    lines = back.join("#secretroom2", "hunter2")
+    assert nick_prefix(lines, "alice10") == "@", \
+        "AU-7: the op's account gets op back: %r" % lines
+    same(chathistory(back, "LATEST #secretroom2 * 50"), code, "the op's own history")
+    for c in (m6, m5, b7, back, al):
+        c.quit()
+
+
+def test_au7_returning_member_reads_only_their_time():
+    """AU-7, HS-3: bob (logged in) leaves a +s channel, alice talks, bob comes back: his
+    CHATHISTORY and his JOIN replay have what was said while he was in, not what was said
+    while he was away; in a channel that is not closed he reads everything."""
+    srv = shared()
+    al = cclient(srv, "alice11", CH_CAPS, sasl="alice")
+    bo = cclient(srv, "bob11", CH_CAPS, sasl="bob")
+    for ch in ("#closed11", "#open11"):
+        al.join(ch)
+        bo.join(ch)
+    al.send("MODE #closed11 +s")
+    al.expect(r" MODE #closed11 \+s")
+    before = {ch: say(al, ch, ["while both were in"]) for ch in ("#closed11", "#open11")}
+    for ch in ("#closed11", "#open11"):
+        bo.send("PART " + ch)
+        bo.expect(r" PART " + ch)
+    away = {ch: say(al, ch, ["while bob was away"]) for ch in ("#closed11", "#open11")}
+    for ch in ("#closed11", "#open11"):
+        bo.join(ch)
+    back = {ch: say(al, ch, ["bob is back"]) for ch in ("#closed11", "#open11")}
+    same(chathistory(bo, "LATEST #closed11 * 50"), before["#closed11"] + back["#closed11"],
+         "a returning member of a +s channel")
+    same(chathistory(bo, "LATEST #open11 * 50"),
+         before["#open11"] + away["#open11"] + back["#open11"], "an open channel")
+    b2 = cclient(srv, "bob12", "batch server-time message-tags", sasl="bob")
+    _, after = joined(b2, "#closed11")
+    got = [parse(l) for l in after if parse(l).command == "PRIVMSG"]
+    same(got, before["#closed11"] + back["#closed11"], "the JOIN replay of bob's account")
+    for c in (al, bo, b2):
+        c.quit()
+
+
+def test_au7_ops_remembered_by_principal():
+    """AU-7: an account made op (creator or +o) gets op back on every later JOIN, from any
+    connection, until -o; a nick alone gets nothing; a connection without an account gets
+    op back on that connection only."""
+    srv = shared()
+    al = cclient(srv, "alice13", CH_CAPS, sasl="alice")
+    bo = cclient(srv, "bob13", CH_CAPS, sasl="bob")
+    anon = cclient(srv, "anon13", CH_CAPS)
+    al.join("#ops13")
+    say(al, "#ops13", ["history keeps the channel"])
+    for c in (bo, anon):
+        c.join("#ops13")
+    al.send("MODE #ops13 +oo bob13 anon13")
+    al.expect(r" MODE #ops13 \+oo bob13 anon13")
+    for c in (al, bo, anon):
+        c.send("PART #ops13")
+        c.expect(r" PART #ops13")
+    assert nick_prefix(anon.join("#ops13"), "anon13") == "@", \
+        "the same connection gets its op back"
+    anon.send("PART #ops13")
+    anon.expect(r" PART #ops13")
+    other = cclient(srv, "anon14", CH_CAPS)
+    assert nick_prefix(other.join("#ops13"), "anon14") == "", "another connection does not"
+    b2 = cclient(srv, "bob14", CH_CAPS, sasl="bob")
+    assert nick_prefix(b2.join("#ops13"), "bob14") == "@", "bob's account does, anywhere"
+    b2.send("MODE #ops13 -o bob14")
+    b2.expect(r" MODE #ops13 -o bob14")
+    b2.send("PART #ops13")
+    b2.expect(r" PART #ops13")
+    assert nick_prefix(b2.join("#ops13"), "bob14") == "", "-o forgets the account"
+    al.quit()
+    fake = cclient(srv, "alice13", CH_CAPS)
+    assert nick_prefix(fake.join("#ops13"), "alice13") == "", "a nick is not an account"
+    for c in (bo, anon, other, b2, fake):
+        c.quit()
+
+
+def test_au7_drop_starts_a_new_life():
+    """AU-7: DROP by the channel's op account, with nobody else in, ends it: topic, key,
+    bans and operators go, its history is set aside in the database (not deleted) and the
+    next to join makes a new channel, as op, with nothing to read. Someone else gets 482;
+    with another person in, FAIL CHANNEL_NOT_EMPTY; a configured channel, CANNOT_DROP; an
+    unknown one, 403."""
+    op = "\n[operator root15]\npassword = %s\nmask = *@127.0.0.1\n" % hash_password(PASSWORD)
+    p = PServer("drop", config_extra=accounts() + op + "\n[channel #conf]\n")
+    al = cclient(p, "alice15", CH_CAPS, sasl="alice")
+    al.join("#drop15")
+    al.send("TOPIC #drop15 :old topic")
+    al.expect(r" TOPIC #drop15 :old topic")
+    al.send("MODE #drop15 +k oldkey")
+    al.expect(r" MODE #drop15 \+k oldkey")
+    old = say(al, "#drop15", ["said in the old life"])
+    bo = cclient(p, "bob15", CH_CAPS, sasl="bob")
+    bo.join("#drop15", "oldkey")
+    al.send("DROP #drop15")
+    m = al.expect_msg(r" FAIL ")
+    assert m.params[:3] == ["DROP", "CHANNEL_NOT_EMPTY", "#drop15"], m.raw
+    bo.send("PART #drop15")
+    bo.expect(r" PART #drop15")
+    al.send("PART #drop15")
+    al.expect(r" PART #drop15")
+    bo.send("DROP #drop15")
+    bo.expect_numeric(482)
+    al.send("DROP #conf")
+    m = al.expect_msg(r" (?:FAIL|482) ")
+    assert m.command == "482", "nobody is #conf's op: %s" % m.raw
+    al.send("DROP #nowhere")
+    al.expect_numeric(403)
+    # alice is not in #drop15 any more: her account is its operator all the same.
+    al.send("DROP #drop15")
+    al.expect(r" NOTICE alice15 :#drop15 dropped")
+    lines = bo.join("#drop15")
+    assert parse(lines[-1]).command == "366", "the key went with it: %r" % lines
+    assert nick_prefix(lines, "bob15") == "@", "the next to join makes a new channel"
+    assert not [l for l in lines if parse(l).command == "332"], "the topic went with it"
+    assert chathistory(bo, "LATEST #drop15 * 50") == [], "the new life starts empty"
+    db = sqlite3.connect(p.db)
+    kept = db.execute("SELECT conv FROM messages WHERE msgid = ?", (old[0].msgid,)).fetchall()
+    db.close()
+    assert kept and kept[0][0].startswith("~#drop15@"), "set aside, not deleted: %r" % kept
+    # A channel whose op was only a connection has no operator once it quits:
+    # a server operator may drop it, but not one in the config.
+    anon = cclient(p, "anon15", CH_CAPS)
+    anon.join("#orphan15")
+    say(anon, "#orphan15", ["nobody will run this"])
+    anon.quit()
+    oper = cclient(p, "root15", CH_CAPS)
+    oper.send("DROP #orphan15")
+    oper.expect_numeric(482)
+    oper.send("OPER root15 " + PASSWORD)
+    oper.expect_numeric(381)
+    oper.send("DROP #orphan15")
+    oper.expect(r" NOTICE root15 :#orphan15 dropped")
+    oper.send("DROP #conf")
+    m = oper.expect_msg(r" FAIL ")
+    assert m.params[:3] == ["DROP", "CANNOT_DROP", "#conf"], m.raw
+    for c in (al, bo, oper):
         c.quit()
     p.stop()
 

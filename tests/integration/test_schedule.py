@@ -958,11 +958,27 @@ def test_sc5_cross_conversation_needs_allow():
 def test_sc5_pending_card_after_restart():
     """SC-2/SC-5/AU-5: a schedule for another conversation still waiting for its !allow
     when the daemon stops gets its card again after the restart, in the target (kept in
-    history, so the JOIN replay shows it); its operator allows it and it fires."""
+    history, so the JOIN replay shows it); its operator allows it and it fires. The
+    operator is an account (AU-7: op comes back to the account that made the channel,
+    not to the first into a channel where only the agent is)."""
+    pw = "pend5-secret"
+    h = subprocess.run([daemon_path(), "--hash-password"], input=pw + "\n",
+                       stdout=subprocess.PIPE, text=True, check=True).stdout.strip()
     srv = PServer("pend5", flood_exempt="127.0.0.0/8", history_replay=20,
-                  schedule_minute=1, config_extra=agent_section("sched", "#sc5p #sc5q"))
+                  schedule_minute=1,
+                  config_extra="[account op5]\npassword = %s\n\n" % h
+                  + agent_section("sched"))
     try:
-        u = joined(mclient(srv, "u5p"), "#sc5p", "#sc5q")
+        u = Client(srv)
+        u.nick = "u5p"
+        u.send("CAP REQ :%s" % CAPS)
+        u.expect(r" CAP \S+ ACK ")
+        u.send("CAP END")
+        u.register("u5p", password="op5:" + pw)
+        joined(u, "#sc5p", "#sc5q")
+        for ch in ("#sc5p", "#sc5q"):
+            u.send("INVITE sched %s" % ch)
+            u.expect(r":sched!\S+ JOIN %s" % ch)
         out = mcp(u, "#sc5p", "sched", "schedule",
                   {"name": "pend5", "prompt": "after restart", "in_seconds": 1,
                    "target": "#sc5q"})
@@ -970,7 +986,12 @@ def test_sc5_pending_card_after_restart():
             raise TestFailure("not pending: %r" % out)
         u.quit()
         srv.restart()
-        op = mclient(srv, "o5p", caps=CAPS + " server-time")
+        op = Client(srv)
+        op.nick = "o5p"
+        op.send("CAP REQ :%s server-time" % CAPS)
+        op.expect(r" CAP \S+ ACK ")
+        op.send("CAP END")
+        op.register("o5p", password="op5:" + pw)
         op.send("JOIN #sc5q")
         op.expect(r":o5p!\S+ JOIN #sc5q")
         op.send("JOIN #sc5p")
@@ -993,18 +1014,22 @@ def test_sc5_denied_card_drops_schedule():
     """SC-5: !deny on the card of a schedule for another conversation: it never fires and
     is gone; the daemon lives on."""
     with own_server() as srv:
-        u = joined(mclient(srv, "u5d"), "#sc5t", "#sc5u")
-        out = mcp(u, "#sc5t", "sched", "schedule",
-                  {"name": "deny5", "prompt": "never", "in_seconds": 1, "target": "#sc5u"})
+        # AU-7: the card's answerer is #sc5y's op, so u5d makes the channels.
+        u = joined(mclient(srv, "u5d"), "#sc5x", "#sc5y")
+        for ch in ("#sc5x", "#sc5y"):
+            u.send("INVITE sched %s" % ch)
+            u.expect(r":sched!\S+ JOIN %s" % ch)
+        out = mcp(u, "#sc5x", "sched", "schedule",
+                  {"name": "deny5", "prompt": "never", "in_seconds": 1, "target": "#sc5y"})
         if not any("waits for a person" in l for l in out):
             raise TestFailure("a schedule for another conversation under ask: %r" % out)
-        n = card_in(u, "sched", "#sc5u", "deny5")
-        u.send("PRIVMSG #sc5u :!deny %d" % n)
-        u.expect(r":sched!\S+ NOTICE #sc5u :card %d: denied by u5d" % n, 5)
+        n = card_in(u, "sched", "#sc5y", "deny5")
+        u.send("PRIVMSG #sc5y :!deny %d" % n)
+        u.expect(r":sched!\S+ NOTICE #sc5y :card %d: denied by u5d" % n, 5)
         lines = collect([u], 1.5)[u]
-        if firings(lines, "#sc5u", "deny5"):
+        if firings(lines, "#sc5y", "deny5"):
             raise TestFailure("a denied schedule fired")
-        got = user_cmd(u, "#sc5t", "!schedules")
+        got = user_cmd(u, "#sc5x", "!schedules")
         if any("deny5" in l for l in got):
             raise TestFailure("a denied schedule is still listed: %r" % got)
         srv.check()
