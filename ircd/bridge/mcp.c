@@ -45,9 +45,15 @@
 
 #define MCP_MAXLINE	(1024 * 1024)
 #define MCP_MAXOUT	(4 * 1024 * 1024)	/* answers the client has not read */
-/* SEC-7, M3: the HTTP form's request headers, and its seconds of silence. */
+/*
+ * SEC-7, M3: the HTTP form's request headers, its seconds of silence,
+ * its connections at once, and the seconds a whole request may take
+ * (a header dripped every few seconds is never silent).
+ */
 #define MCP_HTTP_HEADERS_MAX	8192
 #define MCP_HTTP_TIMEOUT	15
+#define MCP_HTTP_CONNS_MAX	64
+#define MCP_HTTP_DEADLINE	20
 #define MCP_VERSION	"2025-06-18"
 /* The socket's directory in /tmp: this, the server's pid, a dot, mkdtemp's. */
 #define MCP_DIR_PREFIX	"agentircd-mcp."
@@ -68,9 +74,26 @@ struct mcp_conn {
 	char			 token[33];	/* "" until the token line */
 };
 
+/*
+ * An HTTP connection, by the bufferevent we make for evhttp and hold a
+ * reference to. libevent 2.1 has no connection limit and tells nobody
+ * when it frees a connection; freeing clears the callbacks, and our
+ * reference keeps the struct readable until the sweep sees that. evhttp
+ * closes the descriptor itself, so a swept entry holds none.
+ */
+struct mcp_hconn {
+	TAILQ_ENTRY(mcp_hconn)	 entry;
+	struct bufferevent	*bev;
+	struct event		*deadline;
+};
+
 static TAILQ_HEAD(, mcp_token) tokens = TAILQ_HEAD_INITIALIZER(tokens);
+static TAILQ_HEAD(, mcp_hconn) hconns = TAILQ_HEAD_INITIALIZER(hconns);
+static unsigned nhconns;
 static struct evconnlistener *listener;
 static struct evhttp *http;		/* the HTTP form, on loopback */
+static struct evconnlistener *http_lev;	/* its listener */
+static struct event *hconn_sweep_ev;
 static int http_port;
 static char sockdir[64], sockpath[128], exe[4096];
 
@@ -439,6 +462,112 @@ mcp_http_is_us(const char *v, const char *scheme)
 	return 0;
 }
 
+static void
+mcp_hconn_arm(struct mcp_hconn *h)
+{
+	struct timeval tv = { MCP_HTTP_DEADLINE, 0 };
+
+	evtimer_add(h->deadline, &tv);
+}
+
+/*
+ * Let go of the connections evhttp has freed (their callbacks cleared);
+ * below the cap, accept again.
+ */
+static void
+mcp_hconn_sweep(evutil_socket_t fd, short what, void *arg)
+{
+	struct mcp_hconn *h, *ht;
+	bufferevent_data_cb rcb, wcb;
+	bufferevent_event_cb ecb;
+	void *cbarg;
+
+	(void)fd;
+	(void)what;
+	(void)arg;
+	TAILQ_FOREACH_SAFE(h, &hconns, entry, ht) {
+		bufferevent_getcb(h->bev, &rcb, &wcb, &ecb, &cbarg);
+		if (rcb != NULL || wcb != NULL || ecb != NULL)
+			continue;
+		TAILQ_REMOVE(&hconns, h, entry);
+		event_free(h->deadline);
+		bufferevent_decref(h->bev);
+		free(h);
+		if (nhconns-- == MCP_HTTP_CONNS_MAX && http_lev != NULL)
+			evconnlistener_enable(http_lev);
+	}
+	if (nhconns == 0 && hconn_sweep_ev != NULL)
+		event_del(hconn_sweep_ev);
+}
+
+/* A request not whole in time: evhttp drops the connection, as on a timeout. */
+static void
+mcp_hconn_late(evutil_socket_t fd, short what, void *arg)
+{
+	struct mcp_hconn *h = arg;
+
+	(void)fd;
+	(void)what;
+	bufferevent_trigger_event(h->bev, BEV_EVENT_READING | BEV_EVENT_TIMEOUT,
+	    0);
+}
+
+/*
+ * evhttp asks for each accepted connection's bufferevent (without
+ * BEV_OPT_CLOSE_ON_FREE, as its own: it closes the socket). At the cap
+ * the listener stops accepting: later connections wait in the kernel's
+ * backlog, holding none of our descriptors, until one ends.
+ */
+static struct bufferevent *
+mcp_http_bev(struct event_base *base, void *arg)
+{
+	struct timeval second = { 1, 0 };
+	struct bufferevent *bev;
+	struct mcp_hconn *h;
+
+	(void)arg;
+	mcp_hconn_sweep(-1, 0, NULL);
+	if ((bev = bufferevent_socket_new(base, -1, 0)) == NULL)
+		return NULL;
+	h = xcalloc(1, sizeof(*h));
+	if ((h->deadline = evtimer_new(base, mcp_hconn_late, h)) == NULL) {
+		free(h);
+		bufferevent_free(bev);
+		return NULL;
+	}
+	if (hconn_sweep_ev == NULL)
+		hconn_sweep_ev = event_new(base, -1, EV_PERSIST, mcp_hconn_sweep,
+		    NULL);
+	if (hconn_sweep_ev != NULL && !event_pending(hconn_sweep_ev,
+	    EV_TIMEOUT, NULL))
+		event_add(hconn_sweep_ev, &second);
+	bufferevent_incref(bev);
+	h->bev = bev;
+	TAILQ_INSERT_TAIL(&hconns, h, entry);
+	mcp_hconn_arm(h);
+	if (++nhconns == MCP_HTTP_CONNS_MAX && http_lev != NULL)
+		evconnlistener_disable(http_lev);
+	return bev;
+}
+
+/* A request was answered: the connection's next one has its own time. */
+static void
+mcp_hconn_done(struct evhttp_request *req)
+{
+	struct evhttp_connection *evcon = evhttp_request_get_connection(req);
+	struct bufferevent *bev;
+	struct mcp_hconn *h;
+
+	if (evcon == NULL ||
+	    (bev = evhttp_connection_get_bufferevent(evcon)) == NULL)
+		return;
+	TAILQ_FOREACH(h, &hconns, entry)
+		if (h->bev == bev) {
+			mcp_hconn_arm(h);
+			return;
+		}
+}
+
 /*
  * The Streamable HTTP form (MCP 2025-06-18): one POST per JSON-RPC
  * message, the answer as application/json, 202 for notifications, 405
@@ -460,6 +589,7 @@ mcp_http_cb(struct evhttp_request *req, void *arg)
 	char *body;
 
 	(void)arg;
+	mcp_hconn_done(req);
 	if (host == NULL || !mcp_http_is_us(host, "")) {
 		evhttp_send_error(req, 421, "Misdirected Request");
 		return;
@@ -526,6 +656,7 @@ mcp_http_start(void)
 	/* SEC-7, M3: no header without end, no connection idle forever. */
 	evhttp_set_max_headers_size(http, MCP_HTTP_HEADERS_MAX);
 	evhttp_set_timeout(http, MCP_HTTP_TIMEOUT);
+	evhttp_set_bevcb(http, mcp_http_bev, NULL);
 	evhttp_set_allowed_methods(http, EVHTTP_REQ_POST | EVHTTP_REQ_GET |
 	    EVHTTP_REQ_DELETE);
 	evhttp_set_cb(http, "/mcp", mcp_http_cb, NULL);
@@ -538,6 +669,7 @@ mcp_http_start(void)
 		return -1;
 	}
 	http_port = ntohs(sin.sin_port);
+	http_lev = evhttp_bound_socket_get_listener(bs);
 	log_info("MCP tool server over HTTP on 127.0.0.1:%d", http_port);
 	return 0;
 }
@@ -628,8 +760,14 @@ mcp_shutdown(void)
 	struct mcp_token *t;
 
 	if (http != NULL) {
+		http_lev = NULL;	/* freed with http */
 		evhttp_free(http);
 		http = NULL;
+		mcp_hconn_sweep(-1, 0, NULL);
+	}
+	if (hconn_sweep_ev != NULL) {
+		event_free(hconn_sweep_ev);
+		hconn_sweep_ev = NULL;
 	}
 	if (listener != NULL) {
 		evconnlistener_free(listener);

@@ -1680,6 +1680,79 @@ def test_m3_http_headers_and_idle_bounded():
     u.quit()
 
 
+def test_m3_http_connections_capped():
+    """SEC-7, M3: 300 connections to the MCP HTTP port, as the review opened, hold at most
+    64 of the daemon's descriptors (the rest wait in the kernel's backlog), and IRC still
+    takes connections meanwhile; one dripping a header every 4 s, never silent for the
+    15 s timeout, is closed by the 20 s deadline of a whole request; once they go, a real
+    request is answered again."""
+    srv = S()
+    u = joined(mclient(srv, "ush4"), "#sech4")
+    u.send("INVITE httpy #sech4")
+    u.expect(r":httpy!\S+ JOIN #sech4")
+    d = session_of(u, "#sech4", "httpy")
+    e = [e for e in d["mcpServers"] if e.get("type") == "http"][0]
+    url = e["url"]
+    auth = {h["name"]: h["value"] for h in e.get("headers", [])}.get("Authorization", "")
+    port = int(url.split(":")[2].split("/")[0])
+    pid = srv.proc.pid
+    before = len(os.listdir("/proc/%d/fd" % pid))
+    drip = socket.create_connection(("127.0.0.1", port), timeout=5 * SLOW)
+    drip.sendall(b"POST /mcp HTTP/1.1\r\nHost: x\r\n")
+    held = []
+    for _ in range(300):
+        sk = socket.socket()
+        sk.setblocking(False)
+        try:
+            sk.connect(("127.0.0.1", port))
+        except BlockingIOError:
+            pass
+        held.append(sk)
+    time.sleep(1)
+    during = len(os.listdir("/proc/%d/fd" % pid))
+    if during - before > 64 + 2:
+        raise TestFailure("M3: 300 HTTP connections took %d descriptors, want at most 64"
+                          % (during - before))
+    irc = mclient(srv, "ush5")          # IRC is still served
+    irc.send("PING :cap")
+    irc.expect(r"PONG .*cap")
+    t0, closed = time.time(), None
+    while closed is None and time.time() - t0 < 40 * SLOW:
+        try:
+            drip.sendall(b"X-Drip: still here\r\n")
+        except OSError:
+            closed = time.time() - t0
+            break
+        r, _, _ = select.select([drip], [], [], 4)
+        if r:
+            try:
+                data = drip.recv(4096)
+            except OSError:
+                data = b""
+            if data == b"" or re.match(rb"HTTP/1\.[01] (408|400) ", data):
+                closed = time.time() - t0
+    drip.close()
+    if closed is None:
+        raise TestFailure("M3: a header dripped every 4 s kept its connection %ds"
+                          % (40 * SLOW))
+    for sk in held:
+        sk.close()
+    ping = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "ping"}).encode()
+    st, body = None, b""
+    t0 = time.time()
+    while st != 200 and time.time() - t0 < 30 * SLOW:
+        try:
+            st, _, body = http_post(url, ping, {"Content-Type": "application/json",
+                                                "Authorization": auth})
+        except OSError:
+            time.sleep(0.5)
+    if st != 200 or json.loads(body).get("result") != {}:
+        raise TestFailure("M3: a real request after the connections went: %s %r"
+                          % (st, body[:200]))
+    for c in (u, irc):
+        c.quit()
+
+
 # ---------------------------------------------------------------- AU-5, H3, M7, H4, I7
 #
 # Each on a plain loopback listener (S) and on a TLS listener with accounts (A, everyone
