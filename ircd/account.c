@@ -79,17 +79,24 @@ account_dummy_hash(void)
 }
 
 const char *
-account_check_password(const char *name, const char *password)
+account_password_hash(const char *name)
 {
 	const struct conf_account *a = account_find(name);
 
-	/* Hash even for an unknown name so timing tells nothing. */
-	if (a == NULL || a->password == NULL) {
-		(void)passwd_verify(password, account_dummy_hash());
-		return NULL;
-	}
-	return passwd_verify(password, a->password) ? a->name : NULL;
+	/* Hashed even for an unknown name, so that timing tells nothing. */
+	if (a == NULL || a->password == NULL)
+		return account_dummy_hash();
+	return a->password;
 }
+
+const char *
+account_with_password(const char *name)
+{
+	const struct conf_account *a = account_find(name);
+
+	return a != NULL && a->password != NULL ? a->name : NULL;
+}
+
 
 const char *
 account_check_certfp(const char *fp)

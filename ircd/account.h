@@ -15,8 +15,14 @@ enum login_kind {
 	LOGIN_OPER	/* an [operator]'s name */
 };
 
-/* The account's name as configured if password matches, else NULL. */
-const char	*account_check_password(const char *name, const char *password);
+/*
+ * A password check in two halves, since the hash is checked off the loop
+ * (verify.c): the hash to check a password for name against (a dummy's
+ * for an unknown name, L4), and afterwards the account's name as the
+ * config has it now, or NULL when it has none (REHASH meanwhile).
+ */
+const char	*account_password_hash(const char *name);
+const char	*account_with_password(const char *name);
 /* A hash to check against when there is no such name (L4: same time). */
 const char	*account_dummy_hash(void);
 /* The account whose certfp is fp (lowercase hex SHA-256), or NULL. */

@@ -18,6 +18,7 @@
 #include "ircd/chanlife.h"
 #include "ircd/channel.h"
 #include "ircd/client.h"
+#include "ircd/verify.h"
 #include "ircd/clock.h"
 #include "ircd/conf.h"
 #include "ircd/conn.h"
@@ -450,6 +451,7 @@ client_exit(struct client *c, const char *reason)
 	}
 	c->flags |= CLIENT_CLOSING;
 	sasl_free(c);
+	verify_forget(c);
 	multiline_free(c);
 	while ((inv = LIST_FIRST(&c->invites)) != NULL) {
 		LIST_REMOVE(inv, entry);

@@ -20,6 +20,7 @@ struct client;
 struct member;
 struct outmsg;
 struct sasl;
+struct verify_job;
 struct mlbatch;
 struct channel;
 
@@ -142,6 +143,7 @@ struct client {
 	char			*oper;		/* operator block name */
 	char			*certfp;	/* TLS client certificate SHA-256, hex */
 	struct sasl		*sasl;		/* an AUTHENTICATE in progress */
+	struct verify_job	*verify;	/* a password being checked */
 	char			*pass;		/* PASS, until registration checks it */
 	struct mlbatch		*mlbatch;	/* a draft/multiline batch being sent */
 	struct member_list	 channels;	/* memberships, via member.by_client */

@@ -20,6 +20,7 @@
 #include "ircd/numeric.h"
 #include "ircd/passwd.h"
 #include "ircd/reply.h"
+#include "ircd/verify.h"
 #include "ircd/xmalloc.h"
 
 /* Extra flood cost of a failed OPER, so passwords cannot be guessed fast. */
@@ -75,25 +76,12 @@ oper_fail(struct client *c, int numeric, const char *name)
 	account_failed(c, LOGIN_OPER, name);
 }
 
-void
-cmd_oper(struct client *c, struct message *m)
+/* The password is checked (verify.c): the block, looked up again, decides. */
+static void
+oper_checked(struct client *c, int right, const char *name)
 {
-	const struct conf_oper *o;
-	int right;
+	const struct conf_oper *o = oper_find(name);
 
-	if (m->nparams < 2) {
-		reply(c, ERR_NEEDMOREPARAMS, "OPER");
-		return;
-	}
-	o = oper_find(m->params[0]);
-	/* SEC-6: too many failures from here or for this name: wait. */
-	if (account_may_try(c, LOGIN_OPER, o != NULL ? o->name : NULL) > 0) {
-		reply(c, ERR_PASSWDMISMATCH);
-		return;
-	}
-	/* Hashed always, against a dummy for an unknown name (timing). */
-	right = passwd_verify(m->params[1], o != NULL ? o->password :
-	    account_dummy_hash());
 	if (o == NULL) {
 		oper_fail(c, ERR_PASSWDMISMATCH, NULL);
 		return;
@@ -122,6 +110,31 @@ cmd_oper(struct client *c, struct message *m)
 		client_send(c, ":%s MODE %s :+o", c->nick, c->nick);
 	}
 	log_info("OPER %s by %s", o->name, c->prefix);
+}
+
+void
+cmd_oper(struct client *c, struct message *m)
+{
+	const struct conf_oper *o;
+
+	if (m->nparams < 2) {
+		reply(c, ERR_NEEDMOREPARAMS, "OPER");
+		return;
+	}
+	o = oper_find(m->params[0]);
+	/* SEC-6: too many failures from here or for this name: wait. */
+	if (account_may_try(c, LOGIN_OPER, o != NULL ? o->name : NULL) > 0) {
+		reply(c, ERR_PASSWDMISMATCH);
+		return;
+	}
+	/*
+	 * Hashed always, against a dummy for an unknown name (timing), and
+	 * off the loop: c's next lines wait for oper_checked.
+	 */
+	if (verify_start(c, m->params[1], o != NULL ? o->password :
+	    account_dummy_hash(), oper_checked, m->params[0]) == -1)
+		client_send(c, ":%s NOTICE %s :The server is busy checking "
+		    "passwords; try again in a moment", ircd.conf->name, c->nick);
 }
 
 void

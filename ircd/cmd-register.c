@@ -25,6 +25,7 @@
 #include "ircd/numeric.h"
 #include "ircd/reply.h"
 #include "ircd/sasl.h"
+#include "ircd/verify.h"
 #include "ircd/whowas.h"
 #include "ircd/xmalloc.h"
 
@@ -106,43 +107,70 @@ send_isupport(struct client *c)
 	isupport_send(c);
 }
 
-/* PASS account:password, for clients without SASL. 0 if it failed. */
+/* PASS account:password refused: told, counted unless refused unchecked. */
+static void
+register_pass_refused(struct client *c, const char *name, int counted)
+{
+	reply(c, ERR_PASSWDMISMATCH);
+	if (counted)
+		account_failed(c, LOGIN_ACCOUNT, name);
+	client_exit(c, "Bad password");
+}
+
+/* The password of PASS account:password is checked: registration goes on. */
+static void
+register_pass_checked(struct client *c, int ok, const char *name)
+{
+	const char *account = ok ? account_with_password(name) : NULL;
+
+	if (account == NULL) {
+		register_pass_refused(c, name, 1);
+		return;
+	}
+	account_login(c, account);
+	register_try(c);
+}
+
+/*
+ * PASS account:password, for clients without SASL: 1 to go on with the
+ * registration, 0 if it failed (c is leaving), -1 while the password is
+ * checked (SEC-6: off the loop; register_pass_checked goes on).
+ */
 static int
 register_pass(struct client *c)
 {
-	char *colon = strchr(c->pass, ':');
-	const char *account = NULL;
-	int refused = 0, ok;
+	char *pass = c->pass, *colon = strchr(pass, ':');
+	int ret;
 
-	if (colon != NULL) {
-		*colon = '\0';
-		/*
-		 * SEC-6: an account tried too often waits, from anywhere; the
-		 * try is refused unchecked, and not counted again.
-		 */
-		if (account_may_try(c, LOGIN_ACCOUNT, c->pass) > 0)
-			refused = 1;
-		else
-			account = account_check_password(c->pass, colon + 1);
-	}
-	if (account != NULL) {
-		account_login(c, account);
-		ok = 1;
-	} else if (colon == NULL && !conn_needs_auth(c->conn))
-		ok = 1;		/* a server password we do not use: ignored */
-	else {
-		reply(c, ERR_PASSWDMISMATCH);
-		if (!refused)
-			account_failed(c, LOGIN_ACCOUNT, colon != NULL ?
-			    c->pass : NULL);
-		ok = 0;
-	}
-	OPENSSL_cleanse(c->pass, strlen(c->pass) + (colon != NULL ? strlen(colon + 1) + 1 : 0));
-	free(c->pass);
 	c->pass = NULL;
-	if (!ok)
-		client_exit(c, "Bad password");
-	return ok;
+	if (colon == NULL) {
+		/* A server password we do not use: ignored, unless needed. */
+		ret = !conn_needs_auth(c->conn);
+		if (!ret)
+			register_pass_refused(c, NULL, 1);
+		goto out;
+	}
+	*colon = '\0';
+	/*
+	 * SEC-6: an account tried too often waits, from anywhere; the try is
+	 * refused unchecked, and not counted again.
+	 */
+	if (account_may_try(c, LOGIN_ACCOUNT, pass) > 0) {
+		register_pass_refused(c, pass, 0);
+		ret = 0;
+	} else if (verify_start(c, colon + 1, account_password_hash(pass),
+	    register_pass_checked, pass) == -1) {
+		client_send(c, ":%s NOTICE * :The server is busy checking "
+		    "passwords; try again in a moment", ircd.conf->name);
+		client_exit(c, "Server busy");
+		ret = 0;
+	} else
+		ret = -1;
+	*colon = ':';
+out:
+	OPENSSL_cleanse(pass, strlen(pass));
+	free(pass);
+	return ret;
 }
 
 void
@@ -156,7 +184,7 @@ register_try(struct client *c)
 		return;
 	/* Registration ends any SASL exchange still open (906). */
 	sasl_abort(c);
-	if (c->pass != NULL && c->account == NULL && !register_pass(c))
+	if (c->pass != NULL && c->account == NULL && register_pass(c) != 1)
 		return;
 	if (c->conn != NULL && conn_needs_auth(c->conn) && c->account == NULL) {
 		/* SEC-1: remote listeners serve only people with an account. */

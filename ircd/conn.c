@@ -928,6 +928,13 @@ conn_lines(struct conn *conn, const char *p, size_t n)
 	while (!conn->closing && conn->exit_reason == NULL && conn->client != NULL) {
 		uint64_t now = server_now_ms(), wait = 0;
 
+		/* A password being checked (verify.c): the rest waits for it. */
+		if (conn->client->verify != NULL) {
+			if (n - off > ircd.conf->recvq)
+				conn_exit_later(conn, "Excess Flood");
+			break;
+		}
+
 		if (conn->delay_until > now)
 			wait = conn->delay_until - now;
 		/* Lines that can log in wait while the address is slowed down. */
@@ -986,6 +993,13 @@ conn_lines(struct conn *conn, const char *p, size_t n)
 			conn_flush_all();
 	}
 	return off;
+}
+
+void
+conn_resume(struct conn *conn)
+{
+	if (!conn->closing && conn->exit_reason == NULL)
+		conn_input(conn, NULL, 0);
 }
 
 /* New input (or none, to resume held lines): run what may run, keep the rest. */

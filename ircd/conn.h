@@ -38,6 +38,8 @@ void		 conn_close(struct conn *, const char *reason);
 /* Add ms of flood penalty for the command being processed. */
 void		 conn_penalty(struct conn *, unsigned ms);
 void		 conn_set_flood_exempt(struct conn *, int exempt);
+/* Run the lines held while the client waited (a password check). */
+void		 conn_resume(struct conn *);
 /* Hold back the client's next lines for ms, exempt or not (failed logins). */
 void		 conn_delay(struct conn *, unsigned ms);
 /* Must this client log in before registering (SEC-1)? */

@@ -32,6 +32,7 @@ libircd_a_SOURCES = \
 	ircd/account.c ircd/account.h \
 	ircd/addrblock.c ircd/addrblock.h \
 	ircd/sasl.c ircd/sasl.h \
+	ircd/verify.c ircd/verify.h \
 	ircd/history.c ircd/history.h \
 	ircd/hook.c ircd/hook.h \
 	ircd/multiline.c ircd/multiline.h \

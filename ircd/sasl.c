@@ -21,6 +21,7 @@
 #include "ircd/numeric.h"
 #include "ircd/reply.h"
 #include "ircd/sasl.h"
+#include "ircd/verify.h"
 #include "ircd/xmalloc.h"
 
 #define SASL_CHUNK	400
@@ -107,6 +108,21 @@ sasl_plain_split(const unsigned char *raw, size_t n, const char **authzid,
 	return 0;
 }
 
+/* The end of a PLAIN exchange, once the password is checked (verify.c). */
+static void
+sasl_plain_checked(struct client *c, int ok, const char *authcid)
+{
+	const char *account = ok ? account_with_password(authcid) : NULL;
+
+	if (account == NULL) {
+		sasl_fail(c, authcid);
+		return;
+	}
+	sasl_free(c);
+	account_login(c, account);
+	reply(c, RPL_SASLSUCCESS);
+}
+
 static void
 sasl_finish(struct client *c)
 {
@@ -133,11 +149,19 @@ sasl_finish(struct client *c)
 			reply(c, ERR_SASLFAIL);
 			goto done;
 		}
-		account = account_check_password(authcid, password);
 		tried = authcid;
-		if (account != NULL && authzid[0] != '\0' &&
-		    strcasecmp(authzid, authcid) != 0)
-			account = NULL;	/* no acting as someone else */
+		if (authzid[0] != '\0' && strcasecmp(authzid, authcid) != 0)
+			goto fail;	/* no acting as someone else */
+		/* SEC-6: hashed off the loop; c's lines wait for the answer. */
+		if (verify_start(c, password, account_password_hash(authcid),
+		    sasl_plain_checked, authcid) == -1) {
+			sasl_free(c);
+			reply(c, ERR_SASLFAIL);
+			client_send(c, ":%s NOTICE %s :The server is busy checking "
+			    "passwords; try again in a moment", ircd.conf->name,
+			    c->nick[0] != '\0' ? c->nick : "*");
+		}
+		goto done;
 	} else {
 		/* The identity is the certificate; an authzid must name it. */
 		account = account_check_certfp(c->certfp);

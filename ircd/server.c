@@ -30,6 +30,7 @@
 #include "ircd/isupport.h"
 #include "ircd/listen.h"
 #include "ircd/log.h"
+#include "ircd/verify.h"
 #include "ircd/whowas.h"
 
 struct ircd ircd;
@@ -126,6 +127,7 @@ server_init(struct conf *cf)
 	ircd.clients = dict_new();
 	ircd.channels = dict_new();
 	whowas_init(cf->whowas);
+	(void)verify_init();	/* without its thread, hashes run in the loop */
 	isupport_build();
 	motd_load();
 	if (history_open() == -1)
@@ -182,6 +184,7 @@ server_free(void)
 	}
 	listen_stop();
 	history_close();
+	verify_shutdown();
 	account_shutdown();
 	event_free(sig_term);
 	event_free(sig_int);

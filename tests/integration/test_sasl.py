@@ -9,6 +9,7 @@ import collections
 import itertools
 import os
 import re
+import select
 import shutil
 import socket
 import ssl
@@ -280,6 +281,55 @@ def test_plain_success():
     # 907 on a second attempt
     c.send("AUTHENTICATE PLAIN")
     c.expect_numeric(907)
+    c.quit()
+
+
+def test_sec6_hashing_stalls_nobody():
+    """SEC-6: passwords are checked off the event loop. Eight logins' hashes (tens of
+    milliseconds each, on purpose) are checked one after another, and meanwhile another
+    client's PING is answered before the last of them is done (in the loop, it waited
+    for them all). Lines a client pipelines after its AUTHENTICATE wait for the answer:
+    CAP END and the registration run after 903, so the login holds."""
+    srv = S()
+    obs = Client(srv, nick("obs"))
+    cs = []
+    for _ in range(8):
+        c = Client(srv)
+        start_sasl(c)
+        cs.append(c)
+    for c in cs:
+        c.sock.sendall(("AUTHENTICATE %s\r\n" % plain("alice", PASSWORD)).encode())
+    obs.sock.sendall(b"PING :during\r\n")
+    socks = {c.sock: c for c in cs}
+    socks[obs.sock] = obs
+    bufs = {sk: b"" for sk in socks}
+    order, t0 = [], time.time()
+    while len(order) < 9 and time.time() - t0 < 30 * SLOW:
+        for sk in select.select(list(socks), [], [], 1)[0]:
+            data = sk.recv(65536)
+            if not data:
+                raise AssertionError("a connection closed: %r" % bufs[sk])
+            bufs[sk] += data
+            for what, rx in (("pong", rb"PONG \S+ :during"), ("903", rb" 903 ")):
+                if re.search(rx, bufs[sk]) and (what, sk) not in order:
+                    order.append((what, sk))
+    kinds = [w for w, _ in order]
+    assert kinds.count("903") == 8 and "pong" in kinds, order
+    assert kinds.index("pong") < len(kinds) - 1, \
+        "SEC-6: a PING waited for every password check: %r" % kinds
+    for c in cs + [obs]:
+        c.close()
+
+    # Pipelined: AUTHENTICATE, CAP END, NICK and USER in one write.
+    c = Client(srv)
+    start_sasl(c)
+    n = nick("pipe")
+    c.sock.sendall(("AUTHENTICATE %s\r\nCAP END\r\nNICK %s\r\nUSER u 0 * :r\r\n"
+                    % (plain("alice", PASSWORD), n)).encode())
+    c.expect_numeric(903)
+    c.expect_numeric(1)
+    c.nick = n
+    assert whois_account(c, n) == ("alice", False)
     c.quit()
 
 
