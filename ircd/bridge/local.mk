@@ -15,7 +15,9 @@ libbridge_a_SOURCES = \
 	ircd/bridge/bang.c ircd/bridge/bang.h \
 	ircd/bridge/card.c ircd/bridge/card.h \
 	ircd/bridge/mcp.c ircd/bridge/mcp.h ircd/bridge/mcp-bridge.c \
+	ircd/bridge/mcp-proto.c ircd/bridge/mcp-proto.h \
 	ircd/bridge/schedule.c ircd/bridge/schedule.h \
+	ircd/bridge/sched-args.c ircd/bridge/sched-args.h \
 	ircd/bridge/turn.c ircd/bridge/turn.h \
 	ircd/bridge/prompt.c ircd/bridge/prompt.h \
 	ircd/bridge/route.c ircd/bridge/route.h \

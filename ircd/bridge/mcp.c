@@ -37,6 +37,7 @@
 #include "acp/jsonrpc.h"
 #include "ircd/bridge/agent.h"
 #include "ircd/bridge/mcp.h"
+#include "ircd/bridge/mcp-proto.h"
 #include "ircd/bridge/schedule.h"
 #include "ircd/client.h"
 #include "ircd/conf.h"
@@ -54,7 +55,6 @@
 #define MCP_HTTP_TIMEOUT	15
 #define MCP_HTTP_CONNS_MAX	64
 #define MCP_HTTP_DEADLINE	20
-#define MCP_VERSION	"2025-06-18"
 /* The socket's directory in /tmp: this, the server's pid, a dot, mkdtemp's. */
 #define MCP_DIR_PREFIX	"agentircd-mcp."
 
@@ -269,77 +269,31 @@ mcp_tools_list(void)
 static cJSON *
 mcp_handle(struct conv *cv, const cJSON *msg)
 {
-	const cJSON *id = cJSON_GetObjectItemCaseSensitive(msg, "id");
-	const cJSON *params = cJSON_GetObjectItemCaseSensitive(msg, "params");
-	const char *method = cJSON_GetStringValue(
-	    cJSON_GetObjectItemCaseSensitive(msg, "method"));
-	cJSON *res;
+	const cJSON *id, *args;
+	const char *tool;
+	cJSON *reply;
+	char out[4096];
 	size_t i;
 
-	if (method == NULL) {
-		if (id != NULL)
-			return jsonrpc_build_error(id,
-			    JSONRPC_INVALID_REQUEST, "Invalid request");
-		return NULL;	/* a response or junk: nothing to answer */
-	}
-	if (id == NULL)
-		return NULL;	/* notifications: initialized, cancelled, ... */
-	if (strcmp(method, "initialize") == 0) {
-		const char *v = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(
-		    params, "protocolVersion"));
-		cJSON *caps, *info;
-
-		res = cJSON_CreateObject();
-		/* Echo a version we know, else answer with ours. */
-		cJSON_AddStringToObject(res, "protocolVersion", v != NULL &&
-		    (strcmp(v, "2024-11-05") == 0 || strcmp(v, "2025-03-26") == 0 ||
-		    strcmp(v, "2025-06-18") == 0 || strcmp(v, "2025-11-25") == 0) ?
-		    v : MCP_VERSION);
-		caps = cJSON_AddObjectToObject(res, "capabilities");
-		cJSON_AddFalseToObject(cJSON_AddObjectToObject(caps, "tools"),
-		    "listChanged");
-		info = cJSON_AddObjectToObject(res, "serverInfo");
-		cJSON_AddStringToObject(info, "name", "agentircd");
-		cJSON_AddStringToObject(info, "version", PACKAGE_VERSION);
-		cJSON_AddStringToObject(res, "instructions",
-		    "Tools of the IRC server you are on: schedule prompts for later.");
-		return jsonrpc_build_result(id, res);
-	} else if (strcmp(method, "ping") == 0) {
-		return jsonrpc_build_result(id, cJSON_CreateObject());
-	} else if (strcmp(method, "tools/list") == 0) {
+	switch (mcp_request(msg, &reply, &id, &tool, &args)) {
+	case MCP_REQ_NONE:
+		return NULL;
+	case MCP_REQ_REPLY:
+		return reply;
+	case MCP_REQ_TOOLS_LIST:
 		return jsonrpc_build_result(id, mcp_tools_list());
-	} else if (strcmp(method, "tools/call") == 0) {
-		const char *name = cJSON_GetStringValue(
-		    cJSON_GetObjectItemCaseSensitive(params, "name"));
-		const cJSON *args = cJSON_GetObjectItemCaseSensitive(params, "arguments");
-		char out[4096];
-		int iserr;
-
-		for (i = 0; i < NTOOLS; i++)
-			if (name != NULL && strcmp(name, mcp_tools[i].name) == 0)
-				break;
-		if (i == NTOOLS)
-			return jsonrpc_build_error(id, JSONRPC_INVALID_PARAMS,
-			    "Unknown tool");
-		if (args != NULL && !cJSON_IsObject(args))
-			return jsonrpc_build_error(id, JSONRPC_INVALID_PARAMS,
-			    "arguments must be an object");
-		out[0] = '\0';
-		iserr = mcp_tools[i].call(cv, args, out, sizeof(out));
-		res = cJSON_CreateObject();
-		{
-			cJSON *content = cJSON_AddArrayToObject(res, "content");
-			cJSON *text = cJSON_CreateObject();
-
-			cJSON_AddStringToObject(text, "type", "text");
-			cJSON_AddStringToObject(text, "text", out);
-			cJSON_AddItemToArray(content, text);
-		}
-		cJSON_AddBoolToObject(res, "isError", iserr);
-		return jsonrpc_build_result(id, res);
-	} else
-		return jsonrpc_build_error(id, JSONRPC_METHOD_NOT_FOUND,
-		    "Method not found");
+	case MCP_REQ_CALL:
+		break;
+	}
+	for (i = 0; i < NTOOLS; i++)
+		if (tool != NULL && strcmp(tool, mcp_tools[i].name) == 0)
+			break;
+	if (i == NTOOLS)
+		return jsonrpc_build_error(id, JSONRPC_INVALID_PARAMS,
+		    "Unknown tool");
+	out[0] = '\0';
+	return mcp_tool_result(id, out, mcp_tools[i].call(cv, args, out,
+	    sizeof(out)));
 }
 
 static struct conv *mcp_token_conv(const char *);
@@ -438,28 +392,6 @@ mcp_token_conv(const char *token)
 		if (CRYPTO_memcmp(t->token, token, 32) == 0)
 			return t->conv;
 	return NULL;
-}
-
-/*
- * SEC-7, L9: is v (a Host header, or with scheme an Origin's) this
- * endpoint, exactly: 127.0.0.1 or localhost, and our port? Not
- * "http://127.0.0.1.evil.example", and no other Host: a name an attacker
- * points at 127.0.0.1 (DNS rebinding) is not ours.
- */
-static int
-mcp_http_is_us(const char *v, const char *scheme)
-{
-	static const char *const hosts[] = { "127.0.0.1", "localhost", NULL };
-	char want[64];
-	size_t i;
-
-	for (i = 0; hosts[i] != NULL; i++) {
-		snprintf(want, sizeof(want), "%s%s:%d", scheme, hosts[i],
-		    http_port);
-		if (strcasecmp(v, want) == 0)
-			return 1;
-	}
-	return 0;
 }
 
 static void
@@ -579,28 +511,25 @@ static void
 mcp_http_cb(struct evhttp_request *req, void *arg)
 {
 	struct evkeyvalq *hdr = evhttp_request_get_input_headers(req);
-	const char *auth = evhttp_find_header(hdr, "Authorization");
-	const char *origin = evhttp_find_header(hdr, "Origin");
-	const char *host = evhttp_find_header(hdr, "Host");
 	struct evbuffer *in = evhttp_request_get_input_buffer(req), *out;
-	struct conv *cv;
+	struct conv *cv = NULL;
+	const char *token;
 	cJSON *msg, *resp;
 	size_t len;
 	char *body;
+	int refuse;
 
 	(void)arg;
 	mcp_hconn_done(req);
-	if (host == NULL || !mcp_http_is_us(host, "")) {
-		evhttp_send_error(req, 421, "Misdirected Request");
-		return;
-	}
-	if (origin != NULL && !mcp_http_is_us(origin, "http://")) {
-		evhttp_send_error(req, 403, "Forbidden origin");
-		return;
-	}
-	if (auth == NULL || strncmp(auth, "Bearer ", 7) != 0 ||
-	    (cv = mcp_token_conv(auth + 7)) == NULL) {
-		evhttp_send_error(req, 401, "Unauthorized");
+	refuse = mcp_http_admit(evhttp_find_header(hdr, "Host"),
+	    evhttp_find_header(hdr, "Origin"),
+	    evhttp_find_header(hdr, "Authorization"), http_port, &token);
+	if (refuse == 0 && (cv = mcp_token_conv(token)) == NULL)
+		refuse = 401;
+	if (refuse != 0) {
+		evhttp_send_error(req, refuse, refuse == 421 ?
+		    "Misdirected Request" : refuse == 403 ? "Forbidden origin" :
+		    "Unauthorized");
 		return;
 	}
 	switch (evhttp_request_get_command(req)) {

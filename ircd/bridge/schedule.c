@@ -29,6 +29,7 @@
 #include "ircd/bridge/authority.h"
 #include "ircd/bridge/card.h"
 #include "ircd/bridge/policy.h"
+#include "ircd/bridge/sched-args.h"
 #include "ircd/bridge/schedule.h"
 #include "ircd/bridge/turn.h"
 #include "ircd/casemap.h"
@@ -48,15 +49,7 @@
 #define SCHED_MAX_CREATED	20	/* SC-6: made for other conversations */
 #define SCHED_BUDGET		30	/* SC-5: prompts elsewhere before a person */
 #define SCHED_RECHECK_SEC	60	/* SC-5: held firings looked at again */
-#define SCHED_AHEAD_MAX_MS	(365LL * 24 * 3600 * 1000)	/* first firing */
-#define SCHED_EVERY_MAX		525600		/* minutes: a year */
-/*
- * A schedule's name is shown inside one NOTICE line, and its prompt is
- * sent as NOTICE lines and as one prompt: short, so a firing is not a
- * flood (the prompt's lines are cut at SCHED_NOTICE_MAX bytes each).
- */
-#define SCHED_NAME_MAX		64
-#define SCHED_PROMPT_MAX	4000
+/* A firing's prompt lines are cut at this many bytes each (sched-args.h). */
 #define SCHED_NOTICE_MAX	400
 /*
  * What a card says it asks about, "schedule "<name>" in <target>
@@ -546,33 +539,6 @@ schedule_shutdown(void)
 
 /* ---- the tools ---- */
 
-static const char *
-jstr(const cJSON *o, const char *k)
-{
-	return cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(o, k));
-}
-
-static int
-sched_parse_time(const char *s, int64_t *ms)
-{
-	struct tm tm;
-	const char *p;
-	time_t t;
-
-	memset(&tm, 0, sizeof(tm));
-	if ((p = strptime(s, "%Y-%m-%dT%H:%M:%S", &tm)) == NULL)
-		return -1;
-	if (*p == '.')
-		for (p++; *p >= '0' && *p <= '9'; p++)
-			;
-	if (*p != 'Z' && *p != '\0')
-		return -1;
-	if ((t = timegm(&tm)) == (time_t)-1)
-		return -1;
-	*ms = (int64_t)t * 1000;
-	return 0;
-}
-
 static void
 sched_approved(int allowed, void *arg)
 {
@@ -673,67 +639,23 @@ sched_target(struct conv *cv, const char *target, struct convkey *tkey,
 int
 schedule_tool_create(struct conv *cv, const cJSON *args, char *out, size_t len)
 {
-	const char *name = jstr(args, "name"), *prompt = jstr(args, "prompt");
-	const char *at = jstr(args, "at"), *target = jstr(args, "target");
-	const cJSON *every_j = cJSON_GetObjectItemCaseSensitive(args, "every_minutes");
-	const cJSON *in_j = cJSON_GetObjectItemCaseSensitive(args, "in_seconds");
+	struct sched_args sa;
 	struct agent *a = cv->agent;
 	struct store_schedule ss;
 	struct sched *s;
 	struct convkey tkey;
 	char tname[CHANNELLEN + 1], when[40];
-	int every = 0, tpriv = 0, ntarget = 0, ncreated = 0, cross;
+	const char *name, *prompt, *target;
+	int every, tpriv = 0, ntarget = 0, ncreated = 0, cross;
 	int64_t next, now = sched_now();
 
-	if (name == NULL || name[0] == '\0' || prompt == NULL || prompt[0] == '\0') {
-		snprintf(out, len, "name and prompt are required");
+	if (sched_args_parse(args, now, sched_minute_ms(), &sa, out, len) == -1)
 		return 1;
-	}
-	if (strlen(name) > SCHED_NAME_MAX || strlen(prompt) > SCHED_PROMPT_MAX) {
-		snprintf(out, len, "name is at most %d bytes, prompt at most %d",
-		    SCHED_NAME_MAX, SCHED_PROMPT_MAX);
-		return 1;
-	}
-	/* People see the name inside one NOTICE line, and on cards (AU-6). */
-	if (!acp_plain_is(name)) {
-		snprintf(out, len, "name must be one line of plain text (no "
-		    "control, formatting or bidi characters)");
-		return 1;
-	}
-	if (every_j != NULL) {
-		if (!cJSON_IsNumber(every_j) || !(every_j->valuedouble >= 1 &&
-		    every_j->valuedouble <= SCHED_EVERY_MAX)) {
-			snprintf(out, len, "every_minutes must be a number from 1 "
-			    "to %d", SCHED_EVERY_MAX);
-			return 1;
-		}
-		every = (int)every_j->valuedouble;
-	}
-	if (at != NULL) {
-		if (sched_parse_time(at, &next) == -1) {
-			snprintf(out, len, "at must be an ISO 8601 UTC time such as "
-			    "2026-12-02T15:30:00Z");
-			return 1;
-		}
-		if (next > now + SCHED_AHEAD_MAX_MS) {
-			snprintf(out, len, "at must be within a year from now");
-			return 1;
-		}
-	} else if (in_j != NULL) {
-		/* Checked as a double: a cast out of range is undefined. */
-		if (!cJSON_IsNumber(in_j) || !(in_j->valuedouble >= 0 &&
-		    in_j->valuedouble * 1000 <= SCHED_AHEAD_MAX_MS)) {
-			snprintf(out, len, "in_seconds must be a number from 0 "
-			    "to %lld (a year)", SCHED_AHEAD_MAX_MS / 1000);
-			return 1;
-		}
-		next = now + (int64_t)(in_j->valuedouble * 1000);
-	} else if (every > 0)
-		next = now + every * sched_minute_ms();
-	else {
-		snprintf(out, len, "give at, in_seconds or every_minutes");
-		return 1;
-	}
+	name = sa.name;
+	prompt = sa.prompt;
+	target = sa.target;
+	every = sa.every;
+	next = sa.next;
 	/* The target: this conversation, or one the person who asked is in. */
 	if (target == NULL || target[0] == '\0') {
 		strlcpy(tkey.s, cv->key, sizeof(tkey.s));

@@ -6,7 +6,7 @@
 
 FUZZ_TARGETS = tests/fuzz/fuzz_message tests/fuzz/fuzz_route \
 	tests/fuzz/fuzz_conf tests/fuzz/fuzz_jsonrpc tests/fuzz/fuzz_mention \
-	tests/fuzz/fuzz_plain tests/fuzz/fuzz_sasl
+	tests/fuzz/fuzz_plain tests/fuzz/fuzz_sasl tests/fuzz/fuzz_mcp
 check_PROGRAMS += $(FUZZ_TARGETS)
 TESTS += $(FUZZ_TARGETS)
 tests_fuzz_fuzz_message_SOURCES = tests/fuzz/fuzz_message.c tests/fuzz/replay.c
@@ -23,4 +23,6 @@ tests_fuzz_fuzz_plain_SOURCES = tests/fuzz/fuzz_plain.c tests/fuzz/replay.c
 tests_fuzz_fuzz_plain_LDADD = $(UNIT_LDADD)
 tests_fuzz_fuzz_sasl_SOURCES = tests/fuzz/fuzz_sasl.c tests/fuzz/replay.c
 tests_fuzz_fuzz_sasl_LDADD = $(UNIT_LDADD)
+tests_fuzz_fuzz_mcp_SOURCES = tests/fuzz/fuzz_mcp.c tests/fuzz/replay.c
+tests_fuzz_fuzz_mcp_LDADD = $(BRIDGE_LDADD)
 EXTRA_DIST += tests/fuzz/seeds scripts/fuzz
