@@ -297,6 +297,7 @@ test_defaults(void)
 	is_int(c->max_clients, 10000, "default max-clients");
 	is_int(c->max_per_ip, 0, "default max-per-ip");
 	is_int(c->max_channels, 50, "default max-channels");
+	is_int(c->channel_expire_days, 0, "channels never expire by default");
 	is_int(c->max_targets, 4, "default max-targets");
 	is_int(c->max_bans, 100, "default max-bans");
 	is_int(c->flood, 1, "flood on by default");
@@ -318,6 +319,14 @@ test_defaults(void)
 	ok(c->naccounts == 0 && c->nopers == 0 && c->nchannels == 0 &&
 	    c->nagents == 0, "no accounts, operators, channels or agents");
 	conf_free(c);
+
+	/* AU-7: how long an empty channel lives. */
+	c = parse_ok("[server]\nchannel-expire-days = 30\n", "x.conf",
+	    "channel-expire-days");
+	if (c != NULL) {
+		is_int(c->channel_expire_days, 30, "channel-expire-days 30");
+		conf_free(c);
+	}
 
 	/* With a [listen], no default listener is added. */
 	c = parse_ok("[listen]\naddress = localhost:0\n", "x.conf",
@@ -497,6 +506,9 @@ test_errors(void)
 	parse_fails("[server]\ndefault-modes = +ntk key\n",
 	    "e.conf:2: default-modes \"+ntk key\": mode 'k' is not one of "
 	    "\"imnst\"", "default-modes takes no key");
+
+	parse_fails("[server]\nchannel-expire-days = -1\n",
+	    "e.conf:2: bad channel-expire-days \"-1\"", "a negative expiry");
 
 	/* [listen]. */
 	parse_fails("[listen]\naddress = 127.0.0.1:70000\n",
