@@ -77,14 +77,18 @@ admit(const char *host, const char *origin, const char *auth)
 static void
 answer(cJSON *reply, const cJSON *id)
 {
-	char *text, *clean;
+	char *text, *clean, *a, *b;
 	size_t len, clen;
 
 	if (reply == NULL)
 		abort();
-	if (!cJSON_Compare(cJSON_GetObjectItemCaseSensitive(reply, "id"), id,
-	    1))
+	/* Printed, since cJSON_Compare finds no infinity equal to itself. */
+	a = cJSON_PrintUnformatted(cJSON_GetObjectItemCaseSensitive(reply, "id"));
+	b = cJSON_PrintUnformatted(id);
+	if (a == NULL || b == NULL || strcmp(a, b) != 0)
 		abort();
+	cJSON_free(a);
+	cJSON_free(b);
 	if ((text = acp_json_print(reply, &len)) == NULL)
 		abort();
 	if (acp_utf8_scrub(text, len, &clean, &clen) != 0)
