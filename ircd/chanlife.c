@@ -135,6 +135,9 @@ chanlife_joined(struct channel *ch, const struct client *c)
 
 	if ((s = chanlife_store()) == NULL)
 		return;
+	/* The first member in: no longer empty, whatever was stored. */
+	if (ch->nmembers == 1 && ch->stored)
+		history_channel_save(ch);
 	chanlife_keys(c, &own, &conn);
 	history_channel_conv(ch, &conv);
 	store_member_join(s, conv.s, own.s);
@@ -151,6 +154,9 @@ chanlife_parted(struct channel *ch, const struct client *c)
 		ch->empty_since = time(NULL);
 	if ((s = chanlife_store()) == NULL)
 		return;
+	/* Kept while empty: when it emptied is kept too (expiry). */
+	if (ch->nmembers == 0 && channel_kept(ch))
+		history_channel_save(ch);
 	chanlife_keys(c, &own, &conn);
 	/* Another connection of the same account is still there: still in. */
 	if (c->account != NULL)

@@ -74,7 +74,8 @@ history_load_channel(const struct store_channel *sc, void *arg)
 		ch = channel_create(sc->name);
 	/* It was kept when it emptied, or the server stopped with it: keep it. */
 	ch->stored = 1;
-	ch->empty_since = time(NULL);
+	/* Full when the server stopped: the clock starts now. */
+	ch->empty_since = sc->emptied > 0 ? (time_t)sc->emptied : time(NULL);
 	if (sc->modes != NULL)
 		ch->modes = mode_chan_flags(sc->modes);
 	if (sc->created > 0)
@@ -140,6 +141,7 @@ history_open(void)
 	store_channel_load_all(store, history_load_channel, history_load_ban, NULL);
 	store_channel_ops(store, history_load_op, NULL);
 	store_members_reset(store);
+	chanlife_expire();	/* a server down for long may find some old */
 	return 0;
 }
 
@@ -415,6 +417,7 @@ history_channel_save(struct channel *ch)
 	sc.modes = modes;
 	sc.key = ch->key[0] != '\0' ? ch->key : NULL;
 	sc.limit = ch->limit;
+	sc.emptied = ch->nmembers == 0 ? ch->empty_since : 0;
 	store_channel_save(store, &sc);
 }
 

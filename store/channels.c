@@ -16,6 +16,8 @@ store_channel_save(struct store *s, const struct store_channel *c)
 {
 	sqlite3_stmt *st;
 
+	if (store_begin(s) == -1)
+		return -1;
 	/*
 	 * An upsert, not INSERT OR REPLACE: REPLACE deletes the old row
 	 * first, and the foreign key would take the bans with it.
@@ -34,7 +36,7 @@ store_channel_save(struct store *s, const struct store_channel *c)
 	    "    key = excluded.key,\n"
 	    "    lim = excluded.lim");
 	if (st == NULL)
-		return -1;
+		goto fail;
 	store_bind_text(st, 1, c->conv);
 	store_bind_text(st, 2, c->name != NULL ? c->name : c->conv);
 	store_bind_text(st, 3, c->topic);
@@ -44,7 +46,27 @@ store_channel_save(struct store *s, const struct store_channel *c)
 	store_bind_text(st, 7, c->modes);
 	store_bind_text(st, 8, c->key);
 	sqlite3_bind_int64(st, 9, c->limit);
-	return store_step_done(s, st, "save channel");
+	if (store_step_done(s, st, "save channel") == -1)
+		goto fail;
+	if (c->emptied > 0)
+		st = store_stmt(s, SQL_CHANNEL_EMPTIED,
+		    "INSERT INTO channel_emptied (conv, time)\n"
+		    "VALUES (?1, ?2)\n"
+		    "ON CONFLICT (conv) DO UPDATE SET time = excluded.time");
+	else
+		st = store_stmt(s, SQL_CHANNEL_FULL,
+		    "DELETE FROM channel_emptied WHERE conv = ?1");
+	if (st == NULL)
+		goto fail;
+	store_bind_text(st, 1, c->conv);
+	if (c->emptied > 0)
+		sqlite3_bind_int64(st, 2, c->emptied);
+	if (store_step_done(s, st, "save channel: emptied") == -1)
+		goto fail;
+	return store_commit(s);
+fail:
+	store_rollback(s);
+	return -1;
 }
 
 int
@@ -166,7 +188,9 @@ store_saved_channels(struct store *s,
 
 	st = store_stmt(s, SQL_CHANNEL_ALL,
 	    "SELECT conv, name, topic, topic_who, topic_time, created,\n"
-	    "    modes, key, lim\n"
+	    "    modes, key, lim,\n"
+	    "    coalesce((SELECT time FROM channel_emptied e\n"
+	    "        WHERE e.conv = channels.conv), 0)\n"
 	    "FROM channels\n"
 	    "ORDER BY conv");
 	if (st == NULL)
@@ -182,6 +206,7 @@ store_saved_channels(struct store *s,
 		c.modes = store_column_text(st, 6);
 		c.key = store_column_text(st, 7);
 		c.limit = (unsigned)sqlite3_column_int64(st, 8);
+		c.emptied = sqlite3_column_int64(st, 9);
 		if (c.conv == NULL || c.name == NULL)
 			continue;
 		fn(&c, arg);

@@ -189,9 +189,17 @@ static const char *const v4[] = {
  * when each principal was in a channel, by message id (joined: the
  * channel's newest id at the join, so later ones were seen; parted: its
  * newest at the part, NULL while a member), which bounds what a person
- * may read back of a +s/+k/+i channel.
+ * may read back of a +s/+k/+i channel. channel_emptied: when the last
+ * member of a channel left (seconds), no row while it has one, for
+ * channel-expire-days (a table, not a column: v1's tables stay as
+ * released).
  */
 static const char *const v5[] = {
+	"CREATE TABLE channel_emptied (\n"
+	"	conv	TEXT PRIMARY KEY\n"
+	"		REFERENCES channels (conv) ON DELETE CASCADE,\n"
+	"	time	INTEGER NOT NULL\n"
+	") WITHOUT ROWID",
 	"CREATE TABLE channel_ops (\n"
 	"	conv	TEXT NOT NULL\n"
 	"		REFERENCES channels (conv) ON DELETE CASCADE,\n"

@@ -187,6 +187,7 @@ struct store_channel {
 					   saved, apply the defaults */
 	const char	*key;		/* NULL: none */
 	unsigned	 limit;		/* 0: none */
+	int64_t		 emptied;	/* seconds: its last member left; 0: has one */
 };
 
 struct store_ban {

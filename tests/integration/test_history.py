@@ -1034,6 +1034,53 @@ def test_au7_drop_starts_a_new_life():
     p.stop()
 
 
+def test_au7_expired_channel_starts_empty():
+    """AU-7: channel-expire-days = 1. A channel whose last member left (the stored time
+    moved two days back while the server is down) ends at the next start: its key and
+    topic are gone, the next to join makes it anew as op and reads nothing, and its
+    history is set aside in the database; one that emptied just now, and one somebody
+    was in when the server stopped, stay as they were."""
+    p = PServer("expire", config_extra=accounts(), channel_expire_days=1)
+    al = cclient(p, "alice16", CH_CAPS, sasl="alice")
+    for ch in ("#old16", "#new16", "#full16"):
+        al.join(ch)
+        al.send("TOPIC %s :topic of %s" % (ch, ch))
+        al.expect(r" TOPIC %s " % ch)
+    al.send("MODE #old16 +k oldkey")
+    al.expect(r" MODE #old16 \+k oldkey")
+    old = say(al, "#old16", ["said long ago"])
+    for ch in ("#old16", "#new16"):
+        al.send("PART " + ch)
+        al.expect(r" PART " + ch)
+    p.stop()                    # alice still in #full16
+    al.close()
+    db = sqlite3.connect(p.db)
+    rows = dict(db.execute("SELECT conv, time FROM channel_emptied").fetchall())
+    assert "#old16" in rows and "#new16" in rows and "#full16" not in rows, rows
+    db.execute("UPDATE channel_emptied SET time = time - 2 * 86400 WHERE conv = '#old16'")
+    db.commit()
+    db.close()
+    p.start()
+    assert "channel #old16 expired" in p.log_text(), p.log_tail()
+    bo = cclient(p, "bob16", CH_CAPS, sasl="bob")
+    lines = bo.join("#old16")
+    assert parse(lines[-1]).command == "366", "the key went with it: %r" % lines
+    assert nick_prefix(lines, "bob16") == "@", "made anew by its next joiner: %r" % lines
+    assert not [l for l in lines if parse(l).command == "332"], "the topic went with it"
+    assert chathistory(bo, "LATEST #old16 * 50") == [], "its new life starts empty"
+    for ch in ("#new16", "#full16"):
+        lines = bo.join(ch)
+        topic = [parse(l) for l in lines if parse(l).command == "332"]
+        assert topic and topic[0].params[-1] == "topic of " + ch, \
+            "%s must stay: %r" % (ch, lines)
+    db = sqlite3.connect(p.db)
+    kept = db.execute("SELECT conv FROM messages WHERE msgid = ?", (old[0].msgid,)).fetchall()
+    db.close()
+    assert kept and kept[0][0].startswith("~#old16@"), "set aside, not deleted: %r" % kept
+    bo.quit()
+    p.stop()
+
+
 def test_kill9_loses_nothing_acknowledged():
     """kill -9 right after N echoed channel messages and N private messages the peer
     received: after a restart all are there, in order, with the same msgids and times."""

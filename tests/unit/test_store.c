@@ -525,7 +525,8 @@ test_private(void)
 	 */
 	ok(raw_exec(path_in("p.db"), "DROP TRIGGER messages_private;"
 	    "DROP TABLE private_convs; DROP TABLE channel_ops;"
-	    "DROP TABLE memberships; PRAGMA user_version = 3") == 0,
+	    "DROP TABLE memberships; DROP TABLE channel_emptied;"
+	    "PRAGMA user_version = 3") == 0,
 	    "make the file a version 3 file");
 	s = store_open(path_in("p.db"), err, sizeof(err));
 	ok(s != NULL, "it migrates to the latest version");
@@ -860,7 +861,10 @@ test_stays(void)
 	c.conv = "#x";
 	c.name = "#x";
 	c.created = 1;
+	c.emptied = 12345;
 	is_int(store_channel_save(s, &c), 0, "save the row");
+	is_int(raw_int(path_in("stays.db"), "SELECT time FROM channel_emptied "
+	    "WHERE conv = '#x'"), 12345, "when it emptied is kept");
 	is_int(store_channel_op_add(s, "#x", "alice") |
 	    store_channel_op_add(s, "#x", "alice") |
 	    store_channel_op_add(s, "#x", "bob"), 0, "remember operators");
