@@ -861,7 +861,8 @@ def test_h2_emptied_secret_channel_keeps_its_authority():
     """H2 as the review did it: alice (logged in) makes #secretroom2 +sk, says the launch
     code and parts. mallory without the key gets 475; with it, no op, no replay, an empty
     CHATHISTORY; a ban set before the channel emptied still holds. alice's account comes
-    back to op and to the whole history (AU-7)."""
+    back to op and to the whole history (AU-7). I6: this is what a restart keeps too
+    (test_restart_keeps_history_and_channel), so it no longer depends on one."""
     srv = shared()
     al = cclient(srv, "alice9", CH_CAPS, sasl="alice")
     al.join("#secretroom2")
