@@ -1,0 +1,244 @@
+#!/usr/bin/env python3
+"""Issue 23: real ACP adapters behind the built daemon, answering a scripted model on
+loopback (tests/models/fake_model.py), offline.
+
+So far claude-agent-acp (pinned in tests/adapters/package-lock.json): a streamed answer
+in a channel; a Write the model asks for becomes a card, and !allow lets it write the
+file in the agent's working directory; !deny refuses it and no file is written. Skipped,
+and counted as skipped, when the adapter is not installed (npm ci --prefix
+tests/adapters, which scripts/deps runs)."""
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from ircharness import SLOW, Client, Server, SkipTest, TestFailure, parse, run_tests  # noqa: E402
+from agentharness import NODE, SRCDIR, is_from, joined, send, until_done  # noqa: E402
+
+ADAPTERS = os.path.join(SRCDIR, "tests", "adapters", "node_modules")
+CLAUDE = os.path.join(ADAPTERS, "@zed-industries", "claude-agent-acp", "dist", "index.js")
+FAKE = os.path.join(SRCDIR, "tests", "models", "fake_model.py")
+TMP = tempfile.mkdtemp(prefix="agentircd-adapters-")
+CAPS = "message-tags echo-message"
+
+
+class Model:
+    """The scripted model, a process of its own on 127.0.0.1."""
+
+    def __init__(self, name):
+        self.dir = os.path.join(TMP, name)
+        os.makedirs(self.dir)
+        self.portfile = os.path.join(self.dir, "port")
+        self.logfile = os.path.join(self.dir, "requests.jsonl")
+        self.p = subprocess.Popen([sys.executable, FAKE, self.portfile, self.logfile])
+        deadline = time.time() + 10
+        while not os.path.exists(self.portfile):
+            if time.time() > deadline or self.p.poll() is not None:
+                raise TestFailure("the fake model did not start")
+            time.sleep(0.05)
+        with open(self.portfile) as f:
+            self.port = int(f.read())
+
+    def requests(self):
+        try:
+            with open(self.logfile) as f:
+                return [json.loads(l) for l in f]
+        except FileNotFoundError:
+            return []
+
+    def stop(self):
+        self.p.kill()
+        self.p.wait()
+
+
+_models = []
+
+
+def model(name):
+    m = Model(name)
+    _models.append(m)
+    return m
+
+
+def require(path, what):
+    if NODE is None or not os.path.isfile(path):
+        raise SkipTest("%s not installed (npm ci --prefix tests/adapters)" % what)
+
+
+def claude_section(m, home, name="claude"):
+    """The [agent] section of docs/agents.md for claude-agent-acp, at the fake model."""
+    os.makedirs(home, exist_ok=True)
+    env = {
+        "ANTHROPIC_BASE_URL": "http://127.0.0.1:%d" % m.port,
+        "ANTHROPIC_API_KEY": "sk-ant-fake-key",
+        "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
+        "DISABLE_AUTOUPDATER": "1",
+        "DISABLE_TELEMETRY": "1",
+        "DISABLE_ERROR_REPORTING": "1",
+        "HOME": home,
+        "LANG": "C.UTF-8",
+        "NO_PROXY": "127.0.0.1,localhost",
+        "no_proxy": "127.0.0.1,localhost",
+    }
+    lines = ["[agent %s]" % name, "command = %s %s" % (NODE, CLAUDE),
+             "description = Claude Code through claude-agent-acp (fake model)"]
+    lines += ["env = %s=%s" % kv for kv in env.items()]
+    return "\n".join(lines) + "\n\n"
+
+
+def claude_server(tag):
+    require(CLAUDE, "claude-agent-acp")
+    m = model(tag)
+    home = os.path.join(TMP, tag + "-home")
+    srv = Server(flood_exempt="127.0.0.0/8", history_replay=0,
+                 config_extra=claude_section(m, home))
+    return srv, m
+
+
+def mclient(srv, nick):
+    c = Client(srv)
+    c.nick = nick
+    c.send("CAP REQ :%s" % CAPS)
+    c.expect(r" CAP \S+ ACK ")
+    c.send("CAP END")
+    c.register(nick)
+    c.echo = True
+    return c
+
+
+def answer_of(lines, agent, target):
+    """The agent's PRIVMSG texts to target among lines, in order."""
+    out = []
+    for l in lines:
+        m = parse(l)
+        if m.command == "PRIVMSG" and is_from(m, agent) and m.params[0] == target:
+            out.append(m.params[-1])
+    return out
+
+
+def notices_of(lines, agent, target):
+    out = []
+    for l in lines:
+        m = parse(l)
+        if m.command == "NOTICE" and is_from(m, agent) and m.params[0] == target:
+            out.append(m.params[-1])
+    return out
+
+
+def workspace_of(srv, agent):
+    """The agent's default cwd: <config name>.workspace/<agent>, beside the config."""
+    base = os.path.splitext(srv.conf)[0] + ".workspace"
+    return os.path.join(base, agent)
+
+
+def test_claude_streamed_answer():
+    """claude-agent-acp answers @claude in the channel with what the fake model streamed,
+    word by word, as one line; the model saw the person's words."""
+    srv, m = claude_server("stream")
+    try:
+        u = joined(mclient(srv, "au23"), "#ad23")
+        send(u, "#ad23", "@claude hello there from irc")
+        lines = until_done(u, "claude", "#ad23", timeout=60)
+        said = answer_of(lines, "claude", "#ad23")
+        if said != ["echo: <au23> claude hello there from irc"]:
+            raise TestFailure("claude's answer %r (lines %r)" % (said, lines[-10:]))
+        typing = [parse(l).tags.get("+typing") for l in lines
+                  if parse(l).command == "TAGMSG" and is_from(parse(l), "claude")]
+        if typing[:1] != ["active"] or typing[-1:] != ["done"]:
+            raise TestFailure("typing around the answer: %r" % typing)
+        posts = [r for r in m.requests() if r["method"] == "POST"]
+        if not any("hello there from irc" in r.get("user", "") for r in posts):
+            raise TestFailure("the model never saw the words: %r" % posts)
+        u.quit()
+    finally:
+        srv.stop()
+
+
+def card_number(lines, agent, target):
+    import re
+    for t in notices_of(lines, agent, target):
+        mm = re.match(r"card (\d+): ", t)
+        if mm:
+            return int(mm.group(1)), t
+    return None, None
+
+
+def wait_card(u, agent, target, timeout=60):
+    deadline = time.time() + timeout * SLOW
+    seen = []
+    while time.time() < deadline:
+        line = u._next(deadline)
+        if line is None:
+            break
+        seen.append(line)
+        n, text = card_number([line], agent, target)
+        if n is not None:
+            return n, text, seen
+    raise TestFailure("no card from %s in %s: %r" % (agent, target, seen[-10:]))
+
+
+def test_claude_card_allow_writes_the_file():
+    """The model asks for Write: claude-agent-acp asks permission, the daemon shows a card,
+    !allow lets the write happen, and fake-toolcall.txt is in the agent's working
+    directory; the model gets the tool's result and the turn ends."""
+    srv, m = claude_server("allow")
+    try:
+        u = joined(mclient(srv, "al23"), "#al23")
+        send(u, "#al23", "@claude TOOLCALL please")
+        n, text, _ = wait_card(u, "claude", "#al23")
+        send(u, "#al23", "!allow %d" % n)
+        lines = until_done(u, "claude", "#al23", timeout=60)
+        path = os.path.join(workspace_of(srv, "claude"), "fake-toolcall.txt")
+        if not os.path.isfile(path):
+            raise TestFailure("!allow: %s not written (card %r, lines %r)"
+                              % (path, text, lines[-10:]))
+        with open(path) as f:
+            if f.read() != "written by the fake model\n":
+                raise TestFailure("the file holds something else")
+        posts = [r for r in m.requests() if r["method"] == "POST"]
+        if not any(r.get("tool_results") for r in posts):
+            raise TestFailure("the model never got the tool's result: %r" % posts)
+        u.quit()
+    finally:
+        srv.stop()
+
+
+def test_claude_card_deny_refuses():
+    """!deny on the card: nothing is written, the model is told the tool was refused, and
+    the turn ends."""
+    srv, m = claude_server("deny")
+    try:
+        u = joined(mclient(srv, "de23"), "#de23")
+        send(u, "#de23", "@claude TOOLCALL please")
+        n, _, _ = wait_card(u, "claude", "#de23")
+        send(u, "#de23", "!deny %d" % n)
+        until_done(u, "claude", "#de23", timeout=60)
+        path = os.path.join(workspace_of(srv, "claude"), "fake-toolcall.txt")
+        if os.path.exists(path):
+            raise TestFailure("!deny: %s was written anyway" % path)
+        posts = [r for r in m.requests() if r["method"] == "POST"]
+        results = [t for r in posts for t in r.get("tool_results", [])]
+        if not any("refused" in t for t in results):
+            raise TestFailure("the model was never told of the refusal: %r" % results)
+        u.quit()
+    finally:
+        srv.stop()
+
+
+def _cleanup():
+    # The daemons stop their agents; the models are ours to stop.
+    for m in _models:
+        m.stop()
+    if not os.environ.get("IRC_KEEP_TMP"):
+        shutil.rmtree(TMP, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    import atexit
+    atexit.register(_cleanup)
+    run_tests(globals())

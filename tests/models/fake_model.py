@@ -1,0 +1,224 @@
+#!/usr/bin/env python3
+"""A scripted model on loopback, for real ACP adapters in the tests (issue 23).
+
+Speaks just enough of the Anthropic Messages API (POST /v1/messages, streaming SSE or
+one JSON answer) for claude-agent-acp to answer offline. What it answers is decided by
+the last user text of the request:
+
+  TOOLCALL   a Write tool call: fake-toolcall.txt in the session's working directory
+             (read from the system prompt), so the adapter asks for permission
+  PLANCALL   a TodoWrite call with three entries, then text
+  SLOW       forty words, 0.1 s apart (a turn to cancel)
+  otherwise  "echo: <the last line of the user's text>"
+
+After a tool result it answers "done: <the result's first line>". Every request is
+appended to the log file as one JSON line (method, path, the last user text), for the
+tests to read. Loopback only; the standard library only.
+
+    fake_model.py PORTFILE LOGFILE     # binds 127.0.0.1:0, writes the port to PORTFILE
+"""
+
+import json
+import re
+import sys
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+LOG_LOCK = threading.Lock()
+
+
+def texts_of(content):
+    """The text parts of a message's content (a string or a list of blocks)."""
+    if isinstance(content, str):
+        return [content]
+    out = []
+    for b in content or []:
+        if isinstance(b, dict) and b.get("type") == "text":
+            out.append(b.get("text", ""))
+    return out
+
+
+def tool_results_of(content):
+    out = []
+    for b in content if isinstance(content, list) else []:
+        if isinstance(b, dict) and b.get("type") == "tool_result":
+            c = b.get("content")
+            if isinstance(c, list):
+                c = "\n".join(texts_of(c))
+            out.append(str(c or ""))
+    return out
+
+
+def system_text(req):
+    s = req.get("system")
+    if isinstance(s, str):
+        return s
+    return "\n".join(texts_of(s))
+
+
+def cwd_of(req):
+    """The session's working directory, as Claude Code's system prompt (or, failing
+    that, its first user message) names it."""
+    first = (req.get("messages") or [{}])[0]
+    for text in (system_text(req), "\n".join(texts_of(first.get("content")))):
+        m = re.search(r"(?:Primary working directory|Working directory|cwd): *(/\S+)", text)
+        if m:
+            return m.group(1)
+    return None
+
+
+def decide(req):
+    """(blocks, stop_reason): what to answer, as content blocks."""
+    msgs = req.get("messages") or []
+    last = msgs[-1] if msgs else {}
+    results = tool_results_of(last.get("content"))
+    if results:
+        first = results[0].strip().splitlines()[0] if results[0].strip() else ""
+        return [{"type": "text", "text": "done: " + first}], "end_turn"
+    words = "\n".join(texts_of(last.get("content"))).strip()
+    line = words.splitlines()[-1].strip() if words else ""
+    if "TOOLCALL" in words:
+        cwd = cwd_of(req)
+        if cwd is None:
+            return [{"type": "text", "text": "no working directory in the prompt"}], \
+                "end_turn"
+        path = cwd.rstrip("/") + "/fake-toolcall.txt"
+        return [{"type": "tool_use", "id": "toolu_fake_write", "name": "Write",
+                 "input": {"file_path": path, "content": "written by the fake model\n"}}], \
+            "tool_use"
+    if "PLANCALL" in words:
+        todos = [{"content": c, "status": s, "activeForm": c}
+                 for c, s in (("Read the question", "completed"),
+                              ("Think it over", "in_progress"),
+                              ("Answer", "pending"))]
+        return [{"type": "tool_use", "id": "toolu_fake_plan", "name": "TodoWrite",
+                 "input": {"todos": todos}}], "tool_use"
+    if "SLOW" in words:
+        return [{"type": "text", "text": " ".join("word%d" % i for i in range(40)),
+                 "slow": True}], "end_turn"
+    return [{"type": "text", "text": "echo: " + line}], "end_turn"
+
+
+class Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    server_version = "fake-model/1"
+
+    def log_message(self, fmt, *args):
+        pass
+
+    def record(self, what):
+        with LOG_LOCK, open(self.server.logfile, "a") as f:
+            f.write(json.dumps(what) + "\n")
+
+    def do_HEAD(self):
+        # claude's reachability probe: headers only.
+        self.record({"method": "HEAD", "path": self.path})
+        self.send_response(200)
+        self.send_header("Content-Length", "0")
+        self.end_headers()
+
+    def do_GET(self):
+        self.record({"method": "GET", "path": self.path})
+        self.send_error(404)
+
+    def do_POST(self):
+        n = int(self.headers.get("Content-Length") or 0)
+        try:
+            req = json.loads(self.rfile.read(n) or b"{}")
+        except ValueError:
+            self.send_error(400)
+            return
+        if not self.path.startswith("/v1/messages"):
+            self.record({"method": "POST", "path": self.path})
+            self.send_error(404)
+            return
+        msgs = req.get("messages") or []
+        last = msgs[-1] if msgs else {}
+        self.record({"method": "POST", "path": self.path,
+                     "user": "\n".join(texts_of(last.get("content"))),
+                     "tool_results": tool_results_of(last.get("content")),
+                     "tools": [t.get("name") for t in req.get("tools") or []],
+                     "cwd": cwd_of(req)})
+        blocks, stop = decide(req)
+        if req.get("stream"):
+            self.stream(req, blocks, stop)
+        else:
+            self.whole(req, blocks, stop)
+
+    def message(self, req, content, stop):
+        return {"id": "msg_fake_%d" % int(time.time() * 1000), "type": "message",
+                "role": "assistant", "model": req.get("model", "claude-fake"),
+                "content": content, "stop_reason": stop, "stop_sequence": None,
+                "usage": {"input_tokens": 10, "output_tokens": 10}}
+
+    def whole(self, req, blocks, stop):
+        body = json.dumps(self.message(req, [{k: v for k, v in b.items() if k != "slow"}
+                                             for b in blocks], stop)).encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def event(self, name, data):
+        self.wfile.write(("event: %s\ndata: %s\n\n" % (name, json.dumps(data))).encode())
+        self.wfile.flush()
+
+    def stream(self, req, blocks, stop):
+        self.send_response(200)
+        self.send_header("Content-Type", "text/event-stream")
+        self.send_header("Cache-Control", "no-cache")
+        self.send_header("Connection", "close")
+        self.end_headers()
+        self.close_connection = True
+        try:
+            self.event("message_start", {"type": "message_start",
+                                         "message": self.message(req, [], None)})
+            for i, b in enumerate(blocks):
+                if b["type"] == "text":
+                    self.event("content_block_start", {
+                        "type": "content_block_start", "index": i,
+                        "content_block": {"type": "text", "text": ""}})
+                    words = b["text"].split(" ")
+                    for k, w in enumerate(words):
+                        piece = w if k == 0 else " " + w
+                        self.event("content_block_delta", {
+                            "type": "content_block_delta", "index": i,
+                            "delta": {"type": "text_delta", "text": piece}})
+                        if b.get("slow"):
+                            time.sleep(0.1)
+                else:
+                    self.event("content_block_start", {
+                        "type": "content_block_start", "index": i,
+                        "content_block": {"type": "tool_use", "id": b["id"],
+                                          "name": b["name"], "input": {}}})
+                    self.event("content_block_delta", {
+                        "type": "content_block_delta", "index": i,
+                        "delta": {"type": "input_json_delta",
+                                  "partial_json": json.dumps(b["input"])}})
+                self.event("content_block_stop", {"type": "content_block_stop", "index": i})
+            self.event("message_delta", {"type": "message_delta",
+                                         "delta": {"stop_reason": stop,
+                                                   "stop_sequence": None},
+                                         "usage": {"output_tokens": 10}})
+            self.event("message_stop", {"type": "message_stop"})
+        except (BrokenPipeError, ConnectionResetError):
+            pass        # a cancelled turn: the client went away
+
+
+def main():
+    if len(sys.argv) != 3:
+        sys.exit("usage: fake_model.py PORTFILE LOGFILE")
+    srv = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    srv.daemon_threads = True
+    srv.logfile = sys.argv[2]
+    with open(sys.argv[1] + ".tmp", "w") as f:
+        f.write(str(srv.server_address[1]))
+    import os
+    os.rename(sys.argv[1] + ".tmp", sys.argv[1])
+    srv.serve_forever()
+
+
+if __name__ == "__main__":
+    main()
