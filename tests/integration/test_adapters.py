@@ -2,9 +2,10 @@
 """Issue 23: real ACP adapters behind the built daemon, answering a scripted model on
 loopback (tests/models/fake_model.py), offline.
 
-So far claude-agent-acp (pinned in tests/adapters/package-lock.json): a streamed answer
-in a channel; a Write the model asks for becomes a card, and !allow lets it write the
-file in the agent's working directory; !deny refuses it and no file is written. Skipped,
+So far claude-agent-acp and codex-acp (pinned in tests/adapters/package-lock.json): for
+each, a streamed answer in a channel; a file write the model asks for (claude's Write,
+codex's apply_patch) becomes a card, and !allow lets it write the file in the agent's
+working directory; !deny refuses it and no file is written. Skipped,
 and counted as skipped, when the adapter is not installed (npm ci --prefix
 tests/adapters, which scripts/deps runs)."""
 
@@ -22,6 +23,7 @@ from agentharness import NODE, SRCDIR, is_from, joined, send, until_done  # noqa
 
 ADAPTERS = os.path.join(SRCDIR, "tests", "adapters", "node_modules")
 CLAUDE = os.path.join(ADAPTERS, "@zed-industries", "claude-agent-acp", "dist", "index.js")
+CODEX = os.path.join(ADAPTERS, "@zed-industries", "codex-acp-linux-x64", "bin", "codex-acp")
 FAKE = os.path.join(SRCDIR, "tests", "models", "fake_model.py")
 TMP = tempfile.mkdtemp(prefix="agentircd-adapters-")
 CAPS = "message-tags echo-message"
@@ -89,6 +91,54 @@ def claude_section(m, home, name="claude"):
              "description = Claude Code through claude-agent-acp (fake model)"]
     lines += ["env = %s=%s" % kv for kv in env.items()]
     return "\n".join(lines) + "\n\n"
+
+
+CODEX_TOML = """model = "gpt-5.5"
+model_provider = "fake"
+approval_policy = "untrusted"
+sandbox_mode = "danger-full-access"
+check_for_update_on_startup = false
+
+[model_providers.fake]
+name = "fake"
+base_url = "http://127.0.0.1:%d/v1"
+env_key = "OPENAI_API_KEY"
+wire_api = "responses"
+request_max_retries = 0
+stream_max_retries = 0
+stream_idle_timeout_ms = 30000
+
+[analytics]
+enabled = false
+[feedback]
+enabled = false
+[otel]
+exporter = "none"
+"""
+
+
+def codex_section(m, home, name="codex"):
+    """The [agent] section of docs/agents.md for codex-acp, with a config.toml whose
+    provider is the fake model (OPENAI_BASE_URL alone does not move codex)."""
+    os.makedirs(os.path.join(home, ".codex"), exist_ok=True)
+    with open(os.path.join(home, ".codex", "config.toml"), "w") as f:
+        f.write(CODEX_TOML % m.port)
+    env = {"HOME": home, "CODEX_HOME": os.path.join(home, ".codex"),
+           "OPENAI_API_KEY": "sk-fake-key", "LANG": "C.UTF-8",
+           "NO_PROXY": "127.0.0.1,localhost", "no_proxy": "127.0.0.1,localhost"}
+    lines = ["[agent %s]" % name, "command = %s" % CODEX,
+             "description = OpenAI Codex through codex-acp (fake model)"]
+    lines += ["env = %s=%s" % kv for kv in env.items()]
+    return "\n".join(lines) + "\n\n"
+
+
+def codex_server(tag):
+    require(CODEX, "codex-acp")
+    m = model(tag)
+    home = os.path.join(TMP, tag + "-home")
+    srv = Server(flood_exempt="127.0.0.0/8", history_replay=0,
+                 config_extra=codex_section(m, home))
+    return srv, m
 
 
 def claude_server(tag):
@@ -225,6 +275,59 @@ def test_claude_card_deny_refuses():
         results = [t for r in posts for t in r.get("tool_results", [])]
         if not any("refused" in t for t in results):
             raise TestFailure("the model was never told of the refusal: %r" % results)
+        u.quit()
+    finally:
+        srv.stop()
+
+
+def test_codex_streamed_answer():
+    """codex-acp answers @codex in the channel with what the fake model streamed over the
+    Responses API; the model saw the person's words."""
+    srv, m = codex_server("cstream")
+    try:
+        u = joined(mclient(srv, "cx23"), "#cx23")
+        send(u, "#cx23", "@codex hello there from irc")
+        lines = until_done(u, "codex", "#cx23", timeout=60)
+        said = answer_of(lines, "codex", "#cx23")
+        if said != ["echo: <cx23> codex hello there from irc"]:
+            raise TestFailure("codex's answer %r (lines %r)" % (said, lines[-10:]))
+        u.quit()
+    finally:
+        srv.stop()
+
+
+def test_codex_card_allow_writes_the_file():
+    """The model sends apply_patch: codex-acp (approval_policy untrusted) asks
+    permission, the daemon shows a card, !allow lets it add fake-toolcall.txt in the
+    agent's working directory."""
+    srv, m = codex_server("callow")
+    try:
+        u = joined(mclient(srv, "ca23"), "#ca23")
+        send(u, "#ca23", "@codex TOOLCALL please")
+        n, text, _ = wait_card(u, "codex", "#ca23")
+        send(u, "#ca23", "!allow %d" % n)
+        lines = until_done(u, "codex", "#ca23", timeout=60)
+        path = os.path.join(workspace_of(srv, "codex"), "fake-toolcall.txt")
+        if not os.path.isfile(path):
+            raise TestFailure("!allow: %s not written (card %r, lines %r)"
+                              % (path, text, lines[-10:]))
+        u.quit()
+    finally:
+        srv.stop()
+
+
+def test_codex_card_deny_refuses():
+    """!deny on codex's card: nothing is written and the turn ends."""
+    srv, m = codex_server("cdeny")
+    try:
+        u = joined(mclient(srv, "cd23"), "#cd23")
+        send(u, "#cd23", "@codex TOOLCALL please")
+        n, _, _ = wait_card(u, "codex", "#cd23")
+        send(u, "#cd23", "!deny %d" % n)
+        until_done(u, "codex", "#cd23", timeout=60)
+        path = os.path.join(workspace_of(srv, "codex"), "fake-toolcall.txt")
+        if os.path.exists(path):
+            raise TestFailure("!deny: %s was written anyway" % path)
         u.quit()
     finally:
         srv.stop()

@@ -2,8 +2,9 @@
 """A scripted model on loopback, for real ACP adapters in the tests (issue 23).
 
 Speaks just enough of the Anthropic Messages API (POST /v1/messages, streaming SSE or
-one JSON answer) for claude-agent-acp to answer offline. What it answers is decided by
-the last user text of the request:
+one JSON answer) for claude-agent-acp, and of the OpenAI Responses API (POST
+/v1/responses, streamed) for codex-acp, to answer offline. What it answers is decided
+by the last user text of the request:
 
   TOOLCALL   a Write tool call: fake-toolcall.txt in the session's working directory
              (read from the system prompt), so the adapter asks for permission
@@ -129,6 +130,9 @@ class Handler(BaseHTTPRequestHandler):
         except ValueError:
             self.send_error(400)
             return
+        if self.path.startswith("/v1/responses"):
+            self.answer_responses(req)
+            return
         if not self.path.startswith("/v1/messages"):
             self.record({"method": "POST", "path": self.path})
             self.send_error(404)
@@ -205,6 +209,93 @@ class Handler(BaseHTTPRequestHandler):
             self.event("message_stop", {"type": "message_stop"})
         except (BrokenPipeError, ConnectionResetError):
             pass        # a cancelled turn: the client went away
+
+
+def responses_user(req):
+    """The last user text and the tool outputs after it, of a Responses request."""
+    texts, outputs = [], []
+    for item in req.get("input") or []:
+        if not isinstance(item, dict):
+            continue
+        if item.get("type") in ("function_call_output", "custom_tool_call_output"):
+            out = item.get("output")
+            if isinstance(out, dict):
+                out = out.get("content", "")
+            outputs.append(str(out))
+        elif item.get("role") == "user":
+            texts = [c.get("text", "") for c in item.get("content") or []
+                     if isinstance(c, dict) and c.get("type") == "input_text"]
+            outputs = []
+    return "\n".join(texts), outputs
+
+
+def responses_decide(req):
+    """Output items of one response, for codex."""
+    words, outputs = responses_user(req)
+    if outputs:
+        first = outputs[-1].strip().splitlines()
+        return [{"type": "message", "text": "done: " + (first[0] if first else "")}]
+    if "TOOLCALL" in words:
+        patch = ("*** Begin Patch\n*** Add File: fake-toolcall.txt\n"
+                 "+written by the fake model\n*** End Patch\n")
+        return [{"type": "custom_tool_call", "call_id": "call_fake_patch",
+                 "name": "apply_patch", "input": patch}]
+    line = words.strip().splitlines()[-1].strip() if words.strip() else ""
+    return [{"type": "message", "text": "echo: " + line}]
+
+
+def _responses(self, req):
+    words, outputs = responses_user(req)
+    self.record({"method": "POST", "path": self.path, "user": words,
+                 "tool_results": outputs,
+                 "tools": [t.get("name") for t in req.get("tools") or []
+                           if isinstance(t, dict)]})
+    items = responses_decide(req)
+    rid = "resp_fake_%d" % int(time.time() * 1000)
+    self.send_response(200)
+    self.send_header("Content-Type", "text/event-stream")
+    self.send_header("Cache-Control", "no-cache")
+    self.send_header("Connection", "close")
+    self.end_headers()
+    self.close_connection = True
+    done = []
+    try:
+        self.event("response.created", {"type": "response.created",
+                                         "response": {"id": rid}})
+        for i, it in enumerate(items):
+            if it["type"] == "message":
+                mid = "msg_fake_%d" % i
+                self.event("response.output_item.added", {
+                    "type": "response.output_item.added", "output_index": i,
+                    "item": {"type": "message", "id": mid, "role": "assistant",
+                             "content": []}})
+                for k, w in enumerate(it["text"].split(" ")):
+                    self.event("response.output_text.delta", {
+                        "type": "response.output_text.delta", "item_id": mid,
+                        "output_index": i, "content_index": 0,
+                        "delta": w if k == 0 else " " + w})
+                item = {"type": "message", "id": mid, "role": "assistant",
+                        "content": [{"type": "output_text", "text": it["text"],
+                                     "annotations": []}]}
+            else:
+                item = dict(it, id="ctc_fake_%d" % i, status="completed")
+                self.event("response.output_item.added", {
+                    "type": "response.output_item.added", "output_index": i,
+                    "item": item})
+            self.event("response.output_item.done", {
+                "type": "response.output_item.done", "output_index": i, "item": item})
+            done.append(item)
+        self.event("response.completed", {
+            "type": "response.completed",
+            "response": {"id": rid, "output": done, "usage": {
+                "input_tokens": 10, "input_tokens_details": {"cached_tokens": 0},
+                "output_tokens": 10, "output_tokens_details": {"reasoning_tokens": 0},
+                "total_tokens": 20}}})
+    except (BrokenPipeError, ConnectionResetError):
+        pass
+
+
+Handler.answer_responses = _responses
 
 
 def main():
