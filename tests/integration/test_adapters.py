@@ -2,9 +2,10 @@
 """Issue 23: real ACP adapters behind the built daemon, answering a scripted model on
 loopback (tests/models/fake_model.py), offline.
 
-So far claude-agent-acp and codex-acp (pinned in tests/adapters/package-lock.json): for
-each, a streamed answer in a channel; a file write the model asks for (claude's Write,
-codex's apply_patch) becomes a card, and !allow lets it write the file in the agent's
+So far claude-agent-acp, codex-acp and gemini-cli (pinned in
+tests/adapters/package-lock.json): for each, a streamed answer in a channel; a file
+write the model asks for (claude's Write, codex's apply_patch, gemini's write_file)
+becomes a card, and !allow lets it write the file in the agent's
 working directory; !deny refuses it and no file is written. Skipped,
 and counted as skipped, when the adapter is not installed (npm ci --prefix
 tests/adapters, which scripts/deps runs)."""
@@ -24,6 +25,7 @@ from agentharness import NODE, SRCDIR, is_from, joined, send, until_done  # noqa
 ADAPTERS = os.path.join(SRCDIR, "tests", "adapters", "node_modules")
 CLAUDE = os.path.join(ADAPTERS, "@zed-industries", "claude-agent-acp", "dist", "index.js")
 CODEX = os.path.join(ADAPTERS, "@zed-industries", "codex-acp-linux-x64", "bin", "codex-acp")
+GEMINI = os.path.join(ADAPTERS, "@google", "gemini-cli", "bundle", "gemini.js")
 FAKE = os.path.join(SRCDIR, "tests", "models", "fake_model.py")
 TMP = tempfile.mkdtemp(prefix="agentircd-adapters-")
 CAPS = "message-tags echo-message"
@@ -138,6 +140,37 @@ def codex_server(tag):
     home = os.path.join(TMP, tag + "-home")
     srv = Server(flood_exempt="127.0.0.0/8", history_replay=0,
                  config_extra=codex_section(m, home))
+    return srv, m
+
+
+GEMINI_SETTINGS = {"privacy": {"usageStatisticsEnabled": False},
+                   "telemetry": {"enabled": False},
+                   "general": {"disableAutoUpdate": True, "disableUpdateNag": True},
+                   "security": {"auth": {"selectedType": "gemini-api-key"}}}
+
+
+def gemini_section(m, home, name="gemini"):
+    """The [agent] section of docs/agents.md for gemini-cli --acp, at the fake model."""
+    os.makedirs(os.path.join(home, ".gemini"), exist_ok=True)
+    with open(os.path.join(home, ".gemini", "settings.json"), "w") as f:
+        json.dump(GEMINI_SETTINGS, f)
+    env = {"HOME": home, "GEMINI_API_KEY": "fake-gemini-key",
+           "GOOGLE_GEMINI_BASE_URL": "http://127.0.0.1:%d" % m.port,
+           "GEMINI_TELEMETRY_ENABLED": "false", "GEMINI_CLI_TRUST_WORKSPACE": "true",
+           "LANG": "C.UTF-8", "NO_PROXY": "127.0.0.1,localhost",
+           "no_proxy": "127.0.0.1,localhost"}
+    lines = ["[agent %s]" % name, "command = %s %s --acp" % (NODE, GEMINI),
+             "description = Gemini CLI (fake model)"]
+    lines += ["env = %s=%s" % kv for kv in env.items()]
+    return "\n".join(lines) + "\n\n"
+
+
+def gemini_server(tag):
+    require(GEMINI, "gemini-cli")
+    m = model(tag)
+    home = os.path.join(TMP, tag + "-home")
+    srv = Server(flood_exempt="127.0.0.0/8", history_replay=0,
+                 config_extra=gemini_section(m, home))
     return srv, m
 
 
@@ -328,6 +361,59 @@ def test_codex_card_deny_refuses():
         path = os.path.join(workspace_of(srv, "codex"), "fake-toolcall.txt")
         if os.path.exists(path):
             raise TestFailure("!deny: %s was written anyway" % path)
+        u.quit()
+    finally:
+        srv.stop()
+
+
+def test_gemini_streamed_answer():
+    """gemini-cli --acp answers @gemini with what the fake model streamed over the
+    Gemini API (after its model router's JSON side call)."""
+    srv, m = gemini_server("gstream")
+    try:
+        u = joined(mclient(srv, "gm23"), "#gm23")
+        send(u, "#gm23", "@gemini hello there from irc")
+        lines = until_done(u, "gemini", "#gm23", timeout=60)
+        said = answer_of(lines, "gemini", "#gm23")
+        if said != ["echo: <gm23> gemini hello there from irc"]:
+            raise TestFailure("gemini's answer %r (lines %r)" % (said, lines[-10:]))
+        u.quit()
+    finally:
+        srv.stop()
+
+
+def test_gemini_card_allow_writes_the_file():
+    """The model calls write_file: gemini asks permission (before any tool_call), the
+    daemon shows a card, !allow lets it write fake-toolcall.txt."""
+    srv, m = gemini_server("gallow")
+    try:
+        u = joined(mclient(srv, "ga23"), "#ga23")
+        ws = workspace_of(srv, "gemini")
+        send(u, "#ga23", "@gemini TOOLCALL %s" % ws)
+        n, text, _ = wait_card(u, "gemini", "#ga23")
+        send(u, "#ga23", "!allow %d" % n)
+        lines = until_done(u, "gemini", "#ga23", timeout=60)
+        path = os.path.join(ws, "fake-toolcall.txt")
+        if not os.path.isfile(path):
+            raise TestFailure("!allow: %s not written (card %r, lines %r)"
+                              % (path, text, lines[-10:]))
+        u.quit()
+    finally:
+        srv.stop()
+
+
+def test_gemini_card_deny_refuses():
+    """!deny on gemini's card: nothing is written and the turn ends."""
+    srv, m = gemini_server("gdeny")
+    try:
+        u = joined(mclient(srv, "gd23"), "#gd23")
+        ws = workspace_of(srv, "gemini")
+        send(u, "#gd23", "@gemini TOOLCALL %s" % ws)
+        n, _, _ = wait_card(u, "gemini", "#gd23")
+        send(u, "#gd23", "!deny %d" % n)
+        until_done(u, "gemini", "#gd23", timeout=60)
+        if os.path.exists(os.path.join(ws, "fake-toolcall.txt")):
+            raise TestFailure("!deny: the file was written anyway")
         u.quit()
     finally:
         srv.stop()

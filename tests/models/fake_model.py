@@ -2,14 +2,17 @@
 """A scripted model on loopback, for real ACP adapters in the tests (issue 23).
 
 Speaks just enough of the Anthropic Messages API (POST /v1/messages, streaming SSE or
-one JSON answer) for claude-agent-acp, and of the OpenAI Responses API (POST
-/v1/responses, streamed) for codex-acp, to answer offline. What it answers is decided
-by the last user text of the request:
+one JSON answer) for claude-agent-acp, of the OpenAI Responses API (POST
+/v1/responses, streamed) for codex-acp, and of the Gemini API (generateContent and
+streamGenerateContent?alt=sse, the model router's JSON call included) for gemini-cli,
+to answer offline. What it answers is decided by the last user text of the request:
 
-  TOOLCALL   a Write tool call: fake-toolcall.txt in the session's working directory
-             (read from the system prompt), so the adapter asks for permission
-  PLANCALL   a TodoWrite call with three entries, then text
-  SLOW       forty words, 0.1 s apart (a turn to cancel)
+  TOOLCALL   a file write, so the adapter asks for permission: fake-toolcall.txt in
+             the session's working directory (claude: Write, the directory read
+             from the system prompt; codex: apply_patch, relative; gemini:
+             write_file, in the directory written after TOOLCALL)
+  PLANCALL   (claude) a TodoWrite call with three entries, then text
+  SLOW       (claude) forty words, 0.1 s apart (a turn to cancel)
   otherwise  "echo: <the last line of the user's text>"
 
 After a tool result it answers "done: <the result's first line>". Every request is
@@ -132,6 +135,9 @@ class Handler(BaseHTTPRequestHandler):
             return
         if self.path.startswith("/v1/responses"):
             self.answer_responses(req)
+            return
+        if self.path.startswith("/v1beta/models/"):
+            self.answer_gemini(req)
             return
         if not self.path.startswith("/v1/messages"):
             self.record({"method": "POST", "path": self.path})
@@ -296,6 +302,90 @@ def _responses(self, req):
 
 
 Handler.answer_responses = _responses
+
+
+def gemini_user(req):
+    """The last user turn's text parts, and the function responses in it."""
+    texts, results = [], []
+    for turn in req.get("contents") or []:
+        if not isinstance(turn, dict) or turn.get("role") != "user":
+            continue
+        texts, results = [], []
+        for part in turn.get("parts") or []:
+            if not isinstance(part, dict):
+                continue
+            if "text" in part:
+                texts.append(str(part["text"]))
+            if "functionResponse" in part:
+                results.append(json.dumps(part["functionResponse"].get("response")))
+    return texts, results
+
+
+def gemini_decide(req):
+    """(parts, router): the parts of the answer; router for the JSON-mode side call."""
+    gc = req.get("generationConfig") or {}
+    if gc.get("responseJsonSchema") or gc.get("responseSchema") or \
+            gc.get("responseMimeType") == "application/json":
+        return [{"text": json.dumps({"complexity_reasoning": "a test",
+                                     "complexity_score": 1})}], True
+    texts, results = gemini_user(req)
+    if results:
+        return [{"text": "done: " + results[-1][:200]}], False
+    words = texts[-1] if texts else ""       # the user's words are the last part
+    m = re.search(r"TOOLCALL (/\S+)", words)
+    if m:
+        path = m.group(1).rstrip("/") + "/fake-toolcall.txt"
+        return [{"functionCall": {"name": "write_file", "args": {
+            "file_path": path, "content": "written by the fake model\n"}}}], False
+    line = words.strip().splitlines()[-1].strip() if words.strip() else ""
+    return [{"text": "echo: " + line}], False
+
+
+def _gemini(self, req):
+    texts, results = gemini_user(req)
+    self.record({"method": "POST", "path": self.path,
+                 "user": texts[-1] if texts else "", "tool_results": results})
+    parts, router = gemini_decide(req)
+    usage = {"promptTokenCount": 10, "candidatesTokenCount": 10, "totalTokenCount": 20}
+
+    def chunk(ps, final):
+        c = {"content": {"role": "model", "parts": ps}, "index": 0}
+        if final:
+            c["finishReason"] = "STOP"
+        out = {"candidates": [c]}
+        if final:
+            out["usageMetadata"] = usage
+        return out
+    if ":streamGenerateContent" not in self.path:
+        body = json.dumps(chunk(parts, True)).encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+        return
+    self.send_response(200)
+    self.send_header("Content-Type", "text/event-stream")
+    self.send_header("Connection", "close")
+    self.end_headers()
+    self.close_connection = True
+    try:
+        pieces = []
+        for p in parts:
+            if "text" in p and not router:
+                words = p["text"].split(" ")
+                pieces += [{"text": w if k == 0 else " " + w} for k, w in enumerate(words)]
+            else:
+                pieces.append(p)
+        for k, p in enumerate(pieces):
+            data = json.dumps(chunk([p], k == len(pieces) - 1))
+            self.wfile.write(("data: %s\r\n\r\n" % data).encode())
+            self.wfile.flush()
+    except (BrokenPipeError, ConnectionResetError):
+        pass
+
+
+Handler.answer_gemini = _gemini
 
 
 def main():
