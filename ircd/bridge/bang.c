@@ -333,7 +333,7 @@ cmd_stop(struct here *h, const struct bang *b, const char *args)
 
 	(void)b;
 	(void)args;
-	if (turn_stop(h->key, all ? NULL : h->from) > 0)
+	if (turn_stop(h->key, all ? NULL : h->from, h->from) > 0)
 		return;
 	for (i = 0; i < h->n && !all; i++) {
 		struct conv *cv = conv_find(h->agents[i], h->key);

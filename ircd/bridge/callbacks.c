@@ -104,6 +104,17 @@ callbacks_tool(struct acp_session *s, const struct acp_tool *tool, void *arg)
 }
 
 static void
+callbacks_plan(struct acp_session *s, const struct acp_plan_entry *e, size_t n,
+    void *arg)
+{
+	struct conv *cv = arg;
+
+	(void)s;
+	if (cv->turn != NULL && !cv->turn->cancelled)
+		stream_plan(cv->turn, e, n);
+}
+
+static void
 callbacks_permission(struct acp_session *s, const struct acp_permission *p,
     void *arg)
 {
@@ -230,6 +241,7 @@ const struct acp_callbacks callbacks_acp = {
 	.on_open = callbacks_open,
 	.on_text = callbacks_text,
 	.on_tool = callbacks_tool,
+	.on_plan = callbacks_plan,
 	.on_permission = callbacks_permission,
 	.on_permission_gone = callbacks_permission_gone,
 	.on_commands = callbacks_commands,

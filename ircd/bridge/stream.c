@@ -16,6 +16,7 @@
 #include "acp/acp.h"
 #include "ircd/bridge/agent.h"
 #include "ircd/bridge/dispatch.h"
+#include "ircd/bridge/plan.h"
 #include "ircd/bridge/stream.h"
 #include "ircd/bridge/turn.h"
 #include "ircd/cap.h"
@@ -101,6 +102,7 @@ struct stream {
 	int		 held;		/* the agent's input is held */
 	struct event	*drain;		/* the next check */
 	uint64_t	 wait_since;	/* server_now_ms(); 0: not waiting */
+	char		*plan;		/* the plan line last shown (TN-14) */
 };
 
 static void stream_paragraph_end(struct stream *);
@@ -130,6 +132,7 @@ stream_free(struct stream *st)
 		event_free(st->typing);
 	for (i = 0; i < st->ntools; i++)
 		free(st->tools[i]);
+	free(st->plan);
 	free(st->buf);
 	free(st->para);
 	free(st);
@@ -519,6 +522,35 @@ stream_tool_verb(const char *kind)
 		if (kind != NULL && strcmp(kind, verbs[i].kind) == 0)
 			return verbs[i].verb;
 	return "used";
+}
+
+/*
+ * TN-14: a plan is one line, when it first comes and when it changes
+ * (adapters resend it whole, often unchanged). It also ends the model
+ * message before it, whose text must not run into the next (TN-13).
+ */
+void
+stream_plan(struct turn *t, const struct acp_plan_entry *e, size_t n)
+{
+	struct stream *st = t->stream;
+	struct conv *cv = t->conv;
+	char line[IRC_LINELEN];
+	size_t len;
+
+	if (t->cancelled || n == 0)
+		return;
+	len = plan_line(e, n, line, sizeof(line) < stream_budget(cv) + 1 ?
+	    sizeof(line) : stream_budget(cv) + 1);
+	if (len == 0 || (st->plan != NULL && strcmp(st->plan, line) == 0))
+		return;
+	free(st->plan);
+	st->plan = xstrdup(line);
+	stream_flush(st, 1);
+	stream_send(cv, t, "NOTICE", line, len, 0);
+	/* It costs a line against the pacing, as text does (TN-4). */
+	st->sent += len + OUT_LINE_COST;
+	if (!st->held && st->sent >= ircd.conf->sendq / 4)
+		stream_hold(st);
 }
 
 /* TN-5: a finished tool call is one ACTION line, once per call. */

@@ -26,6 +26,9 @@ void	stream_send(struct conv *, struct turn *, const char *cmd,
 void	stream_text(struct turn *, const char *text, size_t len);
 /* A tool call of t that finished (TN-5). */
 void	stream_tool(struct turn *, const struct acp_tool *);
+/* TN-14: a plan, shown as one line when it is new or changed. */
+struct acp_plan_entry;
+void	stream_plan(struct turn *, const struct acp_plan_entry *, size_t n);
 /* t is asked: typing notifications start (TN-3). */
 void	stream_typing_start(struct turn *);
 /* t ended; rest: what is not sent yet goes out (not after !stop). */

@@ -246,8 +246,22 @@ turn_stoppable(const struct turn *t, const char *key,
 	    history_principal_is(only, &t->principal));
 }
 
+/* TN-14: !stop is confirmed where it was typed, naming who stopped what. */
+static void
+turn_stop_told(struct turn *t, const struct client *by, int live)
+{
+	const char *agent = t->conv->agent->client->nick;
+	const char *what = live ? "answer" : "waiting turn";
+
+	if (t->requester[0] == '\0')
+		conv_notice(t->conv, "%s stopped %s's %s", by->nick, agent, what);
+	else
+		conv_notice(t->conv, "%s stopped %s's %s to %s", by->nick, agent,
+		    what, t->requester);
+}
+
 int
-turn_stop(const char *key, const struct client *only)
+turn_stop(const char *key, const struct client *only, const struct client *by)
 {
 	struct turn *t, *tt;
 	int n = 0;
@@ -256,11 +270,15 @@ turn_stop(const char *key, const struct client *only)
 		if (!turn_stoppable(t, key, only))
 			continue;
 		TAILQ_REMOVE(&waiting, t, entry);
+		if (by != NULL)
+			turn_stop_told(t, by, 0);
 		turn_free(t);
 		n++;
 	}
 	TAILQ_FOREACH(t, &running, entry) {
-		if (turn_stoppable(t, key, only)) {
+		if (turn_stoppable(t, key, only) && !t->cancelled) {
+			if (by != NULL)
+				turn_stop_told(t, by, 1);
 			ask_cancel(t);
 			n++;
 		}

@@ -45,9 +45,11 @@ void	turn_enqueue(struct conv *, struct client *from, const char *speaker,
 void	turn_done(struct turn *);
 /*
  * !stop: cancel what runs in the conversation key, drop what waits there;
- * only the turns whose requester only is, unless only is NULL (I7).
+ * only the turns whose requester only is, unless only is NULL (I7). Each
+ * is told in the conversation as stopped by by (TN-14), unless NULL.
  */
-int	turn_stop(const char *key, const struct client *only);
+int	turn_stop(const char *key, const struct client *only,
+	    const struct client *by);
 /* conv goes away (KICK): drop its waiting turns. */
 void	turn_drop_conv(struct conv *);
 /* Does a turn wait in conv? */

@@ -17,7 +17,8 @@
 //                     C0 controls, IRC colours and bidi overrides, as a
 //                     hostile agent's would (AU-6)
 // Prompt commands: /perm <what>, /dirty (M2: a permission whose title hides
-//   a command, with the real one in rawInput), /plan, /crash, /burst-exit <words>, /hang,
+//   a command, with the real one in rawInput), /plan, /replan (a plan sent
+//   twice unchanged, then changed, between two texts; not announced), /crash, /burst-exit <words>, /hang,
 //   /garbage <n>, /huge <bytes>, /hugegarbage <bytes>, /deaf <n>, /mode,
 //   /title <text> (session_info_update), /config (config_option_update and
 //   the value as text), anything else is echoed.
@@ -184,6 +185,22 @@ async function turn(sid, s, text, signal) {
     ] });
     await say(sid, "plan sent");
     s.history.push({ role: "agent", text: "plan sent" });
+    return "end_turn";
+  }
+  if (cmd === "/replan") {
+    // TN-13/TN-14: text, the same plan twice, a changed one, more text;
+    // the texts carry no newline, as real adapters' model messages.
+    const A = [
+      { content: "Read the prompt", priority: "high", status: "completed" },
+      { content: "Echo it back", priority: "medium", status: "in_progress" },
+    ];
+    await say(sid, "thinking it over");
+    await update(sid, { sessionUpdate: "plan", entries: A });
+    await update(sid, { sessionUpdate: "plan", entries: A });
+    await update(sid, { sessionUpdate: "plan", entries: [A[0],
+      { ...A[1], status: "completed" }] });
+    await say(sid, "plan changed");
+    s.history.push({ role: "agent", text: "thinking it over plan changed" });
     return "end_turn";
   }
   if (cmd === "/crash") {

@@ -313,6 +313,27 @@ def test_claude_card_deny_refuses():
         srv.stop()
 
 
+def test_claude_plan_shown():
+    """TN-14 with a real adapter: the model's TodoWrite reaches the channel as claude's
+    plan, one NOTICE, and the answer after it is a line of its own."""
+    srv, m = claude_server("plan")
+    try:
+        u = joined(mclient(srv, "pl23"), "#pl23")
+        send(u, "#pl23", "@claude PLANCALL please")
+        lines = until_done(u, "claude", "#pl23", timeout=60)
+        plans = notices_of(lines, "claude", "#pl23")
+        want = "plan: [x] 1. Read the question [>] 2. Think it over [ ] 3. Answer"
+        if plans != [want]:
+            raise TestFailure("TN-14: claude's plan lines %r, want [%r] (lines %r)"
+                              % (plans, want, lines[-10:]))
+        said = answer_of(lines, "claude", "#pl23")
+        if not said or not said[-1].startswith("done: "):
+            raise TestFailure("the answer after the plan: %r" % said)
+        u.quit()
+    finally:
+        srv.stop()
+
+
 def test_codex_streamed_answer():
     """codex-acp answers @codex in the channel with what the fake model streamed over the
     Responses API; the model saw the person's words."""

@@ -1412,7 +1412,8 @@ def test_sigterm_stops_gracefully():
 
 def test_tn6_stop():
     """TN-6: !stop cancels the running turn: what was streamed stays, nothing more comes;
-    !stop with nothing running says so; the agent answers again afterwards."""
+    TN-14: the channel is told who stopped whose answer to whom; !stop with nothing
+    running says so; the agent answers again afterwards."""
     srv = shared()
     u = mclient(srv, "tn6u")
     v = mclient(srv, "tn6v")
@@ -1426,6 +1427,10 @@ def test_tn6_stop():
     t0 = time.time()
     lines = until_done(u, "carl", "#tn6", 5)
     stop_took = time.time() - t0
+    told = [parse(l).params[-1] for l in lines if parse(l).command == "NOTICE" and
+            parse(l).params[0] == "#tn6" and (parse(l).source or "") == HOST]
+    if "tn6u stopped carl's answer to tn6u" not in told:
+        raise TestFailure("TN-14: !stop not confirmed in the channel: %r" % told)
     more = u.drain(1.5)
     after = said(lines + more, "carl")
     all_said = [first.params[-1]] + texts(after)

@@ -486,6 +486,30 @@ def test_cm2_raw_command_no_transcript():
     u.quit()
 
 
+def test_tn14_plan_shown_once_per_change():
+    """TN-14, TN-13: a plan is one NOTICE from the agent, "plan: [x] 1. ... [>] 2. ...",
+    when it first comes and when an entry's status changes, not when it is sent again
+    unchanged; the text before it and the text after it stay on lines of their own,
+    in order."""
+    srv = S()
+    u = joined(mclient(srv, "tn14"), "#tn14")
+    warm(u, "#tn14", "alice")
+    u.send("PRIVMSG #tn14 :/replan")     # not announced: alice, who spoke last
+    lines = until_done(u, "alice", "#tn14", timeout=15)
+    got = []
+    for l in lines:
+        m = parse(l)
+        if m.command in ("PRIVMSG", "NOTICE") and is_from(m, "alice"):
+            got.append((m.command, m.params[-1]))
+    want = [("PRIVMSG", "thinking it over"),
+            ("NOTICE", "plan: [x] 1. Read the prompt [>] 2. Echo it back"),
+            ("NOTICE", "plan: [x] 1. Read the prompt [x] 2. Echo it back"),
+            ("PRIVMSG", "plan changed")]
+    if got != want:
+        raise TestFailure("TN-14: got %r\n want %r" % (got, want))
+    u.quit()
+
+
 def test_cm3_which_agent():
     """CM-3: with alice and bob both announcing perm, /perm and !perm go to nobody and the
     sender gets a NOTICE listing /alice:perm, /bob:perm; /alice:perm and !bob:plan name
