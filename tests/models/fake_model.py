@@ -82,6 +82,9 @@ def decide(req):
         return [{"type": "text", "text": "done: " + first}], "end_turn"
     words = "\n".join(texts_of(last.get("content"))).strip()
     line = words.splitlines()[-1].strip() if words else ""
+    # What is asked is on the last line: earlier ones are context (an
+    # interrupted request, the transcript).
+    words = line
     if "TOOLCALL" in words:
         cwd = cwd_of(req)
         if cwd is None:
