@@ -2288,7 +2288,7 @@ def test_i7_admin_unschedules_tls():
 def test_i7_stop_a_firing_in_ones_own_query():
     """I7, AU-4: a firing in a person's private conversation is nobody's request, and
     the person's to stop: "!stop" in the query cancels its turn (no "You may stop only
-    what you asked"), and the agent's answer never comes."""
+    what you asked"; TN-14: it is confirmed), and the agent's answer never comes."""
     srv = S()
     u = mclient(srv, "stopq")
     scheduled_id(mcp(u, "sched", "sched", "schedule",
@@ -2297,7 +2297,7 @@ def test_i7_stop_a_firing_in_ones_own_query():
     expect_firing(u, u.nick, "slow", timeout=5)
     u.expect(r":sched!\S+ TAGMSG %s" % re.escape(u.nick), 5)
     got = user_cmd(u, "sched", "!stop")
-    if got:
+    if got != ["stopq stopped sched's answer"]:
         raise TestFailure("!stop of a firing in one's own query: %r" % got)
     lines = collect([u], 5.0)[u]
     if [l for l in lines if "slept 4000" in l]:
