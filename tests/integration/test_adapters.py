@@ -5,10 +5,11 @@ loopback (tests/models/fake_model.py), offline.
 So far claude-agent-acp, codex-acp and gemini-cli (pinned in
 tests/adapters/package-lock.json): for each, a streamed answer in a channel; a file
 write the model asks for (claude's Write, codex's apply_patch, gemini's write_file)
-becomes a card, and !allow lets it write the file in the agent's
-working directory; !deny refuses it and no file is written. Skipped,
-and counted as skipped, when the adapter is not installed (npm ci --prefix
-tests/adapters, which scripts/deps runs)."""
+becomes a card, !allow lets it write the file in the agent's working directory, !deny
+refuses it and no file is written; a command (Bash, exec_command, run_shell_command)
+becomes a card that shows it, and !allow runs it. Skipped, and counted as skipped,
+when the adapter is not installed (scripts/deps --adapters, which scripts/check
+runs)."""
 
 import json
 import os
@@ -438,6 +439,45 @@ def test_gemini_card_deny_refuses():
         u.quit()
     finally:
         srv.stop()
+
+
+def shell_allowed(server, agent, tag):
+    """SHELLCALL: the command the model asks for becomes a card that shows it; !allow
+    runs it, and its file is in the agent's working directory."""
+    srv, m = server(tag)
+    try:
+        u = joined(mclient(srv, tag), "#" + tag)
+        send(u, "#" + tag, "@%s SHELLCALL please" % agent)
+        n, text, _ = wait_card(u, agent, "#" + tag)
+        if "echo shell > fake-shellcall.txt" not in text:
+            raise TestFailure("%s's card does not show the command: %r" % (agent, text))
+        send(u, "#" + tag, "!allow %d" % n)
+        lines = until_done(u, agent, "#" + tag, timeout=60)
+        path = os.path.join(workspace_of(srv, agent), "fake-shellcall.txt")
+        if not os.path.isfile(path):
+            raise TestFailure("!allow: %s's command did not run (card %r, lines %r)"
+                              % (agent, text, lines[-8:]))
+        with open(path) as f:
+            if f.read() != "shell\n":
+                raise TestFailure("the command's file holds something else")
+        u.quit()
+    finally:
+        srv.stop()
+
+
+def test_claude_shell_card_allow_runs_it():
+    """claude's Bash: a card that shows the command; !allow runs it."""
+    shell_allowed(claude_server, "claude", "sh23a")
+
+
+def test_codex_shell_card_allow_runs_it():
+    """codex's exec_command (asked about before it is announced): a card; !allow."""
+    shell_allowed(codex_server, "codex", "sh23b")
+
+
+def test_gemini_shell_card_allow_runs_it():
+    """gemini's run_shell_command: a card; !allow runs it."""
+    shell_allowed(gemini_server, "gemini", "sh23c")
 
 
 def _cleanup():

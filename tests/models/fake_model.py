@@ -11,6 +11,8 @@ to answer offline. What it answers is decided by the last user text of the reque
              the session's working directory (claude: Write, the directory read
              from the system prompt; codex: apply_patch, relative; gemini:
              write_file, in the directory written after TOOLCALL)
+  SHELLCALL  a command that writes fake-shellcall.txt (claude: Bash, codex:
+             exec_command, gemini: run_shell_command), asked about too
   PLANCALL   (claude) a TodoWrite call with three entries, then text
   SLOW       (claude) forty words, 0.1 s apart (a turn to cancel)
   otherwise  "echo: <the last line of the user's text>"
@@ -30,6 +32,8 @@ import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 LOG_LOCK = threading.Lock()
+# SHELLCALL: a command that is not read-only, run in the session's directory.
+SHELL = "echo shell > fake-shellcall.txt"
 
 
 def texts_of(content):
@@ -93,6 +97,10 @@ def decide(req):
         path = cwd.rstrip("/") + "/fake-toolcall.txt"
         return [{"type": "tool_use", "id": "toolu_fake_write", "name": "Write",
                  "input": {"file_path": path, "content": "written by the fake model\n"}}], \
+            "tool_use"
+    if "SHELLCALL" in words:
+        return [{"type": "tool_use", "id": "toolu_fake_bash", "name": "Bash",
+                 "input": {"command": SHELL, "description": "Write a file"}}], \
             "tool_use"
     if "PLANCALL" in words:
         todos = [{"content": c, "status": s, "activeForm": c}
@@ -249,6 +257,9 @@ def responses_decide(req):
                  "+written by the fake model\n*** End Patch\n")
         return [{"type": "custom_tool_call", "call_id": "call_fake_patch",
                  "name": "apply_patch", "input": patch}]
+    if "SHELLCALL" in words:
+        return [{"type": "function_call", "call_id": "call_fake_shell",
+                 "name": "exec_command", "arguments": json.dumps({"cmd": SHELL})}]
     line = words.strip().splitlines()[-1].strip() if words.strip() else ""
     return [{"type": "message", "text": "echo: " + line}]
 
@@ -335,6 +346,9 @@ def gemini_decide(req):
     if results:
         return [{"text": "done: " + results[-1][:200]}], False
     words = texts[-1] if texts else ""       # the user's words are the last part
+    if "SHELLCALL" in words:
+        return [{"functionCall": {"name": "run_shell_command", "args": {
+            "command": SHELL, "description": "Write a file"}}}], False
     m = re.search(r"TOOLCALL (/\S+)", words)
     if m:
         path = m.group(1).rstrip("/") + "/fake-toolcall.txt"
