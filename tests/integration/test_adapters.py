@@ -7,7 +7,9 @@ tests/adapters/package-lock.json): for each, a streamed answer in a channel; a f
 write the model asks for (claude's Write, codex's apply_patch, gemini's write_file)
 becomes a card, !allow lets it write the file in the agent's working directory, !deny
 refuses it and no file is written; a command (Bash, exec_command, run_shell_command)
-becomes a card that shows it, and !allow runs it. Skipped, and counted as skipped,
+becomes a card that shows it, and !allow runs it. For claude also its plan, and a call
+of agentircd's schedule tool over MCP, its firing and the turn that answers it.
+Skipped, and counted as skipped,
 when the adapter is not installed (scripts/deps --adapters, which scripts/check
 runs)."""
 
@@ -330,6 +332,34 @@ def test_claude_plan_shown():
         said = answer_of(lines, "claude", "#pl23")
         if not said or not said[-1].startswith("done: "):
             raise TestFailure("the answer after the plan: %r" % said)
+        u.quit()
+    finally:
+        srv.stop()
+
+
+def test_claude_schedules_through_mcp():
+    """SC-1 with a real adapter: the model calls agentircd's schedule tool through the MCP
+    server the daemon gave claude; after !allow on its card the schedule is made, fires
+    a second later as a server NOTICE in the channel, and claude answers the firing in a
+    turn of its own."""
+    srv, m = claude_server("mcp")
+    try:
+        u = joined(mclient(srv, "mc23"), "#mc23")
+        send(u, "#mc23", "@claude MCPCALL please")
+        n, text, _ = wait_card(u, "claude", "#mc23")
+        send(u, "#mc23", "!allow %d" % n)
+        lines = until_done(u, "claude", "#mc23", timeout=60)
+        said = answer_of(lines, "claude", "#mc23")
+        if not any(t.startswith("done: ") and "sch_" in t for t in said):
+            raise TestFailure("the tool's answer did not reach the model: %r (card %r)"
+                              % (said, text))
+        firing = u.expect_msg(r":irc\.test NOTICE #mc23 :\[schedule sch_\d+ \"fake\"",
+                              30 * SLOW)
+        lines = until_done(u, "claude", "#mc23", timeout=60)
+        said = answer_of(lines, "claude", "#mc23")
+        if not any("ring from the fake model" in t for t in said):
+            raise TestFailure("claude did not answer the firing (%r): %r"
+                              % (firing.params[-1], said))
         u.quit()
     finally:
         srv.stop()

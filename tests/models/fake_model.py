@@ -13,6 +13,7 @@ to answer offline. What it answers is decided by the last user text of the reque
              write_file, in the directory written after TOOLCALL)
   SHELLCALL  a command that writes fake-shellcall.txt (claude: Bash, codex:
              exec_command, gemini: run_shell_command), asked about too
+  MCPCALL    (claude) agentircd's schedule tool: "ring from the fake model" in 1 s
   PLANCALL   (claude) a TodoWrite call with three entries, then text
   SLOW       (claude) forty words, 0.1 s apart (a turn to cancel)
   otherwise  "echo: <the last line of the user's text>"
@@ -98,6 +99,12 @@ def decide(req):
         return [{"type": "tool_use", "id": "toolu_fake_write", "name": "Write",
                  "input": {"file_path": path, "content": "written by the fake model\n"}}], \
             "tool_use"
+    if "MCPCALL" in words:
+        # agentircd's own MCP tool, as claude names it: mcp__<server>__<tool>.
+        return [{"type": "tool_use", "id": "toolu_fake_mcp",
+                 "name": "mcp__agentircd__schedule",
+                 "input": {"name": "fake", "prompt": "ring from the fake model",
+                           "in_seconds": 1}}], "tool_use"
     if "SHELLCALL" in words:
         return [{"type": "tool_use", "id": "toolu_fake_bash", "name": "Bash",
                  "input": {"command": SHELL, "description": "Write a file"}}], \
