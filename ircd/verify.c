@@ -46,7 +46,7 @@ struct verify_job {
 
 TAILQ_HEAD(verify_jobs, verify_job);
 
-static struct verify_jobs todo = TAILQ_HEAD_INITIALIZER(todo);
+static struct verify_jobs queued = TAILQ_HEAD_INITIALIZER(queued);
 static struct verify_jobs answered = TAILQ_HEAD_INITIALIZER(answered);
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t work = PTHREAD_COND_INITIALIZER;
@@ -74,12 +74,12 @@ verify_main(void *arg)
 	(void)arg;
 	pthread_mutex_lock(&lock);
 	for (;;) {
-		while (!stopping && TAILQ_EMPTY(&todo))
+		while (!stopping && TAILQ_EMPTY(&queued))
 			pthread_cond_wait(&work, &lock);
 		if (stopping)
 			break;
-		j = TAILQ_FIRST(&todo);
-		TAILQ_REMOVE(&todo, j, entry);
+		j = TAILQ_FIRST(&queued);
+		TAILQ_REMOVE(&queued, j, entry);
 		pthread_mutex_unlock(&lock);
 		j->ok = passwd_verify(j->password, j->hash);
 		pthread_mutex_lock(&lock);
@@ -174,8 +174,8 @@ verify_shutdown(void)
 	pthread_mutex_unlock(&lock);
 	pthread_join(thread, NULL);
 	running = 0;
-	while ((j = TAILQ_FIRST(&todo)) != NULL) {
-		TAILQ_REMOVE(&todo, j, entry);
+	while ((j = TAILQ_FIRST(&queued)) != NULL) {
+		TAILQ_REMOVE(&queued, j, entry);
 		verify_job_free(j);
 	}
 	while ((j = TAILQ_FIRST(&answered)) != NULL) {
@@ -210,7 +210,7 @@ verify_start(struct client *c, const char *password, const char *hash,
 	c->verify = j;
 	npending++;
 	pthread_mutex_lock(&lock);
-	TAILQ_INSERT_TAIL(&todo, j, entry);
+	TAILQ_INSERT_TAIL(&queued, j, entry);
 	pthread_cond_signal(&work);
 	pthread_mutex_unlock(&lock);
 	return 0;
