@@ -40,32 +40,32 @@ chanlife_store(void)
 
 /*
  * The two principals of c: its own (account, connection or service) and
- * its connection's, which differ once a connection logs in.
+ * its connection's (conn may be NULL), which differ once it logs in.
  */
 static void
 chanlife_keys(const struct client *c, struct convkey *own,
     struct convkey *conn)
 {
 	history_principal(c, own);
+	if (conn == NULL)
+		return;
 	if (c->flags & CLIENT_SERVICE)
 		*conn = *own;
 	else
 		convkey_connection(conn, ircd.msgid_base, c->id);
 }
 
-void
-chanlife_who(const struct client *c, struct chanlife_who *w)
+const struct store_who *
+chanlife_reader(const struct channel *ch, const struct client *c,
+    struct chanlife_who *w)
 {
+	if (!(ch->modes & (CMODE_SECRET | CMODE_INVITEONLY)) &&
+	    ch->key[0] == '\0')
+		return NULL;
 	chanlife_keys(c, &w->own, &w->conn);
 	w->who.p1 = w->own.s;
 	w->who.p2 = w->conn.s;
-}
-
-int
-chanlife_closed(const struct channel *ch)
-{
-	return (ch->modes & (CMODE_SECRET | CMODE_INVITEONLY)) ||
-	    ch->key[0] != '\0';
+	return &w->who;
 }
 
 /* Does the config's [channel] ops list c's account? Only a login counts. */
@@ -130,7 +130,7 @@ chanlife_op(struct channel *ch, const struct client *c, int on)
 void
 chanlife_joined(struct channel *ch, const struct client *c)
 {
-	struct convkey own, conn, conv;
+	struct convkey own, conv;
 	struct store *s;
 
 	if ((s = chanlife_store()) == NULL)
@@ -138,7 +138,7 @@ chanlife_joined(struct channel *ch, const struct client *c)
 	/* The first member in: no longer empty, whatever was stored. */
 	if (ch->nmembers == 1 && ch->stored)
 		history_channel_save(ch);
-	chanlife_keys(c, &own, &conn);
+	chanlife_keys(c, &own, NULL);
 	history_channel_conv(ch, &conv);
 	store_member_join(s, conv.s, own.s);
 }
@@ -146,7 +146,7 @@ chanlife_joined(struct channel *ch, const struct client *c)
 void
 chanlife_parted(struct channel *ch, const struct client *c)
 {
-	struct convkey own, conn, other, conv;
+	struct convkey own, other, conv;
 	struct store *s;
 	struct member *m;
 
@@ -157,7 +157,7 @@ chanlife_parted(struct channel *ch, const struct client *c)
 	/* Kept while empty: when it emptied is kept too (expiry). */
 	if (ch->nmembers == 0 && channel_kept(ch))
 		history_channel_save(ch);
-	chanlife_keys(c, &own, &conn);
+	chanlife_keys(c, &own, NULL);
 	/* Another connection of the same account is still there: still in. */
 	if (c->account != NULL)
 		TAILQ_FOREACH(m, &ch->members, by_channel) {
@@ -191,12 +191,12 @@ chanlife_quit(const struct client *c)
 int64_t
 chanlife_since(const struct channel *ch, const struct client *c)
 {
-	struct convkey own, conn, conv;
+	struct convkey own, conv;
 	struct store *s = history_store();
 
 	if (s == NULL)
 		return -1;
-	chanlife_keys(c, &own, &conn);
+	chanlife_keys(c, &own, NULL);
 	history_channel_conv(ch, &conv);
 	return store_member_since(s, conv.s, own.s);
 }

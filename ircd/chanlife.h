@@ -19,10 +19,13 @@ struct chanlife_who {
 	struct convkey		conn;
 	struct store_who	who;
 };
-void	chanlife_who(const struct client *, struct chanlife_who *);
-
-/* Is ch closed (+s, +i or +k): readers see only their own stays? */
-int	chanlife_closed(const struct channel *);
+/*
+ * Who c reads ch as: NULL when ch is open (c reads everything), else c's
+ * principals in w, for store_history_query_as (a +s, +i or +k channel
+ * shows each reader only its own stays).
+ */
+const struct store_who *chanlife_reader(const struct channel *,
+	    const struct client *, struct chanlife_who *w);
 /* Does c get op when it joins ch: the config's ops or a remembered one? */
 int	chanlife_is_op(const struct channel *, const struct client *);
 /* c became op of ch (on) or stopped being one: remember it (accounts stored). */

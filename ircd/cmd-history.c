@@ -277,10 +277,8 @@ cmd_chathistory(struct client *c, struct message *m)
 	sc.batch = batch[0] != '\0' ? batch : NULL;
 	/* AU-7: of a closed channel, only what c was there for. */
 	ch = casemap_is_channel(m->params[1]) ? channel_find(m->params[1]) : NULL;
-	if (ch != NULL && chanlife_closed(ch))
-		chanlife_who(c, &w);
 	rc = store_history_query_as(history_store(), conv.s,
-	    ch != NULL && chanlife_closed(ch) ? &w.who : NULL, dir,
+	    ch != NULL ? chanlife_reader(ch, c, &w) : NULL, dir,
 	    rc == 1 ? NULL : &ref, nref == 2 ? &ref2 : NULL, limit,
 	    history_send_one, &sc);
 	history_batch_end(c, batch);

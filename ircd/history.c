@@ -366,6 +366,7 @@ history_replay_join(struct client *c, struct channel *ch)
 	struct convkey conv;
 	char ref[16];
 	struct replay r;
+	struct chanlife_who w;
 
 	/* A client with chathistory asks for what it wants (HS-3). */
 	if (store == NULL || ircd.conf->history_replay <= 0 ||
@@ -381,17 +382,10 @@ history_replay_join(struct client *c, struct channel *ch)
 		client_send(c, ":%s BATCH +%s chathistory %s", ircd.conf->name, ref,
 		    ch->name);
 	}
-	if (chanlife_closed(ch)) {
-		/* AU-7: of a closed channel, only what c was there for. */
-		struct chanlife_who w;
-
-		chanlife_who(c, &w);
-		store_history_query_as(store, conv.s, &w.who, STORE_LATEST,
-		    NULL, NULL, ircd.conf->history_replay, history_replay_one,
-		    &r);
-	} else
-		store_history_query(store, conv.s, STORE_LATEST, NULL, NULL,
-		    ircd.conf->history_replay, history_replay_one, &r);
+	/* AU-7: of a closed channel, only what c was there for. */
+	store_history_query_as(store, conv.s, chanlife_reader(ch, c, &w),
+	    STORE_LATEST, NULL, NULL, ircd.conf->history_replay,
+	    history_replay_one, &r);
 	if (r.batch != NULL)
 		client_send(c, ":%s BATCH -%s", ircd.conf->name, ref);
 }

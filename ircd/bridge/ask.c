@@ -58,6 +58,7 @@ ask_transcript(struct turn *t)
 	struct conv *cv = t->conv;
 	struct collect col = { NULL, 0, 0 };
 	char where[sizeof("private conversation with ") + CHANNELLEN], *text;
+	const struct store_who *who = NULL;
 	struct chanlife_who w;
 	struct channel *ch;
 	int64_t after = cv->seen_id, since;
@@ -69,10 +70,8 @@ ask_transcript(struct turn *t)
 	 * what the newcomer may not read.
 	 */
 	ch = cv->private ? NULL : channel_find(cv->target);
-	if (ch != NULL && !chanlife_closed(ch))
-		ch = NULL;
-	if (ch != NULL) {
-		chanlife_who(cv->agent->client, &w);
+	if (ch != NULL && (who = chanlife_reader(ch, cv->agent->client, &w)) !=
+	    NULL) {
 		since = chanlife_since(ch, cv->agent->client);
 		if (since == -1)
 			since = store_history_last_id(history_store(), cv->key);
@@ -85,7 +84,7 @@ ask_transcript(struct turn *t)
 	 */
 	if (cv->carry)
 		store_history_query_as(history_store(), cv->key,
-		    ch != NULL ? &w.who : NULL, STORE_LATEST, NULL, NULL,
+		    who, STORE_LATEST, NULL, NULL,
 		    ircd.conf->transcript_lines + 1, ask_collect, &col);
 	else if (ircd.conf->transcript_lines > 0)
 		store_history_since(history_store(), cv->key, after,
