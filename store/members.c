@@ -10,6 +10,21 @@
 
 #include "store/store-int.h"
 
+/* A statement of ?1 conv, ?2 principal and ?3 an id, run once. */
+static int
+store_member_step(struct store *s, enum store_sql slot, const char *sql,
+    const char *conv, const char *principal, int64_t id, const char *what)
+{
+	sqlite3_stmt *st;
+
+	if ((st = store_stmt(s, slot, sql)) == NULL)
+		return -1;
+	store_bind_text(st, 1, conv);
+	store_bind_text(st, 2, principal);
+	sqlite3_bind_int64(st, 3, id);
+	return store_step_done(s, st, what);
+}
+
 int
 store_member_join(struct store *s, const char *conv, const char *principal)
 {
@@ -56,34 +71,22 @@ store_member_join(struct store *s, const char *conv, const char *principal)
 		sqlite3_bind_int64(st, 1, last);
 		return store_step_done(s, st, "reopen membership");
 	}
-	st = store_stmt(s, SQL_MEMBER_JOIN,
+	return store_member_step(s, SQL_MEMBER_JOIN,
 	    "INSERT INTO memberships (conv, principal, joined)\n"
-	    "VALUES (?1, ?2, ?3)");
-	if (st == NULL)
-		return -1;
-	store_bind_text(st, 1, conv);
-	store_bind_text(st, 2, principal);
-	sqlite3_bind_int64(st, 3, now);
-	return store_step_done(s, st, "add membership");
+	    "VALUES (?1, ?2, ?3)", conv, principal, now, "add membership");
 }
 
 int
 store_member_part(struct store *s, const char *conv, const char *principal)
 {
-	sqlite3_stmt *st;
 	int64_t now;
 
 	if ((now = store_history_last_id(s, conv)) == -1)
 		return -1;
-	st = store_stmt(s, SQL_MEMBER_PART,
+	return store_member_step(s, SQL_MEMBER_PART,
 	    "UPDATE memberships SET parted = ?3\n"
-	    "WHERE conv = ?1 AND principal = ?2 AND parted IS NULL");
-	if (st == NULL)
-		return -1;
-	store_bind_text(st, 1, conv);
-	store_bind_text(st, 2, principal);
-	sqlite3_bind_int64(st, 3, now);
-	return store_step_done(s, st, "end membership");
+	    "WHERE conv = ?1 AND principal = ?2 AND parted IS NULL",
+	    conv, principal, now, "end membership");
 }
 
 int
