@@ -181,25 +181,32 @@ class Handler(BaseHTTPRequestHandler):
                 "usage": {"input_tokens": 10, "output_tokens": 10}}
 
     def whole(self, req, blocks, stop):
-        body = json.dumps(self.message(req, [{k: v for k, v in b.items() if k != "slow"}
-                                             for b in blocks], stop)).encode()
+        self.json_reply(self.message(req, [{k: v for k, v in b.items() if k != "slow"}
+                                           for b in blocks], stop))
+
+    def json_reply(self, obj):
+        body = json.dumps(obj).encode()
         self.send_response(200)
         self.send_header("Content-Type", "application/json")
         self.send_header("Content-Length", str(len(body)))
         self.end_headers()
         self.wfile.write(body)
 
-    def event(self, name, data):
-        self.wfile.write(("event: %s\ndata: %s\n\n" % (name, json.dumps(data))).encode())
-        self.wfile.flush()
-
-    def stream(self, req, blocks, stop):
+    def sse_start(self):
+        """Headers of a server-sent event stream, which ends with the connection."""
         self.send_response(200)
         self.send_header("Content-Type", "text/event-stream")
         self.send_header("Cache-Control", "no-cache")
         self.send_header("Connection", "close")
         self.end_headers()
         self.close_connection = True
+
+    def event(self, name, data):
+        self.wfile.write(("event: %s\ndata: %s\n\n" % (name, json.dumps(data))).encode())
+        self.wfile.flush()
+
+    def stream(self, req, blocks, stop):
+        self.sse_start()
         try:
             self.event("message_start", {"type": "message_start",
                                          "message": self.message(req, [], None)})
@@ -279,12 +286,7 @@ def _responses(self, req):
                            if isinstance(t, dict)]})
     items = responses_decide(req)
     rid = "resp_fake_%d" % int(time.time() * 1000)
-    self.send_response(200)
-    self.send_header("Content-Type", "text/event-stream")
-    self.send_header("Cache-Control", "no-cache")
-    self.send_header("Connection", "close")
-    self.end_headers()
-    self.close_connection = True
+    self.sse_start()
     done = []
     try:
         self.event("response.created", {"type": "response.created",
@@ -381,18 +383,9 @@ def _gemini(self, req):
             out["usageMetadata"] = usage
         return out
     if ":streamGenerateContent" not in self.path:
-        body = json.dumps(chunk(parts, True)).encode()
-        self.send_response(200)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
+        self.json_reply(chunk(parts, True))
         return
-    self.send_response(200)
-    self.send_header("Content-Type", "text/event-stream")
-    self.send_header("Connection", "close")
-    self.end_headers()
-    self.close_connection = True
+    self.sse_start()
     try:
         pieces = []
         for p in parts:
