@@ -13,8 +13,10 @@ Skipped, and counted as skipped,
 when the adapter is not installed (scripts/deps --adapters, which scripts/check
 runs)."""
 
+import contextlib
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -222,31 +224,45 @@ def workspace_of(srv, agent):
     return os.path.join(base, agent)
 
 
-def test_claude_streamed_answer():
-    """claude-agent-acp answers @claude in the channel with what the fake model streamed,
-    word by word, as one line; the model saw the person's words."""
-    srv, m = claude_server("stream")
+@contextlib.contextmanager
+def talking(server, agent, tag):
+    """A daemon with agent at a fake model of its own, and a person tag in #tag:
+    (srv, model, client); the daemon stops at the end."""
+    srv, m = server(tag)
     try:
-        u = joined(mclient(srv, "au23"), "#ad23")
-        send(u, "#ad23", "@claude hello there from irc")
-        lines = until_done(u, "claude", "#ad23", timeout=60)
-        said = answer_of(lines, "claude", "#ad23")
-        if said != ["echo: <au23> claude hello there from irc"]:
-            raise TestFailure("claude's answer %r (lines %r)" % (said, lines[-10:]))
-        typing = [parse(l).tags.get("+typing") for l in lines
-                  if parse(l).command == "TAGMSG" and is_from(parse(l), "claude")]
-        if typing[:1] != ["active"] or typing[-1:] != ["done"]:
-            raise TestFailure("typing around the answer: %r" % typing)
-        posts = [r for r in m.requests() if r["method"] == "POST"]
-        if not any("hello there from irc" in r.get("user", "") for r in posts):
-            raise TestFailure("the model never saw the words: %r" % posts)
+        u = joined(mclient(srv, tag), "#" + tag)
+        yield srv, m, u
         u.quit()
     finally:
         srv.stop()
 
 
+def streamed(server, agent, tag):
+    """@agent hello: its answer is the fake model's echo, one line; returns the turn's
+    lines and the model, for more checks."""
+    with talking(server, agent, tag) as (srv, m, u):
+        send(u, "#" + tag, "@%s hello there from irc" % agent)
+        lines = until_done(u, agent, "#" + tag, timeout=60)
+        said = answer_of(lines, agent, "#" + tag)
+        if said != ["echo: <%s> %s hello there from irc" % (tag, agent)]:
+            raise TestFailure("%s's answer %r (lines %r)" % (agent, said, lines[-10:]))
+        return lines, m
+
+
+def test_claude_streamed_answer():
+    """claude-agent-acp answers @claude in the channel with what the fake model streamed,
+    word by word, as one line; the model saw the person's words."""
+    lines, m = streamed(claude_server, "claude", "au23")
+    typing = [parse(l).tags.get("+typing") for l in lines
+              if parse(l).command == "TAGMSG" and is_from(parse(l), "claude")]
+    if typing[:1] != ["active"] or typing[-1:] != ["done"]:
+        raise TestFailure("typing around the answer: %r" % typing)
+    posts = [r for r in m.requests() if r["method"] == "POST"]
+    if not any("hello there from irc" in r.get("user", "") for r in posts):
+        raise TestFailure("the model never saw the words: %r" % posts)
+
+
 def card_number(lines, agent, target):
-    import re
     for t in notices_of(lines, agent, target):
         mm = re.match(r"card (\d+): ", t)
         if mm:
@@ -268,60 +284,67 @@ def wait_card(u, agent, target, timeout=60):
     raise TestFailure("no card from %s in %s: %r" % (agent, target, seen[-10:]))
 
 
-def test_claude_card_allow_writes_the_file():
-    """The model asks for Write: claude-agent-acp asks permission, the daemon shows a card,
-    !allow lets the write happen, and fake-toolcall.txt is in the agent's working
-    directory; the model gets the tool's result and the turn ends."""
-    srv, m = claude_server("allow")
-    try:
-        u = joined(mclient(srv, "al23"), "#al23")
-        send(u, "#al23", "@claude TOOLCALL please")
-        n, text, _ = wait_card(u, "claude", "#al23")
-        send(u, "#al23", "!allow %d" % n)
-        lines = until_done(u, "claude", "#al23", timeout=60)
-        path = os.path.join(workspace_of(srv, "claude"), "fake-toolcall.txt")
+def asked(srv, u, agent, what, answer):
+    """@agent <what> (TOOLCALL or SHELLCALL; gemini is told where to write), then
+    answer (!allow or !deny) on its card: (the card's text, the turn's lines, the
+    agent's working directory)."""
+    chan = "#" + u.nick
+    ws = workspace_of(srv, agent)
+    where = ws if agent == "gemini" and what == "TOOLCALL" else "please"
+    send(u, chan, "@%s %s %s" % (agent, what, where))
+    n, text, _ = wait_card(u, agent, chan)
+    send(u, chan, "%s %d" % (answer, n))
+    return text, until_done(u, agent, chan, timeout=60), ws
+
+
+def file_allowed(server, agent, tag):
+    """TOOLCALL, !allow: the file is in the agent's working directory; returns what it
+    holds and the model, for more checks."""
+    with talking(server, agent, tag) as (srv, m, u):
+        text, lines, ws = asked(srv, u, agent, "TOOLCALL", "!allow")
+        path = os.path.join(ws, "fake-toolcall.txt")
         if not os.path.isfile(path):
             raise TestFailure("!allow: %s not written (card %r, lines %r)"
                               % (path, text, lines[-10:]))
         with open(path) as f:
-            if f.read() != "written by the fake model\n":
-                raise TestFailure("the file holds something else")
-        posts = [r for r in m.requests() if r["method"] == "POST"]
-        if not any(r.get("tool_results") for r in posts):
-            raise TestFailure("the model never got the tool's result: %r" % posts)
-        u.quit()
-    finally:
-        srv.stop()
+            return f.read(), m
+
+
+def file_denied(server, agent, tag):
+    """TOOLCALL, !deny: nothing is written and the turn ends; returns the model."""
+    with talking(server, agent, tag) as (srv, m, u):
+        _, _, ws = asked(srv, u, agent, "TOOLCALL", "!deny")
+        if os.path.exists(os.path.join(ws, "fake-toolcall.txt")):
+            raise TestFailure("!deny: %s's file was written anyway" % agent)
+        return m
+
+
+def test_claude_card_allow_writes_the_file():
+    """The model asks for Write: claude-agent-acp asks permission, the daemon shows a card,
+    !allow lets the write happen, and fake-toolcall.txt is in the agent's working
+    directory; the model gets the tool's result and the turn ends."""
+    content, m = file_allowed(claude_server, "claude", "al23")
+    if content != "written by the fake model\n":
+        raise TestFailure("the file holds something else")
+    posts = [r for r in m.requests() if r["method"] == "POST"]
+    if not any(r.get("tool_results") for r in posts):
+        raise TestFailure("the model never got the tool's result: %r" % posts)
 
 
 def test_claude_card_deny_refuses():
     """!deny on the card: nothing is written, the model is told the tool was refused, and
     the turn ends."""
-    srv, m = claude_server("deny")
-    try:
-        u = joined(mclient(srv, "de23"), "#de23")
-        send(u, "#de23", "@claude TOOLCALL please")
-        n, _, _ = wait_card(u, "claude", "#de23")
-        send(u, "#de23", "!deny %d" % n)
-        until_done(u, "claude", "#de23", timeout=60)
-        path = os.path.join(workspace_of(srv, "claude"), "fake-toolcall.txt")
-        if os.path.exists(path):
-            raise TestFailure("!deny: %s was written anyway" % path)
-        posts = [r for r in m.requests() if r["method"] == "POST"]
-        results = [t for r in posts for t in r.get("tool_results", [])]
-        if not any("refused" in t for t in results):
-            raise TestFailure("the model was never told of the refusal: %r" % results)
-        u.quit()
-    finally:
-        srv.stop()
+    m = file_denied(claude_server, "claude", "de23")
+    posts = [r for r in m.requests() if r["method"] == "POST"]
+    results = [t for r in posts for t in r.get("tool_results", [])]
+    if not any("refused" in t for t in results):
+        raise TestFailure("the model was never told of the refusal: %r" % results)
 
 
 def test_claude_plan_shown():
     """TN-14 with a real adapter: the model's TodoWrite reaches the channel as claude's
     plan, one NOTICE, and the answer after it is a line of its own."""
-    srv, m = claude_server("plan")
-    try:
-        u = joined(mclient(srv, "pl23"), "#pl23")
+    with talking(claude_server, "claude", "pl23") as (srv, m, u):
         send(u, "#pl23", "@claude PLANCALL please")
         lines = until_done(u, "claude", "#pl23", timeout=60)
         plans = notices_of(lines, "claude", "#pl23")
@@ -332,9 +355,6 @@ def test_claude_plan_shown():
         said = answer_of(lines, "claude", "#pl23")
         if not said or not said[-1].startswith("done: "):
             raise TestFailure("the answer after the plan: %r" % said)
-        u.quit()
-    finally:
-        srv.stop()
 
 
 def test_claude_schedules_through_mcp():
@@ -342,9 +362,7 @@ def test_claude_schedules_through_mcp():
     server the daemon gave claude; after !allow on its card the schedule is made, fires
     a second later as a server NOTICE in the channel, and claude answers the firing in a
     turn of its own."""
-    srv, m = claude_server("mcp")
-    try:
-        u = joined(mclient(srv, "mc23"), "#mc23")
+    with talking(claude_server, "claude", "mc23") as (srv, m, u):
         send(u, "#mc23", "@claude MCPCALL please")
         n, text, _ = wait_card(u, "claude", "#mc23")
         send(u, "#mc23", "!allow %d" % n)
@@ -360,139 +378,57 @@ def test_claude_schedules_through_mcp():
         if not any("ring from the fake model" in t for t in said):
             raise TestFailure("claude did not answer the firing (%r): %r"
                               % (firing.params[-1], said))
-        u.quit()
-    finally:
-        srv.stop()
 
 
 def test_codex_streamed_answer():
     """codex-acp answers @codex in the channel with what the fake model streamed over the
-    Responses API; the model saw the person's words."""
-    srv, m = codex_server("cstream")
-    try:
-        u = joined(mclient(srv, "cx23"), "#cx23")
-        send(u, "#cx23", "@codex hello there from irc")
-        lines = until_done(u, "codex", "#cx23", timeout=60)
-        said = answer_of(lines, "codex", "#cx23")
-        if said != ["echo: <cx23> codex hello there from irc"]:
-            raise TestFailure("codex's answer %r (lines %r)" % (said, lines[-10:]))
-        u.quit()
-    finally:
-        srv.stop()
+    Responses API."""
+    streamed(codex_server, "codex", "cx23")
 
 
 def test_codex_card_allow_writes_the_file():
     """The model sends apply_patch: codex-acp (approval_policy untrusted) asks
     permission, the daemon shows a card, !allow lets it add fake-toolcall.txt in the
     agent's working directory."""
-    srv, m = codex_server("callow")
-    try:
-        u = joined(mclient(srv, "ca23"), "#ca23")
-        send(u, "#ca23", "@codex TOOLCALL please")
-        n, text, _ = wait_card(u, "codex", "#ca23")
-        send(u, "#ca23", "!allow %d" % n)
-        lines = until_done(u, "codex", "#ca23", timeout=60)
-        path = os.path.join(workspace_of(srv, "codex"), "fake-toolcall.txt")
-        if not os.path.isfile(path):
-            raise TestFailure("!allow: %s not written (card %r, lines %r)"
-                              % (path, text, lines[-10:]))
-        u.quit()
-    finally:
-        srv.stop()
+    file_allowed(codex_server, "codex", "ca23")
 
 
 def test_codex_card_deny_refuses():
     """!deny on codex's card: nothing is written and the turn ends."""
-    srv, m = codex_server("cdeny")
-    try:
-        u = joined(mclient(srv, "cd23"), "#cd23")
-        send(u, "#cd23", "@codex TOOLCALL please")
-        n, _, _ = wait_card(u, "codex", "#cd23")
-        send(u, "#cd23", "!deny %d" % n)
-        until_done(u, "codex", "#cd23", timeout=60)
-        path = os.path.join(workspace_of(srv, "codex"), "fake-toolcall.txt")
-        if os.path.exists(path):
-            raise TestFailure("!deny: %s was written anyway" % path)
-        u.quit()
-    finally:
-        srv.stop()
+    file_denied(codex_server, "codex", "cd23")
 
 
 def test_gemini_streamed_answer():
     """gemini-cli --acp answers @gemini with what the fake model streamed over the
     Gemini API (after its model router's JSON side call)."""
-    srv, m = gemini_server("gstream")
-    try:
-        u = joined(mclient(srv, "gm23"), "#gm23")
-        send(u, "#gm23", "@gemini hello there from irc")
-        lines = until_done(u, "gemini", "#gm23", timeout=60)
-        said = answer_of(lines, "gemini", "#gm23")
-        if said != ["echo: <gm23> gemini hello there from irc"]:
-            raise TestFailure("gemini's answer %r (lines %r)" % (said, lines[-10:]))
-        u.quit()
-    finally:
-        srv.stop()
+    streamed(gemini_server, "gemini", "gm23")
 
 
 def test_gemini_card_allow_writes_the_file():
     """The model calls write_file: gemini asks permission (before any tool_call), the
     daemon shows a card, !allow lets it write fake-toolcall.txt."""
-    srv, m = gemini_server("gallow")
-    try:
-        u = joined(mclient(srv, "ga23"), "#ga23")
-        ws = workspace_of(srv, "gemini")
-        send(u, "#ga23", "@gemini TOOLCALL %s" % ws)
-        n, text, _ = wait_card(u, "gemini", "#ga23")
-        send(u, "#ga23", "!allow %d" % n)
-        lines = until_done(u, "gemini", "#ga23", timeout=60)
-        path = os.path.join(ws, "fake-toolcall.txt")
-        if not os.path.isfile(path):
-            raise TestFailure("!allow: %s not written (card %r, lines %r)"
-                              % (path, text, lines[-10:]))
-        u.quit()
-    finally:
-        srv.stop()
+    file_allowed(gemini_server, "gemini", "ga23")
 
 
 def test_gemini_card_deny_refuses():
     """!deny on gemini's card: nothing is written and the turn ends."""
-    srv, m = gemini_server("gdeny")
-    try:
-        u = joined(mclient(srv, "gd23"), "#gd23")
-        ws = workspace_of(srv, "gemini")
-        send(u, "#gd23", "@gemini TOOLCALL %s" % ws)
-        n, _, _ = wait_card(u, "gemini", "#gd23")
-        send(u, "#gd23", "!deny %d" % n)
-        until_done(u, "gemini", "#gd23", timeout=60)
-        if os.path.exists(os.path.join(ws, "fake-toolcall.txt")):
-            raise TestFailure("!deny: the file was written anyway")
-        u.quit()
-    finally:
-        srv.stop()
+    file_denied(gemini_server, "gemini", "gd23")
 
 
 def shell_allowed(server, agent, tag):
     """SHELLCALL: the command the model asks for becomes a card that shows it; !allow
     runs it, and its file is in the agent's working directory."""
-    srv, m = server(tag)
-    try:
-        u = joined(mclient(srv, tag), "#" + tag)
-        send(u, "#" + tag, "@%s SHELLCALL please" % agent)
-        n, text, _ = wait_card(u, agent, "#" + tag)
+    with talking(server, agent, tag) as (srv, m, u):
+        text, lines, ws = asked(srv, u, agent, "SHELLCALL", "!allow")
         if "echo shell > fake-shellcall.txt" not in text:
             raise TestFailure("%s's card does not show the command: %r" % (agent, text))
-        send(u, "#" + tag, "!allow %d" % n)
-        lines = until_done(u, agent, "#" + tag, timeout=60)
-        path = os.path.join(workspace_of(srv, agent), "fake-shellcall.txt")
+        path = os.path.join(ws, "fake-shellcall.txt")
         if not os.path.isfile(path):
             raise TestFailure("!allow: %s's command did not run (card %r, lines %r)"
                               % (agent, text, lines[-8:]))
         with open(path) as f:
             if f.read() != "shell\n":
                 raise TestFailure("the command's file holds something else")
-        u.quit()
-    finally:
-        srv.stop()
 
 
 def test_claude_shell_card_allow_runs_it():
