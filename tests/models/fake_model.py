@@ -13,9 +13,12 @@ to answer offline. What it answers is decided by the last user text of the reque
              write_file, in the directory written after TOOLCALL)
   SHELLCALL  a command that writes fake-shellcall.txt (claude: Bash, codex:
              exec_command, gemini: run_shell_command), asked about too
-  MCPCALL    (claude) agentircd's schedule tool: "ring from the fake model" in 1 s
-  PLANCALL   (claude) a TodoWrite call with three entries, then text
-  SLOW       (claude) forty words, 0.1 s apart (a turn to cancel)
+  MCPCALL    agentircd's schedule tool: "ring from the fake model" in 1 s (claude:
+             mcp__agentircd__schedule, codex: schedule in the namespace
+             mcp__agentircd, gemini: mcp_agentircd_schedule)
+  PLANCALL   a plan of three entries, then text (claude: TodoWrite, codex:
+             update_plan; gemini has no plan tool)
+  SLOW       forty words, 0.1 s apart (a turn to cancel)
   otherwise  "echo: <the last line of the user's text>"
 
 After a tool result it answers "done: <the result's first line>". Every request is
@@ -33,6 +36,13 @@ import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 LOG_LOCK = threading.Lock()
+# MCPCALL: agentircd's schedule tool, a prompt a second from now.
+MCP_ARGS = {"name": "fake", "prompt": "ring from the fake model", "in_seconds": 1}
+# PLANCALL: three steps, one done, one under way.
+PLAN = (("Read the question", "completed"), ("Think it over", "in_progress"),
+        ("Answer", "pending"))
+# SLOW: forty words, 0.1 s apart, a turn to cancel.
+SLOW_TEXT = " ".join("word%d" % i for i in range(40))
 # SHELLCALL: a command that is not read-only, run in the session's directory.
 SHELL = "echo shell > fake-shellcall.txt"
 
@@ -103,22 +113,17 @@ def decide(req):
         # agentircd's own MCP tool, as claude names it: mcp__<server>__<tool>.
         return [{"type": "tool_use", "id": "toolu_fake_mcp",
                  "name": "mcp__agentircd__schedule",
-                 "input": {"name": "fake", "prompt": "ring from the fake model",
-                           "in_seconds": 1}}], "tool_use"
+                 "input": MCP_ARGS}], "tool_use"
     if "SHELLCALL" in words:
         return [{"type": "tool_use", "id": "toolu_fake_bash", "name": "Bash",
                  "input": {"command": SHELL, "description": "Write a file"}}], \
             "tool_use"
     if "PLANCALL" in words:
-        todos = [{"content": c, "status": s, "activeForm": c}
-                 for c, s in (("Read the question", "completed"),
-                              ("Think it over", "in_progress"),
-                              ("Answer", "pending"))]
+        todos = [{"content": c, "status": s, "activeForm": c} for c, s in PLAN]
         return [{"type": "tool_use", "id": "toolu_fake_plan", "name": "TodoWrite",
                  "input": {"todos": todos}}], "tool_use"
     if "SLOW" in words:
-        return [{"type": "text", "text": " ".join("word%d" % i for i in range(40)),
-                 "slow": True}], "end_turn"
+        return [{"type": "text", "text": SLOW_TEXT, "slow": True}], "end_turn"
     return [{"type": "text", "text": "echo: " + line}], "end_turn"
 
 
@@ -274,6 +279,17 @@ def responses_decide(req):
     if "SHELLCALL" in words:
         return [{"type": "function_call", "call_id": "call_fake_shell",
                  "name": "exec_command", "arguments": json.dumps({"cmd": SHELL})}]
+    if "MCPCALL" in words:
+        # codex offers an MCP server's tools as a namespace, mcp__<server>.
+        return [{"type": "function_call", "call_id": "call_fake_mcp",
+                 "namespace": "mcp__agentircd", "name": "schedule",
+                 "arguments": json.dumps(MCP_ARGS)}]
+    if "PLANCALL" in words:
+        return [{"type": "function_call", "call_id": "call_fake_plan",
+                 "name": "update_plan", "arguments": json.dumps({"plan": [
+                     {"step": c, "status": s} for c, s in PLAN]})}]
+    if "SLOW" in words:
+        return [{"type": "message", "text": SLOW_TEXT, "slow": True}]
     line = words.strip().splitlines()[-1].strip() if words.strip() else ""
     return [{"type": "message", "text": "echo: " + line}]
 
@@ -303,6 +319,8 @@ def _responses(self, req):
                         "type": "response.output_text.delta", "item_id": mid,
                         "output_index": i, "content_index": 0,
                         "delta": w if k == 0 else " " + w})
+                    if it.get("slow"):
+                        time.sleep(0.1)
                 item = {"type": "message", "id": mid, "role": "assistant",
                         "content": [{"type": "output_text", "text": it["text"],
                                      "annotations": []}]}
@@ -358,6 +376,12 @@ def gemini_decide(req):
     if "SHELLCALL" in words:
         return [{"functionCall": {"name": "run_shell_command", "args": {
             "command": SHELL, "description": "Write a file"}}}], False
+    if "MCPCALL" in words:
+        # gemini names an MCP server's tools mcp_<server>_<tool>.
+        return [{"functionCall": {"name": "mcp_agentircd_schedule",
+                                  "args": MCP_ARGS}}], False
+    if "SLOW" in words:
+        return [{"text": SLOW_TEXT, "slow": True}], False
     m = re.search(r"TOOLCALL (/\S+)", words)
     if m:
         path = m.group(1).rstrip("/") + "/fake-toolcall.txt"
@@ -370,7 +394,11 @@ def gemini_decide(req):
 def _gemini(self, req):
     texts, results = gemini_user(req)
     self.record({"method": "POST", "path": self.path,
-                 "user": texts[-1] if texts else "", "tool_results": results})
+                 "user": texts[-1] if texts else "", "tool_results": results,
+                 "tools": [d.get("name") for t in req.get("tools") or []
+                           if isinstance(t, dict)
+                           for d in t.get("functionDeclarations") or []
+                           if isinstance(d, dict)]})
     parts, router = gemini_decide(req)
     usage = {"promptTokenCount": 10, "candidatesTokenCount": 10, "totalTokenCount": 20}
 
@@ -383,11 +411,13 @@ def _gemini(self, req):
             out["usageMetadata"] = usage
         return out
     if ":streamGenerateContent" not in self.path:
-        self.json_reply(chunk(parts, True))
+        self.json_reply(chunk([{k: v for k, v in p.items() if k != "slow"}
+                               for p in parts], True))
         return
     self.sse_start()
     try:
         pieces = []
+        slow = any(p.get("slow") for p in parts)
         for p in parts:
             if "text" in p and not router:
                 words = p["text"].split(" ")
@@ -398,6 +428,8 @@ def _gemini(self, req):
             data = json.dumps(chunk([p], k == len(pieces) - 1))
             self.wfile.write(("data: %s\r\n\r\n" % data).encode())
             self.wfile.flush()
+            if slow:
+                time.sleep(0.1)
     except (BrokenPipeError, ConnectionResetError):
         pass
 
