@@ -138,8 +138,13 @@ struct acp_tool {
 	const char	*path;		/* first location or diff, or NULL */
 	const char	*text;		/* first text content, or NULL */
 	const char	*raw_input;	/* JSON text, or NULL */
-	/* rawInput for people (acp_plain_input), or NULL: what it does. */
+	/*
+	 * rawInput for people (acp_plain_input), or NULL: what it does. With
+	 * no rawInput, the diff's path and size (gemini sends only a diff).
+	 */
 	const char	*input;
+	/* Its diff has no old text (absent, null or ""): a new file. */
+	int		 creates;
 	int		 is_update;	/* tool_call_update, not tool_call */
 	int		 replay;
 };

@@ -326,6 +326,50 @@ static const char *const plain_path_keys[] = { "file_path", "path",
 static const char *const plain_size_keys[] = { "content", "new_string",
     "newText", "old_string", NULL };
 
+/*
+ * codex's two shapes: apply_patch's {changes: {<path>: {type, content or
+ * unified_diff}}}, each as "<path> (add, 26 bytes)"; and an MCP tool's
+ * approval, whose arguments are request._meta.tool_params, as JSON.
+ */
+static void
+plain_render_codex(struct plain_buf *b, const cJSON *raw)
+{
+	const cJSON *v, *w, *meta, *body;
+	const char *type;
+	char num[64], *j;
+
+	v = cJSON_GetObjectItemCaseSensitive(raw, "changes");
+	if (cJSON_IsObject(v)) {
+		cJSON_ArrayForEach(w, v) {
+			if (w->string == NULL)
+				continue;
+			if (b->len > 0)
+				plain_adds(b, ", ");
+			plain_adds(b, w->string);
+			type = cJSON_IsString(cJSON_GetObjectItemCaseSensitive(w,
+			    "type")) ? cJSON_GetObjectItemCaseSensitive(w,
+			    "type")->valuestring : "change";
+			if ((body = cJSON_GetObjectItemCaseSensitive(w,
+			    "content")) == NULL)
+				body = cJSON_GetObjectItemCaseSensitive(w,
+				    "unified_diff");
+			if (cJSON_IsString(body))
+				snprintf(num, sizeof(num), " (%.16s, %zu bytes)",
+				    type, strlen(body->valuestring));
+			else
+				snprintf(num, sizeof(num), " (%.16s)", type);
+			plain_adds(b, num);
+		}
+	}
+	meta = cJSON_GetObjectItemCaseSensitive(
+	    cJSON_GetObjectItemCaseSensitive(raw, "request"), "_meta");
+	v = cJSON_GetObjectItemCaseSensitive(meta, "tool_params");
+	if (b->len == 0 && v != NULL && (j = cJSON_PrintUnformatted(v)) != NULL) {
+		plain_adds(b, j);	/* acp_plain_input() cuts it */
+		cJSON_free(j);
+	}
+}
+
 /* What the input says it does, in words; nothing when no key is known. */
 static void
 plain_render(struct plain_buf *b, const cJSON *raw)
@@ -365,6 +409,7 @@ plain_render(struct plain_buf *b, const cJSON *raw)
 		    "", strlen(v->valuestring));
 		plain_adds(b, num);
 	}
+	plain_render_codex(b, raw);
 }
 
 size_t

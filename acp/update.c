@@ -26,6 +26,7 @@ struct tool {
 	char			*id, *title, *kind, *status, *path, *text;
 	char			*raw_input;
 	char			*input;		/* acp_plain_input() */
+	int			 creates;	/* a diff without old text */
 };
 
 struct early {
@@ -98,6 +99,26 @@ tool_set_plain(char **dst, const char *s, size_t size)
 }
 
 /*
+ * A diff: its path, whether it makes a file, and, while no rawInput says
+ * more, the input a card shows (the path and the size of the new text).
+ */
+static void
+tool_diff(struct tool *t, const cJSON *d)
+{
+	const cJSON *old = cJSON_GetObjectItemCaseSensitive(d, "oldText");
+	char input[ACP_PLAIN_INPUT];
+
+	tool_set_plain(&t->path, acp_jstr(d, "path"), ACP_PLAIN_TEXT);
+	t->creates = old == NULL || cJSON_IsNull(old) ||
+	    (cJSON_IsString(old) && old->valuestring[0] == '\0');
+	if (t->raw_input == NULL) {
+		free(t->input);
+		t->input = acp_plain_input(input, sizeof(input), d) > 0 ?
+		    strdup(input) : NULL;
+	}
+}
+
+/*
  * Merge a ToolCall or ToolCallUpdate (only changed fields) into t. What
  * people read is kept plain; the id and rawInput as sent.
  */
@@ -128,8 +149,7 @@ acp_tool_merge(struct tool *t, const cJSON *u)
 				continue;
 			if (strcmp(v, "diff") == 0 &&
 			    acp_jstr(it, "path") != NULL)
-				tool_set_plain(&t->path, acp_jstr(it, "path"),
-				    ACP_PLAIN_TEXT);
+				tool_diff(t, it);
 			inner = cJSON_GetObjectItemCaseSensitive(it,
 			    "content");
 			if (strcmp(v, "content") == 0 && t->text == NULL &&
@@ -158,6 +178,7 @@ acp_tool_view(struct tool *t, struct acp_tool *v, int update, int replay)
 	v->text = t->text;
 	v->raw_input = t->raw_input;
 	v->input = t->input;
+	v->creates = t->creates;
 	v->is_update = update;
 	v->replay = replay;
 }

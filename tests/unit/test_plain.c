@@ -154,6 +154,15 @@ test_input(void)
 	is_str(input("{\"paths\":[\"/a\",\"/b\"]}", 256), "/a, /b", "paths");
 	is_str(input("{\"path\":\"/p\",\"newText\":\"abc\"}", 256),
 	    "/p (3 bytes)", "newText");
+	is_str(input("{\"call_id\":\"c\",\"changes\":{\"/w/a\":{\"type\":\"add\","
+	    "\"content\":\"abc\"},\"/w/b\":{\"type\":\"update\",\"unified_diff\":"
+	    "\"-x\\n+y\\n\"},\"/w/c\":{\"type\":\"delete\"}}}", 256),
+	    "/w/a (add, 3 bytes), /w/b (update, 6 bytes), /w/c (delete)",
+	    "codex's apply_patch: each change, its kind and size");
+	is_str(input("{\"server_name\":\"s\",\"id\":\"x\",\"request\":{\"_meta\":"
+	    "{\"tool_params\":{\"name\":\"n\",\"in_seconds\":1}}}}", 256),
+	    "{\"name\":\"n\",\"in_seconds\":1}",
+	    "codex's MCP approval: the tool's arguments, not the envelope");
 	is_str(input("{\"what\":\"delete the build dir\"}", 256),
 	    "{\"what\":\"delete the build dir\"}",
 	    "no known key: compact JSON");
