@@ -18,6 +18,7 @@
 #include "ircd/bridge/authority.h"
 #include "ircd/bridge/card.h"
 #include "ircd/bridge/conv.h"
+#include "ircd/bridge/phrase.h"
 #include "ircd/bridge/turn.h"
 #include "ircd/channel.h"
 #include "ircd/client.h"
@@ -127,24 +128,17 @@ card_cut(char *buf, size_t size, const char *s)
 }
 
 /*
- * "title (kind, path)" in at most len - 1 bytes. acp/ made each part
- * plain (AU-6); each is cut on a character, so that all of them fit.
+ * What the agent asks to do, in words (phrase.c): "write notes.txt",
+ * "run `make`", paths relative to the agent's working directory.
  */
 static void
-card_describe(char *buf, size_t len, const struct acp_permission *p)
+card_describe(char *buf, size_t len, const struct conv *cv,
+    const struct acp_permission *p)
 {
-	const struct acp_tool *t = p->tool;
-	char title[CARD_WHATLEN / 2], kind[CARD_WHATLEN / 8];
-	char path[CARD_WHATLEN / 4];
-
-	card_cut(title, len / 2 < sizeof(title) ? len / 2 : sizeof(title),
-	    t != NULL ? t->title : "a tool call");
-	card_cut(kind, len / 8 < sizeof(kind) ? len / 8 : sizeof(kind),
-	    t != NULL && t->kind != NULL ? t->kind : "other");
-	card_cut(path, len / 4 < sizeof(path) ? len / 4 : sizeof(path),
-	    t != NULL && t->path != NULL ? t->path : "");
-	snprintf(buf, len, "%s (%s%s%s)", title, kind, path[0] != '\0' ?
-	    ", " : "", path);
+	if (p->tool != NULL)
+		phrase_tool(buf, len, p->tool, cv->agent->conf->cwd);
+	else
+		strlcpy(buf, "use a tool", len);
 }
 
 /*
@@ -191,8 +185,8 @@ card_open(struct conv *cv, struct turn *t, const struct acp_permission *p)
 	c->timeout = evtimer_new(ircd.base, card_timeout_cb, c);
 	evtimer_add(c->timeout, &tv);
 	TAILQ_INSERT_TAIL(&cards, c, entry);
-	card_describe(what, CARD_OPEN_WHATLEN, p);
-	snprintf(head, sizeof(head), "card %u: %s wants to %s", c->n,
+	card_describe(what, CARD_OPEN_WHATLEN, cv, p);
+	snprintf(head, sizeof(head), "card %u: %s asks to %s", c->n,
 	    cv->agent->client->nick, what);
 	/* Word the answers as the options the agent really offers. */
 	card_in_force(force, sizeof(force), cv);
@@ -238,7 +232,7 @@ card_open_server(struct conv *cv, struct turn *t, const char *what,
 	evtimer_add(c->timeout, &tv);
 	TAILQ_INSERT_TAIL(&cards, c, entry);
 	card_in_force(force, sizeof(force), cv);
-	snprintf(line, sizeof(line), "card %u: %s wants to %s%s — answer !allow "
+	snprintf(line, sizeof(line), "card %u: %s asks to %s%s — answer !allow "
 	    "or !deny (add %u if several cards wait)", c->n,
 	    cv->agent->client->nick, what, force, c->n);
 	agent_emit(cv, "NOTICE", line);
@@ -263,9 +257,9 @@ card_auto(struct conv *cv, const struct acp_permission *p, enum policy policy,
 	int allowed = chosen != NULL && (chosen->kind == ACP_PERM_ALLOW_ONCE ||
 	    chosen->kind == ACP_PERM_ALLOW_ALWAYS);
 
-	card_describe(what, sizeof(what), p);
-	snprintf(line, sizeof(line), "%s: %s %s (policy %s)",
-	    cv->agent->client->nick, allowed ? "allowed" : "refused", what,
+	card_describe(what, sizeof(what), cv, p);
+	snprintf(line, sizeof(line), "%s: %s to %s (policy %s)",
+	    cv->agent->client->nick, allowed ? "allowed" : "not allowed", what,
 	    policy_name(policy));
 	agent_emit(cv, "NOTICE", line);
 }

@@ -21,6 +21,7 @@ libbridge_a_SOURCES = \
 	ircd/bridge/turn.c ircd/bridge/turn.h \
 	ircd/bridge/prompt.c ircd/bridge/prompt.h \
 	ircd/bridge/plan.c ircd/bridge/plan.h \
+	ircd/bridge/phrase.c ircd/bridge/phrase.h \
 	ircd/bridge/route.c ircd/bridge/route.h \
 	ircd/bridge/mention.c ircd/bridge/mention.h \
 	ircd/bridge/policy.c ircd/bridge/policy.h \

@@ -69,7 +69,7 @@ async function touch(sid, s, name, signal) {
   const toolCallId = "call_" + randomUUID().slice(0, 8);
   const target = path.join(s.cwd, name || "demo.txt");
   await update(sid, { sessionUpdate: "tool_call", toolCallId, title: `Create ${target}`, kind: "edit",
-    status: "pending", locations: [{ path: target }], rawInput: { path: target } });
+    status: "pending", locations: [{ path: target }], rawInput: { path: target, content: "" } });
   let res;
   try {
     res = await client.request(acp.methods.client.session.requestPermission, {

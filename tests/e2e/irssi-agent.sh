@@ -178,11 +178,12 @@ else
 fi
 type_line "/window 2"
 
-# PM-1, AU-6: the card names the tool call, its real input and the policy.
+# PM-1, AU-6: the card says what the agent asks to do, its real input and the
+# policy.
 # irssi wraps it on its own, so its two halves are looked for apart.
 card_shown() {
-	screen_has "card [0-9]+: demo wants to Create .*notes\\.txt \\(edit, .* — input: " &&
-	    screen_has "notes\\.txt — policy ask"
+	screen_has "card [0-9]+: demo asks to write notes\\.txt — input: " &&
+	    screen_has "notes\\.txt \\(0 bytes\\) — policy ask"
 }
 type_line "/say /touch notes.txt"
 if wait_for "$LIMIT" card_shown; then

@@ -282,9 +282,9 @@ def server_notice_rx(nick, text_rx):
     return r"^(?:@\S+ )?:%s NOTICE %s :%s" % (re.escape(HOST), re.escape(nick), text_rx)
 
 
-def expect_card(c, agent, target, what_rx=r"Pretend action \(execute\)", timeout=10):
+def expect_card(c, agent, target, what_rx=r"run `Pretend action", timeout=10):
     """Wait for agent's card NOTICE in target; return (card number, its text)."""
-    m = c.expect_msg(agent_rx(agent, "NOTICE", target, r"card (\d+): %s wants to %s"
+    m = c.expect_msg(agent_rx(agent, "NOTICE", target, r"card (\d+): %s asks to %s"
                               % (re.escape(agent), what_rx)), timeout)
     return int(re.match(r"card (\d+):", m.params[-1]).group(1)), m.params[-1]
 
@@ -668,7 +668,7 @@ def test_cm6_multiline_command_one_line():
 
 def test_pm1_card():
     """PM-1: a card is a NOTICE from the requesting agent to the conversation naming the
-    agent, the tool call (title, kind, path) and the answers it offers; cards and answers
+    agent, what it asks to do in words ("tooly asks to edit /srv/data/notes.txt") and the answers it offers; cards and answers
     are kept in history (PM-4)."""
     srv = S()
     u = joined(mclient(srv, "pm1u", caps=HCAPS), "#pm1")
@@ -683,16 +683,16 @@ def test_pm1_card():
     # The tool agent's request: kind edit, a path, no allow_always option.
     send(u, "#pm1", "/tooly:ask edit /srv/data/notes.txt")
     n2, text = expect_card(u, "tooly", "#pm1",
-                           re.escape("Touch /srv/data/notes.txt (edit, /srv/data/notes.txt)"))
+                           re.escape("edit /srv/data/notes.txt"))
     if "!allow" not in text or "!deny" not in text or "!always" in text:
         raise TestFailure("card of an agent offering allow_once/reject_once: %r" % text)
     send(u, "#pm1", "!deny")
     u.expect(agent_rx("tooly", "NOTICE", "#pm1", "card %d: denied by pm1u" % n2))
     expect_said(u, "tooly", "#pm1", "outcome no")
     hist = [m for m in chathistory(u, "#pm1") if m.command == "NOTICE"]
-    want = [("alice", r"card %d: alice wants to Pretend action" % n),
+    want = [("alice", r"card %d: alice asks to run `Pretend action" % n),
             ("alice", r"card %d: always allowed by pm1u" % n),
-            ("tooly", r"card %d: tooly wants to Touch /srv/data/notes\.txt" % n2),
+            ("tooly", r"card %d: tooly asks to edit /srv/data/notes\.txt" % n2),
             ("tooly", r"card %d: denied by pm1u" % n2)]
     for who, rx in want:
         if not any(is_from(m, who) and re.match(rx, m.params[-1]) for m in hist):
@@ -767,7 +767,7 @@ def test_pm2_two_cards_pick_by_number():
     # A card waiting elsewhere, opened first, must not be mixed up with these.
     w = joined(mclient(srv, "pm2w"), "#pm4t")
     send(w, "#pm4t", "/ask execute /bin/true")
-    other, _ = expect_card(w, "tooly", "#pm4t", r"Touch /bin/true")
+    other, _ = expect_card(w, "tooly", "#pm4t", r"run `Touch /bin/true`")
     send(u, "#pm2n", "/alice:perm one")
     na, _ = expect_card(u, "alice", "#pm2n")
     send(u, "#pm2n", "/bob:perm two")
@@ -861,13 +861,13 @@ def test_pm4_policies():
     srv = S()
     u = joined(mclient(srv, "pm4u", caps=HCAPS), "#pm4a", "#pm4d", "#pm4r", "#pm4t")
     cases = [("#pm4a", "pall", "/perm go", "permission granted (allow-once)",
-              r"pall: allowed Pretend action \(execute\) \(policy allow-all\)"),
+              r"pall: allowed to run `Pretend action` \(policy allow-all\)"),
              ("#pm4d", "pdeny", "/perm go", "permission denied (reject-once)",
-              r"pdeny: refused Pretend action \(execute\) \(policy deny-all\)"),
+              r"pdeny: not allowed to run `Pretend action` \(policy deny-all\)"),
              ("#pm4t", "tooly", "/ask read /etc/hosts", "outcome yes",
-              r"tooly: allowed Touch /etc/hosts \(read, /etc/hosts\) \(policy allow-reads\)"),
+              r"tooly: allowed to read /etc/hosts \(policy allow-reads\)"),
              ("#pm4t", "tooly", "/ask search /src", "outcome yes",
-              r"tooly: allowed Touch /src \(search, /src\) \(policy allow-reads\)")]
+              r"tooly: allowed to search /src \(policy allow-reads\)")]
     for chan, agent, text, answer, trace in cases:
         out, lines = ask(u, chan, text, agent)
         nts = agent_lines(lines, agent, chan, "NOTICE")
@@ -885,7 +885,7 @@ def test_pm4_policies():
     send(u, "#pm4r", "!deny")
     expect_said(u, "preads", "#pm4r", "permission denied (reject-once)")
     send(u, "#pm4t", "/ask edit /etc/passwd")
-    n, _ = expect_card(u, "tooly", "#pm4t", r"Touch /etc/passwd \(edit, /etc/passwd\)")
+    n, _ = expect_card(u, "tooly", "#pm4t", r"edit /etc/passwd")
     send(u, "#pm4t", "!allow")
     expect_said(u, "tooly", "#pm4t", "outcome yes")
     u.quit()

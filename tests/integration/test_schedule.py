@@ -215,7 +215,7 @@ def mcp(c, target, agent, tool, args=None, where=None, timeout=15, address=True,
 def card_in(c, agent, target, what_rx, timeout=5):
     """The number of agent's card NOTICE in target matching what_rx: among the lines that
     came with the last mcp() call of c, else the next ones."""
-    rx = re.compile(r"^(?:@\S+ )?:%s!\S+ NOTICE %s :card (\d+): %s wants to .*%s"
+    rx = re.compile(r"^(?:@\S+ )?:%s!\S+ NOTICE %s :card (\d+): %s asks to .*%s"
                     % (re.escape(agent), re.escape(target), re.escape(agent), what_rx))
     for l in getattr(c, "seen_lines", []):
         m = rx.search(l)
@@ -881,7 +881,7 @@ def test_sc4_scheduled_turn_approves_nothing():
     try:
         # control: u4's own turn: u4 may answer its card
         u.send("PRIVMSG #sc4 :sched: perm warm up")
-        m = u.expect_msg(r":sched!\S+ NOTICE #sc4 :card (\d+): sched wants to ", 10)
+        m = u.expect_msg(r":sched!\S+ NOTICE #sc4 :card (\d+): sched asks to ", 10)
         n0 = int(re.search(r"card (\d+):", m.params[-1]).group(1))
         u.send("PRIVMSG #sc4 :!allow %d" % n0)
         u.expect(r":sched!\S+ PRIVMSG #sc4 :permission granted \(allow-once\)$", 10)
@@ -889,7 +889,7 @@ def test_sc4_scheduled_turn_approves_nothing():
                                {"name": "risky4", "prompt": "perm rotate the logs",
                                 "in_seconds": 1}))
         expect_firing(u, "#sc4", "risky4")
-        m = u.expect_msg(r":sched!\S+ NOTICE #sc4 :card (\d+): sched wants to "
+        m = u.expect_msg(r":sched!\S+ NOTICE #sc4 :card (\d+): sched asks to "
                          r".*rotate the logs", 10)
         n = int(re.search(r"card (\d+):", m.params[-1]).group(1))
         got = user_cmd(u, "#sc4", "!allow %d" % n)
@@ -1076,7 +1076,7 @@ def test_sc5_budget_and_hold():
         if len([l for l in out if re.match(r"tool: sch_\d+ waits for a person", l)]) != 10:
             raise TestFailure("10 schedules for #sc5d under allow-all: want 10 waiting "
                               "for consent there: %r" % out)
-        cards = [int(w.expect(r":crossy!\S+ NOTICE #sc5d :card (\d+): crossy wants to "
+        cards = [int(w.expect(r":crossy!\S+ NOTICE #sc5d :card (\d+): crossy asks to "
                               r"schedule \"b\d+\"", 5).group(1)) for _ in range(10)]
         for n in cards:
             w.send("PRIVMSG #sc5d :!allow %d" % n)
@@ -1939,7 +1939,7 @@ def _consent(tls):
         if not out or not re.match(r"tool: sch_\d+ waits for a person", out[0]):
             raise TestFailure("AU-5: a schedule from %s for %s (tu in both), under "
                               "allow-all: want it waiting for consent, got %r" % (a, t, out))
-        m = op.expect_msg(r":crossy!\S+ NOTICE %s :card (\d+): crossy wants to schedule "
+        m = op.expect_msg(r":crossy!\S+ NOTICE %s :card (\d+): crossy asks to schedule "
                           r"\"legit\"" % re.escape(t), 5)
         text = m.params[-1]
         n = int(re.search(r"card (\d+):", text).group(1))
@@ -1997,7 +1997,7 @@ def _secret_source(tls):
                    "every_minutes": 60, "target": t})
         if not out or not re.match(r"tool: sch_\d+ waits for a person", out[0]):
             raise TestFailure("AU-5: from a +s channel for %s: %r" % (t, out))
-        m = op.expect_msg(r":crossy!\S+ NOTICE %s :card (\d+): crossy wants to schedule "
+        m = op.expect_msg(r":crossy!\S+ NOTICE %s :card (\d+): crossy asks to schedule "
                           r"\"fromsecret\"" % re.escape(t), 5)
         text = m.params[-1]
         if a[1:].lower() in text.lower() or "asked in a channel by " not in text:
