@@ -54,6 +54,16 @@ struct acp_session {
 	int64_t			 prompt_rid;
 	int			 cancel_sent;
 	int			 timed_out;
+	/*
+	 * After a cancel, the next prompt is kept (resend) in case the agent
+	 * ends it at once with nothing said (said counts what it did say):
+	 * claude-agent-acp 0.23.1 does, and answers it a prompt late. quiet:
+	 * reopening the session for that, unseen by the caller.
+	 */
+	int			 after_cancel;
+	int			 said;
+	int			 quiet;
+	cJSON			*resend;
 	struct event		*turn_ev, *cancel_ev, *defer_ev;
 	struct acp_mode		*modes;
 	size_t			 nmodes;

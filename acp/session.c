@@ -38,6 +38,8 @@ static void	sess_cancel_cb(evutil_socket_t, short, void *);
 static void	sess_defer_cb(evutil_socket_t, short, void *);
 static void	sess_open_reply(struct jsonrpc *, const cJSON *,
 		    const struct jsonrpc_error *, void *);
+static void	sess_stale_closed(struct jsonrpc *, const cJSON *,
+		    const struct jsonrpc_error *, void *);
 static void	sess_config_reply(struct jsonrpc *, const cJSON *,
 		    const struct jsonrpc_error *, void *);
 
@@ -119,6 +121,7 @@ acp_session_destroy(struct acp_session *s)
 	if (s->defer_ev != NULL)
 		event_free(s->defer_ev);
 	acp_prompt_free(s->prompt);
+	cJSON_Delete(s->resend);
 	for (i = 0; i < s->ncfg; i++) {
 		free(s->cfg[i].id);
 		free(s->cfg[i].value);
@@ -274,8 +277,13 @@ sess_modes_parse(struct acp_session *s, const cJSON *res)
 static void
 sess_open_done(struct acp_session *s)
 {
+	int quiet = s->quiet;
+
 	s->st = S_OPEN;
-	CALL_S(s, on_open, s, s->how, NULL, s->arg);
+	s->quiet = 0;
+	/* Reopened for a prompt asked again (sess_stale): nothing new. */
+	if (!quiet)
+		CALL_S(s, on_open, s, s->how, NULL, s->arg);
 	if (!s->dead && s->prompt != NULL && s->st == S_OPEN &&
 	    s->a->state == AG_READY)
 		sess_send_prompt(s);
@@ -474,6 +482,14 @@ sess_open_reply(struct jsonrpc *j, const cJSON *res,
 	if (err != NULL) {
 		if (err->code == JSONRPC_CLOSED)
 			return;		/* agent_fin_cb fails the session */
+		if (s->quiet) {
+			/* The turn fails; the next prompt opens afresh. */
+			snprintf(msg, sizeof(msg), "%s: cannot reopen session "
+			    "%s after a cancel: %s", a->name, s->id,
+			    err->message);
+			acp_session_open_failed(s, msg);
+			return;
+		}
 		if (s->how != ACP_OPEN_NEW) {
 			/* The agent lost it: start afresh (SS-4). */
 			acp_info("%s: cannot resume session %s (%s), opening "
@@ -533,6 +549,7 @@ acp_session_do_open(struct acp_session *s)
 	s->want_open = 0;
 	s->st = S_OPENING;
 	s->reapply = 0;
+	s->quiet = 0;
 	if (s->id != NULL && a->can_load) {
 		s->how = ACP_OPEN_LOADED;
 		s->replaying = 1;
@@ -556,6 +573,7 @@ acp_session_open_failed(struct acp_session *s, const char *reason)
 	s->st = S_CLOSED;
 	s->want_open = 0;
 	s->replaying = 0;
+	s->quiet = 0;
 	CALL_S(s, on_open, s, ACP_OPEN_FAILED, why, s->arg);
 	if (s->prompt != NULL && !s->dead) {
 		acp_prompt_free(s->prompt);
@@ -680,6 +698,88 @@ sess_turn_end(struct acp_session *s, struct acp_turn_end *te)
 	}
 }
 
+/* A usage object whose counts are all zero: no model was asked. */
+static int
+sess_usage_zero(const cJSON *usage)
+{
+	const cJSON *n;
+	int counts = 0;
+
+	if (!cJSON_IsObject(usage))
+		return 0;
+	cJSON_ArrayForEach(n, usage) {
+		if (!cJSON_IsNumber(n))
+			continue;
+		if (n->valuedouble != 0)
+			return 0;
+		counts++;
+	}
+	return counts > 0;
+}
+
+/*
+ * claude-agent-acp 0.23.1, the first prompt after a session/cancel: it
+ * ends end_turn at once, nothing said and all-zero usage, and its answer
+ * comes during the prompt after it (stale events of the cancelled turn
+ * end it). Closing the session and resuming it starts afresh; the prompt
+ * is then asked again. This turn goes on meanwhile, so the caller sees
+ * one turn with one answer. Returns 1 when it did so.
+ */
+static int
+sess_stale(struct acp_session *s, const cJSON *res, enum acp_stop stop)
+{
+	struct acp_agent *a = s->a;
+	struct acp_prompt *pr;
+	cJSON *p;
+
+	if (stop != ACP_STOP_END_TURN || s->resend == NULL || s->said > 0 ||
+	    s->cancel_sent || !sess_usage_zero(
+	    cJSON_GetObjectItemCaseSensitive(res, "usage")))
+		return 0;
+	if ((pr = calloc(1, sizeof(*pr))) == NULL ||
+	    (p = cJSON_CreateObject()) == NULL) {
+		free(pr);
+		return 0;
+	}
+	acp_info("%s: session %s ended a prompt at once after a cancel; "
+	    "reopening it to ask again", a->name, s->id);
+	pr->blocks = s->resend;
+	s->resend = NULL;
+	s->prompt = pr;
+	s->quiet = 1;
+	s->st = S_OPENING;
+	cJSON_AddStringToObject(p, "sessionId", s->id);
+	s->open_rid = jsonrpc_call(a->rpc, "session/close", p,
+	    a->cfg.request_timeout_ms, sess_stale_closed, s);
+	if (s->open_rid < 0)
+		acp_session_open_failed(s, "the agent is gone");
+	return 1;
+}
+
+static void
+sess_stale_closed(struct jsonrpc *j, const cJSON *res,
+    const struct jsonrpc_error *err, void *arg)
+{
+	struct acp_session *s = arg;
+
+	(void)j;
+	(void)res;
+	s->open_rid = -1;
+	if (err != NULL && err->code == JSONRPC_CLOSED)
+		return;		/* agent_fin_cb fails the session */
+	if (err != NULL)
+		acp_warn("%s: session/close: %s", s->a->name, err->message);
+	s->reapply = 0;
+	if (s->a->can_resume) {
+		s->how = ACP_OPEN_RESUMED;
+		sess_send_open(s, "session/resume");
+	} else {
+		s->how = ACP_OPEN_LOADED;
+		s->replaying = 1;	/* the history it replays is known */
+		sess_send_open(s, "session/load");
+	}
+}
+
 static void
 sess_prompt_reply(struct jsonrpc *j, const cJSON *res,
     const struct jsonrpc_error *err, void *arg)
@@ -709,7 +809,11 @@ sess_prompt_reply(struct jsonrpc *j, const cJSON *res,
 		te.stop_reason = acp_jstr(res, "stopReason");
 		te.stop = sess_stop_parse(te.stop_reason);
 		s->a->failures = 0;	/* a turn went through: healthy */
+		if (sess_stale(s, res, te.stop))
+			return;
 	}
+	cJSON_Delete(s->resend);
+	s->resend = NULL;
 	sess_turn_end(s, &te);
 }
 
@@ -721,6 +825,11 @@ sess_send_prompt(struct acp_session *s)
 	cJSON *p = cJSON_CreateObject();
 
 	s->prompt = NULL;
+	/* Kept to ask again, once (sess_stale), where the agent can reopen. */
+	cJSON_Delete(s->resend);
+	s->resend = s->after_cancel && a->can_close && (a->can_resume ||
+	    a->can_load) ? cJSON_Duplicate(pr->blocks, 1) : NULL;
+	s->after_cancel = s->said = 0;
 	cJSON_AddStringToObject(p, "sessionId", s->id);
 	cJSON_AddItemToObject(p, "prompt", pr->blocks);
 	pr->blocks = NULL;
@@ -803,6 +912,7 @@ acp_session_cancel(struct acp_session *s)
 		p = cJSON_CreateObject();
 		cJSON_AddStringToObject(p, "sessionId", s->id);
 		jsonrpc_notify(a->rpc, "session/cancel", p);
+		s->after_cancel = 1;
 	}
 	/* Cancellation duties: every pending card answered "cancelled". */
 	acp_perms_cancel(s, 1);

@@ -359,6 +359,10 @@ update_dispatch(struct acp_session *s, const cJSON *u)
 
 	if (k == NULL)
 		return;
+	/* What the agent did in this turn (sess_stale in session.c). */
+	if (s->in_turn && !s->replaying && (strncmp(k, "agent_", 6) == 0 ||
+	    strncmp(k, "tool_call", 9) == 0 || strcmp(k, "plan") == 0))
+		s->said++;
 	if (strcmp(k, "agent_message_chunk") == 0)
 		update_text(s, ACP_TEXT_AGENT, u);
 	else if (strcmp(k, "agent_thought_chunk") == 0)

@@ -302,6 +302,10 @@ def file_allowed(server, agent, tag):
     holds and the model, for more checks."""
     with talking(server, agent, tag) as (srv, m, u):
         text, lines, ws = asked(srv, u, agent, "TOOLCALL", "!allow")
+        # PM-1: in words, the same for the three title styles.
+        if not re.match(r"card \d+: %s asks to write fake-toolcall\.txt — input: "
+                        % agent, text):
+            raise TestFailure("%s's card is not phrased for people: %r" % (agent, text))
         path = os.path.join(ws, "fake-toolcall.txt")
         if not os.path.isfile(path):
             raise TestFailure("!allow: %s not written (card %r, lines %r)"
@@ -420,7 +424,8 @@ def shell_allowed(server, agent, tag):
     runs it, and its file is in the agent's working directory."""
     with talking(server, agent, tag) as (srv, m, u):
         text, lines, ws = asked(srv, u, agent, "SHELLCALL", "!allow")
-        if "echo shell > fake-shellcall.txt" not in text:
+        if not re.match(r"card \d+: %s asks to run `echo shell > fake-shellcall\.txt`"
+                        % agent, text):
             raise TestFailure("%s's card does not show the command: %r" % (agent, text))
         path = os.path.join(ws, "fake-shellcall.txt")
         if not os.path.isfile(path):
@@ -444,6 +449,58 @@ def test_codex_shell_card_allow_runs_it():
 def test_gemini_shell_card_allow_runs_it():
     """gemini's run_shell_command: a card; !allow runs it."""
     shell_allowed(gemini_server, "gemini", "sh23c")
+
+
+def wait_request(m, word, timeout=30):
+    """Until the model has been asked something with word in it."""
+    deadline = time.time() + timeout * SLOW
+    while time.time() < deadline:
+        if any(word in r.get("user", "") for r in m.requests() if r["method"] == "POST"):
+            return
+        time.sleep(0.05)
+    raise TestFailure("the model was never asked %r" % word)
+
+
+def stopped_then_two(server, agent, tag):
+    """TN-7 with a real adapter: !stop during a slow answer ends the turn; then two
+    prompts are each answered in their own turn, with their own answer and nothing
+    else. Returns the daemon's log."""
+    with talking(server, agent, tag) as (srv, m, u):
+        chan = "#" + tag
+        send(u, chan, "@%s SLOW please" % agent)
+        wait_request(m, "SLOW")
+        time.sleep(0.5 * SLOW)     # words are streaming
+        send(u, chan, "!stop")
+        until_done(u, agent, chan, timeout=30)
+        for word in ("first", "second"):
+            send(u, chan, "@%s %s question" % (agent, word))
+            lines = until_done(u, agent, chan, timeout=60)
+            said = answer_of(lines, agent, chan)
+            want = ["echo: <%s> %s %s question" % (tag, agent, word)]
+            if said != want:
+                raise TestFailure("after !stop, %s's answer to the %s prompt: %r, want %r"
+                                  % (agent, word, said, want))
+        return srv.log_text()
+
+
+def test_claude_stop_then_two_prompts():
+    """claude-agent-acp 0.23.1 ends the first prompt after a cancel at once, nothing said
+    and zero usage, and answers it a prompt late: acp/ spots it, closes and resumes the
+    session and asks again, so each prompt gets its own answer."""
+    log = stopped_then_two(claude_server, "claude", "st23a")
+    if "reopening it to ask again" not in log:
+        raise TestFailure("claude's empty answer after the cancel was not seen (the "
+                          "adapter changed?): the workaround went unused")
+
+
+def test_codex_stop_then_two_prompts():
+    """codex-acp after !stop: the next prompts are answered in order."""
+    stopped_then_two(codex_server, "codex", "st23b")
+
+
+def test_gemini_stop_then_two_prompts():
+    """gemini after !stop: the next prompts are answered in order."""
+    stopped_then_two(gemini_server, "gemini", "st23c")
 
 
 def _cleanup():
