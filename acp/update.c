@@ -157,6 +157,15 @@ acp_tool_merge(struct tool *t, const cJSON *u)
 				acp_str_set(&t->text, acp_jstr(inner, "text"));
 		}
 	}
+	/*
+	 * Before it runs, a call's text is what it will do: gemini puts an
+	 * MCP tool's arguments there and sends no rawInput. After, it is
+	 * the output, no input.
+	 */
+	if (t->raw_input == NULL && t->input == NULL && t->text != NULL &&
+	    (t->status == NULL || strcmp(t->status, "pending") == 0) &&
+	    acp_plain(input, sizeof(input), t->text, strlen(t->text)) > 0)
+		t->input = strdup(input);
 	raw = cJSON_GetObjectItemCaseSensitive(u, "rawInput");
 	if (raw != NULL && (txt = cJSON_PrintUnformatted(raw)) != NULL) {
 		free(t->raw_input);

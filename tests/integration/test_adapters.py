@@ -2,16 +2,17 @@
 """Issue 23: real ACP adapters behind the built daemon, answering a scripted model on
 loopback (tests/models/fake_model.py), offline.
 
-So far claude-agent-acp, codex-acp and gemini-cli (pinned in
-tests/adapters/package-lock.json): for each, a streamed answer in a channel; a file
-write the model asks for (claude's Write, codex's apply_patch, gemini's write_file)
-becomes a card, !allow lets it write the file in the agent's working directory, !deny
-refuses it and no file is written; a command (Bash, exec_command, run_shell_command)
-becomes a card that shows it, and !allow runs it. For claude also its plan, and a call
-of agentircd's schedule tool over MCP, its firing and the turn that answers it.
-Skipped, and counted as skipped,
-when the adapter is not installed (scripts/deps --adapters, which scripts/check
-runs)."""
+claude-agent-acp, codex-acp and gemini-cli (pinned in
+tests/adapters/package-lock.json), each: a streamed answer in a channel; a file write the
+model asks for (claude's Write, codex's apply_patch, gemini's write_file) becomes a card
+worded for people ("claude asks to write fake-toolcall.txt"), !allow lets it write the
+file in the agent's working directory, !deny refuses it and no file is written; a command
+(Bash, exec_command, run_shell_command) becomes a card that shows it, and !allow runs it;
+a call of agentircd's schedule tool over MCP, its card, its firing and the turn that
+answers it; !stop during a slow answer, then two prompts each answered in its own turn
+(claude-agent-acp needs acp/'s workaround for that). Plans for claude and codex (gemini
+offers the model no plan tool). Skipped, and counted as skipped, when the adapter is not
+installed (scripts/deps --adapters, which scripts/check runs)."""
 
 import contextlib
 import json
@@ -345,43 +346,74 @@ def test_claude_card_deny_refuses():
         raise TestFailure("the model was never told of the refusal: %r" % results)
 
 
-def test_claude_plan_shown():
-    """TN-14 with a real adapter: the model's TodoWrite reaches the channel as claude's
-    plan, one NOTICE, and the answer after it is a line of its own."""
-    with talking(claude_server, "claude", "pl23") as (srv, m, u):
-        send(u, "#pl23", "@claude PLANCALL please")
-        lines = until_done(u, "claude", "#pl23", timeout=60)
-        plans = notices_of(lines, "claude", "#pl23")
+def plan_shown(server, agent, tag):
+    """TN-14 with a real adapter: the model's plan tool reaches the channel as the agent's
+    plan, one NOTICE, and the answer after it is a line of its own (TN-13)."""
+    with talking(server, agent, tag) as (srv, m, u):
+        chan = "#" + tag
+        send(u, chan, "@%s PLANCALL please" % agent)
+        lines = until_done(u, agent, chan, timeout=60)
+        plans = notices_of(lines, agent, chan)
         want = "plan: [x] 1. Read the question [>] 2. Think it over [ ] 3. Answer"
         if plans != [want]:
-            raise TestFailure("TN-14: claude's plan lines %r, want [%r] (lines %r)"
-                              % (plans, want, lines[-10:]))
-        said = answer_of(lines, "claude", "#pl23")
+            raise TestFailure("TN-14: %s's plan lines %r, want [%r] (lines %r)"
+                              % (agent, plans, want, lines[-10:]))
+        said = answer_of(lines, agent, chan)
         if not said or not said[-1].startswith("done: "):
             raise TestFailure("the answer after the plan: %r" % said)
 
 
-def test_claude_schedules_through_mcp():
+def test_claude_plan_shown():
+    """claude's TodoWrite: a plan update, no tool call."""
+    plan_shown(claude_server, "claude", "pl23")
+
+
+def test_codex_plan_shown():
+    """codex's update_plan: a plan update, no tool call."""
+    plan_shown(codex_server, "codex", "pl23b")
+
+
+def scheduled(server, agent, tag):
     """SC-1 with a real adapter: the model calls agentircd's schedule tool through the MCP
-    server the daemon gave claude; after !allow on its card the schedule is made, fires
-    a second later as a server NOTICE in the channel, and claude answers the firing in a
-    turn of its own."""
-    with talking(claude_server, "claude", "mc23") as (srv, m, u):
-        send(u, "#mc23", "@claude MCPCALL please")
-        n, text, _ = wait_card(u, "claude", "#mc23")
-        send(u, "#mc23", "!allow %d" % n)
-        lines = until_done(u, "claude", "#mc23", timeout=60)
-        said = answer_of(lines, "claude", "#mc23")
+    server the daemon gave the agent; its card says so in words (PM-1); after !allow the
+    schedule is made and its id reaches the model, it fires a second later as a server
+    NOTICE in the channel, and the agent answers the firing in a turn of its own."""
+    with talking(server, agent, tag) as (srv, m, u):
+        chan = "#" + tag
+        send(u, chan, "@%s MCPCALL please" % agent)
+        n, text, _ = wait_card(u, agent, chan)
+        if not text.startswith("card %d: %s asks to use agentircd's schedule tool — input: "
+                               % (n, agent)) or "ring from the fake model" not in text:
+            raise TestFailure("%s's MCP card: %r" % (agent, text))
+        send(u, chan, "!allow %d" % n)
+        lines = until_done(u, agent, chan, timeout=60)
+        said = answer_of(lines, agent, chan)
         if not any(t.startswith("done: ") and "sch_" in t for t in said):
             raise TestFailure("the tool's answer did not reach the model: %r (card %r)"
                               % (said, text))
-        firing = u.expect_msg(r":irc\.test NOTICE #mc23 :\[schedule sch_\d+ \"fake\"",
-                              30 * SLOW)
-        lines = until_done(u, "claude", "#mc23", timeout=60)
-        said = answer_of(lines, "claude", "#mc23")
+        firing = u.expect_msg(r":irc\.test NOTICE %s :\[schedule sch_\d+ \"fake\""
+                              % re.escape(chan), 30 * SLOW)
+        lines = until_done(u, agent, chan, timeout=60)
+        said = answer_of(lines, agent, chan)
         if not any("ring from the fake model" in t for t in said):
-            raise TestFailure("claude did not answer the firing (%r): %r"
-                              % (firing.params[-1], said))
+            raise TestFailure("%s did not answer the firing (%r): %r"
+                              % (agent, firing.params[-1], said))
+
+
+def test_claude_schedules_through_mcp():
+    """claude calls mcp__agentircd__schedule."""
+    scheduled(claude_server, "claude", "mc23")
+
+
+def test_codex_schedules_through_mcp():
+    """codex calls schedule in its mcp__agentircd namespace (its card's title is only
+    "Approve MCP tool call")."""
+    scheduled(codex_server, "codex", "mc23b")
+
+
+def test_gemini_schedules_through_mcp():
+    """gemini calls mcp_agentircd_schedule."""
+    scheduled(gemini_server, "gemini", "mc23c")
 
 
 def test_codex_streamed_answer():

@@ -269,7 +269,11 @@ def responses_decide(req):
     """Output items of one response, for codex."""
     words, outputs = responses_user(req)
     if outputs:
-        first = outputs[-1].strip().splitlines()
+        # codex wraps a tool's output: "Wall time: …", then "Output:".
+        out = outputs[-1]
+        if "\nOutput:\n" in out:
+            out = out.split("\nOutput:\n", 1)[1]
+        first = out.strip().splitlines()
         return [{"type": "message", "text": "done: " + (first[0] if first else "")}]
     if "TOOLCALL" in words:
         patch = ("*** Begin Patch\n*** Add File: fake-toolcall.txt\n"
