@@ -364,15 +364,59 @@ acp_proc_init(struct event_base *base)
 	return 0;
 }
 
+static int
+proc_grace_ms(const struct acp_proc *p)
+{
+	return p->grace_ms > 0 ? p->grace_ms : ACP_DEFAULT_GRACE_MS;
+}
+
+/*
+ * The daemon is going: every agent gets EOF and SIGTERM, and until its
+ * grace is over to leave with its whole group, as agents save their
+ * sessions on the way out (Claude Code writes its transcript then, from a
+ * process of the group) so that a restart loads them. Then SIGKILL.
+ */
 void
 acp_proc_shutdown(void)
 {
 	struct acp_proc *p;
-	int status;
+	struct timespec ts;
+	long long deadline = 0, now;
+	int status, busy;
 
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	now = (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+	TAILQ_FOREACH(p, &procs, entry) {
+		if (p->in != NULL) {
+			bufferevent_free(p->in);
+			p->in = NULL;
+		}
+		if (!p->reaped)
+			kill(-p->pid, SIGTERM);
+		if (now + proc_grace_ms(p) > deadline)
+			deadline = now + proc_grace_ms(p);
+	}
+	for (;;) {
+		busy = 0;
+		TAILQ_FOREACH(p, &procs, entry) {
+			if (!p->reaped && waitpid(p->pid, &status, WNOHANG) ==
+			    p->pid)
+				p->reaped = 1;
+			if (!p->reaped || kill(-p->pid, 0) == 0 ||
+			    errno != ESRCH)
+				busy = 1;
+		}
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		now = (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+		if (!busy || now >= deadline)
+			break;
+		ts.tv_sec = 0;
+		ts.tv_nsec = 20 * 1000 * 1000;
+		nanosleep(&ts, NULL);
+	}
 	while ((p = TAILQ_FIRST(&procs)) != NULL) {
+		kill(-p->pid, SIGKILL);		/* what is left of the group */
 		if (!p->reaped) {
-			kill(-p->pid, SIGKILL);
 			while (waitpid(p->pid, &status, 0) == -1 &&
 			    errno == EINTR)
 				;
@@ -849,13 +893,19 @@ acp_proc_pid(struct acp_proc *p)
 void
 acp_proc_free(struct acp_proc *p)
 {
+	struct timeval tv;
+
 	if (p == NULL)
 		return;
 	if (p->reaped) {
 		proc_destroy(p);
 		return;
 	}
-	/* Still alive: kill the group, reap it later, call nobody. */
+	/*
+	 * Still alive: EOF and SIGTERM, SIGKILL after its grace; reaped
+	 * later, calling nobody. Not SIGKILL at once: an agent saves its
+	 * sessions on the way out (acp_proc_shutdown).
+	 */
 	p->detached = 1;
 	if (p->in != NULL) {
 		bufferevent_free(p->in);
@@ -865,5 +915,13 @@ acp_proc_free(struct acp_proc *p)
 		bufferevent_free(p->out);
 		p->out = NULL;
 	}
-	kill(-p->pid, SIGKILL);
+	kill(-p->pid, SIGTERM);
+	if (p->term_ev != NULL)
+		event_del(p->term_ev);
+	if (p->kill_ev == NULL)
+		p->kill_ev = evtimer_new(p->base, kill_step, p);
+	tv.tv_sec = proc_grace_ms(p) / 1000;
+	tv.tv_usec = (proc_grace_ms(p) % 1000) * 1000;
+	if (p->kill_ev == NULL || evtimer_add(p->kill_ev, &tv) == -1)
+		kill(-p->pid, SIGKILL);
 }
