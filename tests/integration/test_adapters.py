@@ -535,6 +535,62 @@ def test_gemini_stop_then_two_prompts():
     stopped_then_two(gemini_server, "gemini", "st23c")
 
 
+def resumed(server, agent, tag, loads=True):
+    """SS-4 with a real adapter: a conversation, a daemon restart, and the next prompt
+    goes to the same session, loaded back from the adapter (session/load): the model
+    gets the conversation before the restart as the adapter's own history, not replayed
+    by agentircd into the prompt. loads=False: the adapter cannot load it, and the new
+    session gets the conversation's last messages in its first prompt instead."""
+    srv, m = server(tag)
+    chan = "#" + tag
+    try:
+        u = joined(mclient(srv, tag), chan)
+        send(u, chan, "@%s remember the word kumquat" % agent)
+        said = answer_of(until_done(u, agent, chan, timeout=60), agent, chan)
+        if said != ["echo: <%s> %s remember the word kumquat" % (tag, agent)]:
+            raise TestFailure("%s before the restart: %r" % (agent, said))
+        u.quit()
+        srv.restart()
+        u = joined(mclient(srv, tag), chan)
+        send(u, chan, "@%s what was the word" % agent)
+        said = answer_of(until_done(u, agent, chan, timeout=60), agent, chan)
+        if said != ["echo: <%s> %s what was the word" % (tag, agent)]:
+            raise TestFailure("%s after the restart: %r" % (agent, said))
+        asks = [r for r in m.requests() if r["method"] == "POST"
+                and "what was the word" in r.get("user", "")]
+        if loads and not any("kumquat" in r.get("earlier", "") and
+                             "kumquat" not in r["user"] for r in asks):
+            raise TestFailure("%s's session was not loaded back: the model got %r"
+                              % (agent, [(r["user"][-300:], r.get("earlier", "")[-300:])
+                                         for r in asks]))
+        if not loads and not any("remember the word kumquat" in r["user"] for r in asks):
+            raise TestFailure("%s's new session was not given the conversation: %r"
+                              % (agent, [r["user"][-300:] for r in asks]))
+        if not loads and "cannot resume session" not in srv.log_text():
+            raise TestFailure("%s loaded its session after all: test it as loading"
+                              % agent)
+        u.quit()
+    finally:
+        srv.stop()
+
+
+def test_claude_session_resumed_after_restart():
+    """claude-agent-acp offers loadSession."""
+    resumed(claude_server, "claude", "rs23a")
+
+
+def test_codex_session_resumed_after_restart():
+    """codex-acp offers loadSession."""
+    resumed(codex_server, "codex", "rs23b")
+
+
+def test_gemini_session_resumed_after_restart():
+    """gemini-cli 0.61.0 offers loadSession but does not find the session it saved ("No
+    previous sessions found for this project"): the replay of SS-4 carries the
+    conversation into a new session."""
+    resumed(gemini_server, "gemini", "rs23c", loads=False)
+
+
 def _cleanup():
     # The daemons stop their agents; the models are ours to stop.
     for m in _models:

@@ -22,7 +22,8 @@ to answer offline. What it answers is decided by the last user text of the reque
   otherwise  "echo: <the last line of the user's text>"
 
 After a tool result it answers "done: <the result's first line>". Every request is
-appended to the log file as one JSON line (method, path, the last user text), for the
+appended to the log file as one JSON line (method, path, the last user text, the
+tool results, the tools offered, and "earlier": the conversation before it), for the
 tests to read. Loopback only; the standard library only.
 
     fake_model.py PORTFILE LOGFILE     # binds 127.0.0.1:0, writes the port to PORTFILE
@@ -67,6 +68,23 @@ def tool_results_of(content):
                 c = "\n".join(texts_of(c))
             out.append(str(c or ""))
     return out
+
+
+def strings_in(o):
+    """Every string value in a parsed JSON value, in order."""
+    if isinstance(o, str):
+        return [o]
+    if isinstance(o, dict):
+        return [t for v in o.values() for t in strings_in(v)]
+    if isinstance(o, list):
+        return [t for v in o for t in strings_in(v)]
+    return []
+
+
+def earlier(items):
+    """What a request carries before its last item (the conversation so far, as the
+    agent gave it back to the model), as text, cut at 20000 characters."""
+    return "\n".join(strings_in(items[:-1]))[:20000] if isinstance(items, list) else ""
 
 
 def system_text(req):
@@ -172,7 +190,7 @@ class Handler(BaseHTTPRequestHandler):
                      "user": "\n".join(texts_of(last.get("content"))),
                      "tool_results": tool_results_of(last.get("content")),
                      "tools": [t.get("name") for t in req.get("tools") or []],
-                     "cwd": cwd_of(req)})
+                     "cwd": cwd_of(req), "earlier": earlier(msgs)})
         blocks, stop = decide(req)
         if req.get("stream"):
             self.stream(req, blocks, stop)
@@ -301,7 +319,7 @@ def responses_decide(req):
 def _responses(self, req):
     words, outputs = responses_user(req)
     self.record({"method": "POST", "path": self.path, "user": words,
-                 "tool_results": outputs,
+                 "tool_results": outputs, "earlier": earlier(req.get("input")),
                  "tools": [t.get("name") for t in req.get("tools") or []
                            if isinstance(t, dict)]})
     items = responses_decide(req)
@@ -399,6 +417,7 @@ def _gemini(self, req):
     texts, results = gemini_user(req)
     self.record({"method": "POST", "path": self.path,
                  "user": texts[-1] if texts else "", "tool_results": results,
+                 "earlier": earlier(req.get("contents")),
                  "tools": [d.get("name") for t in req.get("tools") or []
                            if isinstance(t, dict)
                            for d in t.get("functionDeclarations") or []
