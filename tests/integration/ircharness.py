@@ -37,6 +37,18 @@ def daemon_path():
     return os.path.join(REPO, "build", "ircd", "agentircd")
 
 
+def hash_password(pw):
+    """pw as agentircd --hash-password hashes it, for a config's password keys."""
+    r = subprocess.run([daemon_path(), "--hash-password"], input=(pw + "\n").encode(),
+                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=30)
+    if r.returncode != 0:
+        raise TestFailure("--hash-password: %r" % r.stderr)
+    h = r.stdout.decode().strip().splitlines()[-1].strip()
+    if not (h.startswith("$y$") or h.startswith("$6$")):
+        raise TestFailure("--hash-password gave no yescrypt or SHA-512 hash: %r" % h)
+    return h
+
+
 def free_port():
     s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     s.bind(("127.0.0.1", 0))

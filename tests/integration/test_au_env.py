@@ -206,11 +206,7 @@ def test_cwd_holding_the_config_warned():
 PASSWORD = "Op-Horse-42"
 
 
-def hash_password(pw):
-    r = subprocess.run([daemon_path(), "--hash-password"], input=pw.encode() + b"\n",
-                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=30)
-    assert r.returncode == 0, r.stderr
-    return r.stdout.decode().strip()
+from ircharness import hash_password  # noqa: E402
 
 
 class At:

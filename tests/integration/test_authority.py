@@ -55,12 +55,7 @@ def _cleanup():
 atexit.register(_cleanup)
 
 
-def hash_password(pw):
-    r = subprocess.run([daemon_path(), "--hash-password"], input=(pw + "\n").encode(),
-                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=30)
-    if r.returncode != 0:
-        raise TestFailure("--hash-password: %r" % r.stderr)
-    return r.stdout.decode().strip().splitlines()[-1].strip()
+from ircharness import hash_password  # noqa: E402
 
 
 _HASHES = {}

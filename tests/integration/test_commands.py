@@ -122,12 +122,7 @@ def state_dir(name):
     return d
 
 
-def hash_password(pw):
-    r = subprocess.run([daemon_path(), "--hash-password"], input=(pw + "\n").encode(),
-                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=30)
-    if r.returncode != 0:
-        raise TestFailure("--hash-password: %r" % r.stderr)
-    return r.stdout.decode().strip().splitlines()[-1].strip()
+from ircharness import hash_password  # noqa: E402
 
 
 # AU-1, AU-3: loosening !policy and switching a mode are for IRC operators (or an agent's

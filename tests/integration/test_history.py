@@ -33,11 +33,7 @@ EPOCH0 = "timestamp=2000-01-01T00:00:00.000Z"
 EPOCH1 = "timestamp=2100-01-01T00:00:00.000Z"
 
 
-def hash_password(pw):
-    r = subprocess.run([daemon_path(), "--hash-password"], input=pw.encode() + b"\n",
-                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=30)
-    assert r.returncode == 0, r.stderr
-    return r.stdout.decode().strip()
+from ircharness import hash_password  # noqa: E402
 
 
 _accounts = None

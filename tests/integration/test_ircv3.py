@@ -23,11 +23,7 @@ TIME_RX = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$")
 PASSWORD = "v3-Secret-pw"
 
 
-def hash_password(pw):
-    r = subprocess.run([daemon_path(), "--hash-password"], input=pw.encode() + b"\n",
-                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=30)
-    assert r.returncode == 0, r.stderr
-    return r.stdout.decode().strip()
+from ircharness import hash_password  # noqa: E402
 
 
 _hash = []

@@ -11,13 +11,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from ircharness import Client, Server, Shared, daemon_path, run_tests  # noqa: E402
 
 
-def hash_password(pw):
-    out = subprocess.run([daemon_path(), "--hash-password"], input=(pw + "\n").encode(),
-                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=30)
-    assert out.returncode == 0, out
-    h = out.stdout.decode().strip().splitlines()[-1].strip()
-    assert h.startswith("$y$") or h.startswith("$6$"), h
-    return h
+from ircharness import hash_password  # noqa: E402
 
 
 _H = None

@@ -159,12 +159,7 @@ def openssl(*args):
         raise TestFailure("openssl %r: %s" % (args, r.stderr))
 
 
-def hash_password(pw):
-    r = subprocess.run([daemon_path(), "--hash-password"], input=pw.encode() + b"\n",
-                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=30)
-    if r.returncode != 0:
-        raise TestFailure("--hash-password: %r" % r.stderr)
-    return r.stdout.decode().strip()
+from ircharness import hash_password  # noqa: E402
 
 
 class Setup:

@@ -195,11 +195,7 @@ password = {hl}
         return self.srv
 
 
-def hash_password(pw):
-    r = subprocess.run([daemon_path(), "--hash-password"], input=pw.encode() + b"\n",
-                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=30)
-    assert r.returncode == 0, r.stderr
-    return r.stdout.decode().strip()
+from ircharness import hash_password  # noqa: E402
 
 
 S = Setup()
