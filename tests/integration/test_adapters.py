@@ -25,7 +25,8 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from ircharness import SLOW, Client, Server, SkipTest, TestFailure, parse, run_tests  # noqa: E402
+from ircharness import (SLOW, Client, Server, SkipTest, TestFailure, hash_password,  # noqa: E402
+                        parse, run_tests)
 from agentharness import NODE, SRCDIR, is_from, joined, send, until_done  # noqa: E402
 
 ADAPTERS = os.path.join(SRCDIR, "tests", "adapters", "node_modules")
@@ -80,7 +81,7 @@ def require(path, what):
         raise SkipTest("%s not installed (npm ci --prefix tests/adapters)" % what)
 
 
-def claude_section(m, home, name="claude"):
+def claude_section(m, home, name="claude", extra=()):
     """The [agent] section of docs/agents.md for claude-agent-acp, at the fake model."""
     os.makedirs(home, exist_ok=True)
     env = {
@@ -96,7 +97,7 @@ def claude_section(m, home, name="claude"):
         "no_proxy": "127.0.0.1,localhost",
     }
     lines = ["[agent %s]" % name, "command = %s %s" % (NODE, CLAUDE),
-             "description = Claude Code through claude-agent-acp (fake model)"]
+             "description = Claude Code through claude-agent-acp (fake model)"] + list(extra)
     lines += ["env = %s=%s" % kv for kv in env.items()]
     return "\n".join(lines) + "\n\n"
 
@@ -125,27 +126,33 @@ exporter = "none"
 """
 
 
-def codex_section(m, home, name="codex"):
+def codex_section(m, home, name="codex", extra=(), presets=False):
     """The [agent] section of docs/agents.md for codex-acp, with a config.toml whose
-    provider is the fake model (OPENAI_BASE_URL alone does not move codex)."""
+    provider is the fake model (OPENAI_BASE_URL alone does not move codex). presets:
+    without approval_policy and sandbox_mode, where codex-acp offers its modes
+    (read-only, auto, full-access) instead."""
+    toml = CODEX_TOML % m.port
+    if presets:
+        toml = re.sub(r"(?m)^(approval_policy|sandbox_mode) = .*\n", "", toml)
     os.makedirs(os.path.join(home, ".codex"), exist_ok=True)
     with open(os.path.join(home, ".codex", "config.toml"), "w") as f:
-        f.write(CODEX_TOML % m.port)
+        f.write(toml)
     env = {"HOME": home, "CODEX_HOME": os.path.join(home, ".codex"),
            "OPENAI_API_KEY": "sk-fake-key", "LANG": "C.UTF-8",
            "NO_PROXY": "127.0.0.1,localhost", "no_proxy": "127.0.0.1,localhost"}
     lines = ["[agent %s]" % name, "command = %s" % CODEX,
-             "description = OpenAI Codex through codex-acp (fake model)"]
+             "description = OpenAI Codex through codex-acp (fake model)"] + list(extra)
     lines += ["env = %s=%s" % kv for kv in env.items()]
     return "\n".join(lines) + "\n\n"
 
 
-def codex_server(tag):
+def codex_server(tag, extra=(), more="", presets=False):
     require(CODEX, "codex-acp")
     m = model(tag)
     home = os.path.join(TMP, tag + "-home")
     srv = Server(flood_exempt="127.0.0.0/8", history_replay=0,
-                 config_extra=codex_section(m, home))
+                 config_extra=more + codex_section(m, home, extra=extra,
+                                                   presets=presets))
     return srv, m
 
 
@@ -155,7 +162,7 @@ GEMINI_SETTINGS = {"privacy": {"usageStatisticsEnabled": False},
                    "security": {"auth": {"selectedType": "gemini-api-key"}}}
 
 
-def gemini_section(m, home, name="gemini"):
+def gemini_section(m, home, name="gemini", extra=()):
     """The [agent] section of docs/agents.md for gemini-cli --acp, at the fake model."""
     os.makedirs(os.path.join(home, ".gemini"), exist_ok=True)
     with open(os.path.join(home, ".gemini", "settings.json"), "w") as f:
@@ -166,26 +173,26 @@ def gemini_section(m, home, name="gemini"):
            "LANG": "C.UTF-8", "NO_PROXY": "127.0.0.1,localhost",
            "no_proxy": "127.0.0.1,localhost"}
     lines = ["[agent %s]" % name, "command = %s %s --acp" % (NODE, GEMINI),
-             "description = Gemini CLI (fake model)"]
+             "description = Gemini CLI (fake model)"] + list(extra)
     lines += ["env = %s=%s" % kv for kv in env.items()]
     return "\n".join(lines) + "\n\n"
 
 
-def gemini_server(tag):
+def gemini_server(tag, extra=(), more=""):
     require(GEMINI, "gemini-cli")
     m = model(tag)
     home = os.path.join(TMP, tag + "-home")
     srv = Server(flood_exempt="127.0.0.0/8", history_replay=0,
-                 config_extra=gemini_section(m, home))
+                 config_extra=more + gemini_section(m, home, extra=extra))
     return srv, m
 
 
-def claude_server(tag):
+def claude_server(tag, extra=(), more=""):
     require(CLAUDE, "claude-agent-acp")
     m = model(tag)
     home = os.path.join(TMP, tag + "-home")
     srv = Server(flood_exempt="127.0.0.0/8", history_replay=0,
-                 config_extra=claude_section(m, home))
+                 config_extra=more + claude_section(m, home, extra=extra))
     return srv, m
 
 
@@ -589,6 +596,78 @@ def test_gemini_session_resumed_after_restart():
     previous sessions found for this project"): the replay of SS-4 carries the
     conversation into a new session."""
     resumed(gemini_server, "gemini", "rs23c", loads=False)
+
+
+OPER_PW = "Adapters-Oper-23"
+
+
+def oper_section():
+    return "[operator root]\npassword = %s\nmask = *@*\n\n" % hash_password(OPER_PW)
+
+
+def mode_listing(u, chan, agent):
+    send(u, chan, "!mode")
+    m = u.expect_msg(r"^(?:@\S+ )?:irc\.test NOTICE %s :%s modes: " % (u.nick, agent), 10)
+    return m.params[-1]
+
+
+def modes(server, agent, tag, listing, allowed, refused):
+    """PM-5 and AU-3 with a real adapter: !mode lists the adapter's own modes, the
+    current one starred; a member may not switch it; an IRC operator may not switch it
+    into a mode its config does not list, a mode without permission prompts named so;
+    into the listed one, yes: the adapter says it switched, and !mode stars it."""
+    srv, m = server(tag, extra=["modes = %s" % allowed], more=oper_section())
+    chan = "#" + tag
+    try:
+        b = mclient(srv, tag + "op")
+        b.send("OPER root %s" % OPER_PW)
+        b.expect(r" 381 ")
+        joined(b, chan)
+        u = joined(mclient(srv, tag), chan)
+        send(b, chan, "@%s hello" % agent)
+        until_done(b, agent, chan, timeout=60)
+        got = mode_listing(b, chan, agent)
+        if got != "%s modes: %s" % (agent, listing):
+            raise TestFailure("!mode: %r, want the adapter's modes %r" % (got, listing))
+        send(u, chan, "!mode %s %s" % (agent, allowed))
+        u.expect(r"NOTICE %s :Only IRC operators and %s's admins may switch its mode"
+                 % (u.nick, agent), 10)
+        send(b, chan, "!mode %s %s" % (agent, refused))
+        b.expect(r"NOTICE %s :%s may not be switched to %s: its config allows %s "
+                 r"\(a mode without permission prompts must be listed by name\)"
+                 % (b.nick, agent, refused, allowed), 10)
+        send(b, chan, "!mode %s %s" % (agent, allowed))
+        b.expect(r":%s!\S+ NOTICE %s :.*switching mode" % (agent, chan), 10)
+        want = re.sub(r"(^| )%s( |$)" % re.escape(allowed), r"\1%s*\2" % allowed,
+                      listing.replace("*", ""))
+        deadline = time.time() + 10 * SLOW
+        while mode_listing(b, chan, agent) != "%s modes: %s" % (agent, want):
+            if time.time() > deadline:
+                raise TestFailure("!mode after switching to %s: %r, want %r"
+                                  % (allowed, mode_listing(b, chan, agent), want))
+            time.sleep(0.1)
+        u.quit()
+        b.quit()
+    finally:
+        srv.stop()
+
+
+def test_claude_modes():
+    """claude-agent-acp's modes; acceptEdits turns its prompts off."""
+    modes(claude_server, "claude", "md23a", "default* acceptEdits plan dontAsk", "plan",
+          "acceptEdits")
+
+
+def test_codex_modes():
+    """codex-acp's modes, offered when its config.toml sets no approval_policy and no
+    sandbox_mode; full-access turns its prompts off."""
+    modes(lambda tag, **kw: codex_server(tag, presets=True, **kw), "codex", "md23b",
+          "read-only* auto full-access", "auto", "full-access")
+
+
+def test_gemini_modes():
+    """gemini's modes; yolo turns its prompts off."""
+    modes(gemini_server, "gemini", "md23c", "default* autoEdit yolo plan", "plan", "yolo")
 
 
 def _cleanup():
