@@ -7,6 +7,7 @@
  */
 #include "compat.h"
 
+#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -93,6 +94,8 @@ cmd_send(struct here *h, struct agent *a, const char *name, const char *rest)
 	agent_ask(a, h->from, h->key, h->target, h->ch == NULL, text, h->om);
 }
 
+static size_t	cmd_learn(struct here *);
+
 /*
  * CM-3: "/name rest" to the one agent here that announced name. 1 if
  * handled (sent, or the sender told whom to pick); 0 when nobody here
@@ -124,21 +127,69 @@ cmd_slash(struct here *h, const char *name, const char *rest)
 		    "as %s", name, list);
 		return 1;
 	}
-	/*
-	 * CM-4: agents that never told their commands open a session to
-	 * learn, but only for someone they talk to (AU-2).
-	 */
+	cmd_learn(h);
+	return 0;
+}
+
+/*
+ * CM-4: agents that never told their commands open a session to learn,
+ * but only for someone they talk to (AU-2). The number of agents here
+ * whose commands are still unknown.
+ */
+static size_t
+cmd_learn(struct here *h)
+{
+	size_t i, n = 0;
+
 	for (i = 0; i < h->n; i++) {
 		struct conv *cv;
 
-		if (h->agents[i]->cmds_known || !authority_may_talk(h->agents[i],
-		    h->from, NULL, 0))
+		if (h->agents[i]->cmds_known)
+			continue;
+		n++;
+		if (!authority_may_talk(h->agents[i], h->from, NULL, 0))
 			continue;
 		cv = here_conv(h, h->agents[i]);
 		if (!acp_session_is_open(cv->session) && cv->turn == NULL)
 			acp_session_open(cv->session);
 	}
-	return 0;
+	return n;
+}
+
+/*
+ * "!stpo": a word shaped like a command that is nobody's. Said so, with
+ * the nearest command if one is a typo away, and never forwarded: an
+ * agent should not act on a mistyped !stop. "!!stpo" still sends it.
+ */
+static void
+cmd_unknown(struct here *h, const char *word)
+{
+	const char *near = NULL;
+	char hint[WORDLEN + sizeof(" (did you mean !?)")] = "";
+	size_t i, j, d, best = bang_typo_max(word) + 1, unknown;
+	const struct bang *b;
+
+	for (i = 0; (b = bang_at(i)) != NULL; i++)
+		if ((d = bang_distance(word, b->name, best - 1)) < best) {
+			best = d;
+			near = b->name;
+		}
+	for (i = 0; i < h->n; i++)
+		for (j = 0; j < h->agents[i]->ncmds; j++) {
+			const char *name = h->agents[i]->cmds[j].name;
+
+			if ((d = bang_distance(word, name, best - 1)) < best) {
+				best = d;
+				near = name;
+			}
+		}
+	if (near != NULL)
+		snprintf(hint, sizeof(hint), " (did you mean !%s?)", near);
+	unknown = cmd_learn(h);
+	reply_notice(h->from, "No command !%s here%s; !help lists them%s, "
+	    "and !!%s sends the text as it is", word, hint, unknown > 0 ?
+	    " (an agent here has not told its commands yet: ask again in a "
+	    "moment)" : "", word);
 }
 
 /* "/alice:cmd rest" or "!alice:cmd rest". */
@@ -234,6 +285,80 @@ const struct bang *
 bang_at(size_t i)
 {
 	return i < NBANGS ? &bangs[i] : NULL;
+}
+
+int
+bang_word_shaped(const char *word)
+{
+	size_t i;
+
+	if (!isalpha((unsigned char)word[0]))
+		return 0;
+	for (i = 1; word[i] != '\0'; i++)
+		if (!isalnum((unsigned char)word[i]) && word[i] != '-' &&
+		    word[i] != '_')
+			return 0;
+	return 1;
+}
+
+/*
+ * Edits from typed to name, ASCII case ignored: the optimal string
+ * alignment distance (a swap of neighbours is one edit, "stpo" is one
+ * from "stop"), three rows of a table of at most WORDLEN columns.
+ */
+size_t
+bang_distance(const char *typed, const char *name, size_t max)
+{
+	size_t rows[3][WORDLEN + 1], *pp, *p, *c;
+	size_t la = strlen(typed), lb = strlen(name), i, j, best;
+
+	if (la >= WORDLEN || lb >= WORDLEN ||
+	    (la > lb ? la - lb : lb - la) > max)
+		return max + 1;
+	for (j = 0; j <= lb; j++)
+		rows[1][j] = j;
+	pp = rows[0];
+	p = rows[1];
+	c = rows[2];
+	for (i = 1; i <= la; i++) {
+		int ca = tolower((unsigned char)typed[i - 1]);
+
+		c[0] = i;
+		best = c[0];
+		for (j = 1; j <= lb; j++) {
+			int cb = tolower((unsigned char)name[j - 1]);
+			size_t v = p[j - 1] + (ca != cb);
+
+			if (p[j] + 1 < v)
+				v = p[j] + 1;
+			if (c[j - 1] + 1 < v)
+				v = c[j - 1] + 1;
+			if (i > 1 && j > 1 && ca == tolower((unsigned char)
+			    name[j - 2]) && tolower((unsigned char)
+			    typed[i - 2]) == cb && pp[j - 2] + 1 < v)
+				v = pp[j - 2] + 1;
+			c[j] = v;
+			if (v < best)
+				best = v;
+		}
+		if (best > max)
+			return max + 1;
+		/* Rotate: the row before last is reused for the next. */
+		{
+			size_t *t = pp;
+
+			pp = p;
+			p = c;
+			c = t;
+		}
+	}
+	return p[lb] > max ? max + 1 : p[lb];
+}
+
+size_t
+bang_typo_max(const char *typed)
+{
+	return strlen(typed) <= 4 ? 1 : 2;
 }
 
 /*
@@ -655,6 +780,10 @@ agentcmd(struct here *h)
 		for (i = 0; i < h->n; i++)
 			if (agent_cmd_find(h->agents[i], word) != NULL)
 				return cmd_slash(h, word, rest);
+		if (h->n > 0 && bang_word_shaped(word)) {
+			cmd_unknown(h, word);
+			return 1;
+		}
 		return 0;
 	}
 	if (text[0] == '/') {

@@ -54,4 +54,14 @@ const struct bang *bang_find(const char *name, size_t len);
 /* Row i of the table, which is sorted by name; NULL past its end. */
 const struct bang *bang_at(size_t i);
 
+/*
+ * Typos: is word shaped like a command name (a letter, then letters,
+ * digits, '-' or '_')? And how far is typed from name in edits (insert,
+ * delete, change, swap two neighbours), counted up to max + 1?
+ */
+int	bang_word_shaped(const char *word);
+size_t	bang_distance(const char *typed, const char *name, size_t max);
+/* How many edits a typo of typed may be: 1 for short words, else 2. */
+size_t	bang_typo_max(const char *typed);
+
 #endif

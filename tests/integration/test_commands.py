@@ -631,6 +631,37 @@ def test_cm6_server_commands_not_forwarded():
     u.quit()
 
 
+def test_cm6_typos_answered():
+    """CM-6, issue 24 (UX review 22): a ! word that is no command of the server or of an
+    agent here is answered, with the nearest command when it is a typo away, and never
+    forwarded, in a channel and in a query; an announced command and !!text still go."""
+    srv = S()
+    u = joined(mclient(srv, "cm6t"), "#cm6t")
+    warm(u, "#cm6t", "alice")
+    cases = [("!stpo", "No command !stpo here (did you mean !stop?); !help lists them, "
+                       "and !!stpo sends the text as it is"),
+             ("!alow 2", "No command !alow here (did you mean !allow?)"),
+             ("!prem look", "No command !prem here (did you mean !perm?)"),
+             ("!weather paris", "No command !weather here; !help lists them")]
+    for text, want in cases:
+        send(u, "#cm6t", text)
+        nts = notices_until_sync(u)
+        if not any(n.startswith(want) for n in nts):
+            raise TestFailure("%s: want a NOTICE %r, got %r" % (text, want, nts))
+    out, _ = ask(u, "#cm6t", "!!stpo", "alice")
+    # Turns are answered in order: had a typo gone to alice, its echo came first.
+    if not out or not out[-1].endswith("<cm6t> !stpo"):
+        raise TestFailure("!!stpo after the typos: alice's first answer %r" % out)
+    u.send("PRIVMSG alice :!stpo")
+    nts = notices_until_sync(u)
+    if not any(n.startswith("No command !stpo here (did you mean !stop?)") for n in nts):
+        raise TestFailure("!stpo in a query: %r" % nts)
+    send(u, "#cm6t", "!perm look")
+    expect_card(u, "alice", "#cm6t", timeout=15)
+    send(u, "#cm6t", "!deny")
+    u.quit()
+
+
 def test_cm6_multiline_command_one_line():
     """CM-6/SEC-4: a draft/multiline batch whose text starts with a server command: the
     text joined with LF reaches the command, and its NOTICE, which quotes the argument,
