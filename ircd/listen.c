@@ -191,6 +191,17 @@ listen_tls_ctx(const struct conf_listen *cl)
 }
 
 int
+listen_tls_usable(const struct conf_listen *cl)
+{
+	SSL_CTX *ctx = listen_tls_ctx(cl);
+
+	if (ctx == NULL)
+		return -1;
+	SSL_CTX_free(ctx);
+	return 0;
+}
+
+int
 listen_start(struct conf *cf)
 {
 	size_t i;

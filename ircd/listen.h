@@ -17,6 +17,8 @@ struct listener {
 
 /* Bind every listener of conf; on failure log and return -1 (nothing left bound). */
 int	listen_start(struct conf *);
+/* Do cl's TLS files and ciphers load (-n)? 0, or -1 with the reason logged. */
+int	listen_tls_usable(const struct conf_listen *cl);
 void	listen_stop(void);
 /* Load every TLS listener's certificate and key again (SIGHUP). */
 void	listen_reload_tls(void);

@@ -17,6 +17,7 @@ libircd_a_SOURCES = \
 	ircd/passwd.c ircd/passwd.h \
 	ircd/mkcert.c ircd/mkcert.h \
 	ircd/trust.c ircd/trust.h \
+	ircd/preflight.c ircd/preflight.h \
 	ircd/numeric.c ircd/numeric.h \
 	ircd/reply.c ircd/reply.h \
 	ircd/conn.c ircd/conn.h \

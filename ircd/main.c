@@ -26,6 +26,7 @@
 #include "ircd/log.h"
 #include "ircd/mkcert.h"
 #include "ircd/passwd.h"
+#include "ircd/preflight.h"
 #include "ircd/sysexits.h"
 #include "ircd/trust.h"
 
@@ -262,11 +263,17 @@ main(int argc, char *argv[])
 		conf_free(cf);
 		return EX_CONFIG;
 	}
+	/* What would fail at start or at first use: errors for -n. */
 	if (check) {
+		if (preflight_run(cf, 1) > 0) {
+			conf_free(cf);
+			return EX_CONFIG;
+		}
 		fprintf(stderr, "%s: configuration OK\n", file);
 		conf_free(cf);
 		return EX_OK;
 	}
+	preflight_run(cf, 0);
 	raise_nofile();
 	acp_proc_set_workspace(cf->workspace);
 	main_warn_cwds(cf);

@@ -105,7 +105,7 @@ def test_bad_values():
 
 
 ACCT = "[account alice]\ncertfp = %s\n" % ("ab" * 32)
-AGENT = "[agent a]\ncommand = x\n"
+AGENT = "[agent a]\ncommand = true\n"
 
 
 def test_bad_authority_keys():
@@ -137,11 +137,63 @@ def test_errors_show_no_secret():
         assert "sk-secret" not in err, err
 
 
+def _pem_pair(stem):
+    cert, key = os.path.join(TMP, stem + ".pem"), os.path.join(TMP, stem + ".key")
+    subprocess.run(["openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt",
+                    "ec_paramgen_curve:prime256v1", "-nodes", "-keyout", key, "-out", cert,
+                    "-days", "2", "-subj", "/CN=irc.test"],
+                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True)
+    return cert, key
+
+
+def test_n_reports_what_would_fail_at_start():
+    """Issue 24: -n reports, each at its section's file:line, what conf_load cannot see
+    and would fail at start or at an agent's first use: a TLS key that is not there, a
+    key that does not match its certificate, an agent command not on PATH (nor on the
+    PATH its env sets), an absolute command that does not exist, a cwd that does not
+    exist or is a file. Exit 78, and a config without them is OK."""
+    cert, key = _pem_pair("pf1")
+    _, other = _pem_pair("pf2")
+    afile = write("not-a-dir", "x\n")
+    text = ("[listen]\naddress = 127.0.0.1:%d\ntls-cert = %s\ntls-key = gone.key\n\n"
+            "[listen]\naddress = 127.0.0.1:%d\ntls-cert = %s\ntls-key = %s\n\n"
+            "[agent ghost]\ncommand = no-such-agent-cmd --acp\n\n"
+            "[agent abs]\ncommand = /nonexistent/bin/agent\n\n"
+            "[agent envpath]\ncommand = true\nenv = PATH=/nonexistent\n\n"
+            "[agent nocwd]\ncommand = true\ncwd = /nonexistent/agent-dir\n\n"
+            "[agent filecwd]\ncommand = true\ncwd = %s\n\n"
+            "[agent fine]\ncommand = true\n"
+            % (free_port(), cert, free_port(), cert, other, afile))
+    path = write("preflight.conf", text)
+    r = run("-n", "-f", path)
+    err = r.stderr.decode("utf-8", "replace")
+    assert r.returncode == EX_CONFIG, (r.returncode, err)
+    for line, rx in ((1, r"\[listen\] 127\.0\.0\.1:\d+: tls-key \S*gone\.key: No such file"),
+                     (6, r"\[listen\] 127\.0\.0\.1:\d+: its TLS files .* do not load"),
+                     (11, r"\[agent ghost\]: command no-such-agent-cmd: not found on PATH"),
+                     (14, r"\[agent abs\]: command /nonexistent/bin/agent: No such file"),
+                     (17, r"\[agent envpath\]: command true: not found on PATH"),
+                     (21, r"\[agent nocwd\]: cwd /nonexistent/agent-dir: No such file"),
+                     (25, r"\[agent filecwd\]: cwd \S*not-a-dir is not a directory")):
+        assert re.search(r"preflight\.conf:%d: %s" % (line, rx), err), (line, rx, err)
+    assert "[agent fine]" not in err, err
+    assert "key values mismatch" in err, err
+    assert "configuration OK" not in err, err
+    # The same listeners and agents, mended: OK (the default cwd is made at start).
+    good = write("preflight-ok.conf",
+                 "[listen]\naddress = 127.0.0.1:%d\ntls-cert = %s\ntls-key = %s\n\n"
+                 "[agent fine]\ncommand = true\n\n[agent abs]\ncommand = /bin/true\n\n"
+                 "[agent envpath]\ncommand = true\nenv = PATH=/usr/bin:/bin\n"
+                 % (free_port(), cert, key))
+    r = run("-n", "-f", good)
+    assert r.returncode == 0, (r.returncode, r.stderr)
+
+
 def test_good_authority_keys():
     """Every new key, well written, passes -n."""
     path = write("authority.conf", AGENT + "users = alice\nadmins = alice\n"
                  "modes = default plan\nenv-inherit = FOO_API_KEY\nenv-inherit = BAR\n"
-                 "[agent b]\ncommand = x\nusers = logged-in\nmodes = *\n"
+                 "[agent b]\ncommand = true\nusers = logged-in\nmodes = *\n"
                  "[channel #c]\npermissions = allow-reads\nops = alice\n"
                  "[server]\nworkspace = ws\n" + ACCT)
     r = run("-n", "-f", path)
