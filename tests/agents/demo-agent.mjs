@@ -124,7 +124,7 @@ async function answer(sid, s, prompt, signal) {
   const last = prompt.trim().split("\n").pop();
   if (/\b(hi|hello|hey)\b/i.test(last))
     return stream(sid, s, s.mode === "terse" ? ["Hello."] :
-      ["Hello! I am the demo agent, a script with no AI behind it.", "Try /help to see what I can do."], signal);
+      ["Hello! I am the demo agent, a script with no AI behind it.", "Type !help to see my commands and the server's (in most clients /help is the client's own help)."], signal);
   if (last.trim().endsWith("?"))
     return stream(sid, s, s.mode === "terse" ? ["I cannot know; I am a demo."] :
       ["Good question. I am only a demo, so I cannot really answer it.",

@@ -91,7 +91,7 @@ bail() {
 	exit 1
 }
 
-echo "1..14"
+echo "1..15"
 
 PORT=$(free_port)
 # The agent keeps its sessions in $TMP, never in the home directory; its
@@ -146,6 +146,11 @@ if wait_for "$LIMIT" screen_has "${DEMO}Hello! I am the demo agent"; then
 	ok "demo answers @demo hello with its greeting"
 else
 	not_ok "demo answers @demo hello with its greeting"
+fi
+if wait_for "$LIMIT" screen_has "${DEMO}Type !help to see my commands"; then
+	ok "demo's greeting points to !help, not to the client's /help (issue 24)"
+else
+	not_ok "demo's greeting points to !help, not to the client's /help (issue 24)"
 fi
 
 if wait_for "$LIMIT" log_has 'demo: started, pid [0-9]+'; then
