@@ -41,7 +41,7 @@ const sessions = new Map();
 const file = (id) => path.join(STATE, id.replace(/[^A-Za-z0-9_-]/g, "_") + ".json");
 function save(id) {
   const s = sessions.get(id);
-  try { fs.writeFileSync(file(id), JSON.stringify({ history: s.history, mode: s.mode })); } catch (e) { log(e.message); }
+  try { fs.writeFileSync(file(id), JSON.stringify({ history: s.history, mode: s.mode, always: s.always })); } catch (e) { log(e.message); }
 }
 
 let client;
@@ -70,8 +70,13 @@ async function touch(sid, s, name, signal) {
   const target = path.join(s.cwd, name || "demo.txt");
   await update(sid, { sessionUpdate: "tool_call", toolCallId, title: `Create ${target}`, kind: "edit",
     status: "pending", locations: [{ path: target }], rawInput: { path: target, content: "" } });
+  // "Always allow" and "Always deny" hold for this session: ACP leaves
+  // remembering them to the agent, and a demo that asked again would make
+  // !always look broken.
   let res;
-  try {
+  if (s.always)
+    res = { outcome: { outcome: "selected", optionId: s.always } };
+  else try {
     res = await client.request(acp.methods.client.session.requestPermission, {
       sessionId: sid,
       toolCall: { toolCallId, title: `Create ${target}`, kind: "edit", status: "pending" },
@@ -90,6 +95,8 @@ async function touch(sid, s, name, signal) {
     await update(sid, { sessionUpdate: "tool_call_update", toolCallId, status: "failed" });
     return "cancelled";
   }
+  if (res.outcome.optionId === "always" || res.outcome.optionId === "never")
+    s.always = res.outcome.optionId;
   const allowed = res.outcome.optionId === "allow" || res.outcome.optionId === "always";
   // Honest: nothing is written, even when allowed.
   await update(sid, { sessionUpdate: "tool_call_update", toolCallId, status: allowed ? "completed" : "failed",
@@ -156,7 +163,7 @@ const app = acp
   .onRequest(acp.methods.agent.session.load, async ({ params }) => {
     let st;
     try { st = JSON.parse(fs.readFileSync(file(params.sessionId), "utf8")); } catch { throw acp.RequestError.sessionNotFound(params.sessionId); }
-    const s = { cwd: params.cwd, history: st.history, mode: st.mode || "chatty", abort: null };
+    const s = { cwd: params.cwd, history: st.history, mode: st.mode || "chatty", always: st.always, abort: null };
     sessions.set(params.sessionId, s);
     for (const h of s.history)
       await update(params.sessionId, { sessionUpdate: h.role === "user" ? "user_message_chunk" : "agent_message_chunk", content: text(h.text) });

@@ -91,7 +91,7 @@ bail() {
 	exit 1
 }
 
-echo "1..15"
+echo "1..16"
 
 PORT=$(free_port)
 # The agent keeps its sessions in $TMP, never in the home directory; its
@@ -201,6 +201,19 @@ if wait_for "$LIMIT" screen_has "${DEMO}Allowed: I would have created .*notes\.t
 	ok "!allow answers the card and demo goes on"
 else
 	not_ok "!allow answers the card and demo goes on"
+fi
+
+# The demo honours !always: the next /touch in this session asks nothing.
+type_line "/say /touch first.txt"
+if wait_for "$LIMIT" screen_has "card [0-9]+: demo asks to write first\\.txt" &&
+   type_line "!always" &&
+   wait_for "$LIMIT" screen_has "${DEMO}Allowed: I would have created .*first\.txt" &&
+   type_line "/say /touch second.txt" &&
+   wait_for "$LIMIT" screen_has "${DEMO}Allowed: I would have created .*second\.txt" &&
+   ! screen_has "demo asks to write second\\.txt"; then
+	ok "after !always the demo's next /touch is allowed without a card (issue 24)"
+else
+	not_ok "after !always the demo's next /touch is allowed without a card (issue 24)"
 fi
 
 # WHOIS: 335 marks a bot; 320 lines carry the agent's info and its state.
