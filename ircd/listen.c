@@ -233,7 +233,10 @@ listen_start(struct conf *cf)
 		    1024, res->ai_addr, (int)res->ai_addrlen);
 		freeaddrinfo(res);
 		if (l->evl == NULL) {
-			log_warn("listen %s: cannot bind", cl->address);
+			/* Fatal: the caller stops the start (exit 71). */
+			log_error("listen %s: cannot bind, so the server does "
+			    "not start (is another server on that port?)",
+			    cl->address);
 			goto fail;
 		}
 		evconnlistener_set_error_cb(l->evl, listen_error_cb);

@@ -90,6 +90,17 @@ log_warn(const char *fmt, ...)
 }
 
 void
+log_error(const char *fmt, ...)
+{
+	va_list ap;
+	int saved = errno;
+
+	va_start(ap, fmt);
+	log_vwrite("error", fmt, ap, strerror(saved));
+	va_end(ap);
+}
+
+void
 log_fatalx(const char *fmt, ...)
 {
 	va_list ap;

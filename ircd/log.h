@@ -15,6 +15,8 @@ void	log_info(const char *, ...) __attribute__((format(printf, 1, 2)));
 void	log_warnx(const char *, ...) __attribute__((format(printf, 1, 2)));
 /* log_warn appends strerror(errno). */
 void	log_warn(const char *, ...) __attribute__((format(printf, 1, 2)));
+/* An error the server does not start or go on past; strerror(errno) too. */
+void	log_error(const char *, ...) __attribute__((format(printf, 1, 2)));
 /* Log, then exit(EX_SOFTWARE). */
 void	log_fatalx(const char *, ...)
 	    __attribute__((format(printf, 1, 2), noreturn));
