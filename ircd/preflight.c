@@ -56,9 +56,12 @@ pf_readable(struct pf *pf, int line, const char *addr, const char *key,
 		    strerror(errno));
 }
 
-int
-preflight_find_prog(const char *prog, const char *path, char *buf,
-    size_t len)
+/*
+ * Where execvp would find prog with search path path (NULL: the default
+ * search path): into buf, 0; -1 when nowhere, errno saying why.
+ */
+static int
+pf_find_prog(const char *prog, const char *path, char *buf, size_t len)
 {
 	const char *p, *end;
 	int saved = ENOENT;
@@ -136,7 +139,7 @@ pf_agent(struct pf *pf, const struct conf_agent *ca)
 	 */
 	if (prog[0] != '/' && strchr(prog, '/') != NULL)
 		return;
-	if (preflight_find_prog(prog, pf_agent_path(ca), where,
+	if (pf_find_prog(prog, pf_agent_path(ca), where,
 	    sizeof(where)) == -1) {
 		if (prog[0] == '/')
 			pf_say(pf, ca->line, "[agent %s]: command %s: %s",

@@ -16,11 +16,4 @@ struct conf;
  */
 size_t	preflight_run(const struct conf *cf, int check);
 
-/*
- * Where execvp would find prog with search path path (NULL: the default
- * search path): into buf, 0; -1 when nowhere (buf says the last reason).
- */
-int	preflight_find_prog(const char *prog, const char *path, char *buf,
-	    size_t len);
-
 #endif

@@ -161,28 +161,33 @@ cmd_learn(struct here *h)
  * the nearest command if one is a typo away, and never forwarded: an
  * agent should not act on a mistyped !stop. "!!stpo" still sends it.
  */
+/* Keep name in *near when it is nearer to word than *best edits. */
+static void
+cmd_nearer(const char *word, const char *name, size_t *best,
+    const char **near)
+{
+	size_t d = bang_distance(word, name, *best - 1);
+
+	if (d < *best) {
+		*best = d;
+		*near = name;
+	}
+}
+
 static void
 cmd_unknown(struct here *h, const char *word)
 {
 	const char *near = NULL;
 	char hint[WORDLEN + sizeof(" (did you mean !?)")] = "";
-	size_t i, j, d, best = bang_typo_max(word) + 1, unknown;
+	size_t i, j, best = bang_typo_max(word) + 1, unknown;
 	const struct bang *b;
 
 	for (i = 0; (b = bang_at(i)) != NULL; i++)
-		if ((d = bang_distance(word, b->name, best - 1)) < best) {
-			best = d;
-			near = b->name;
-		}
+		cmd_nearer(word, b->name, &best, &near);
 	for (i = 0; i < h->n; i++)
-		for (j = 0; j < h->agents[i]->ncmds; j++) {
-			const char *name = h->agents[i]->cmds[j].name;
-
-			if ((d = bang_distance(word, name, best - 1)) < best) {
-				best = d;
-				near = name;
-			}
-		}
+		for (j = 0; j < h->agents[i]->ncmds; j++)
+			cmd_nearer(word, h->agents[i]->cmds[j].name, &best,
+			    &near);
 	if (near != NULL)
 		snprintf(hint, sizeof(hint), " (did you mean !%s?)", near);
 	unknown = cmd_learn(h);

@@ -130,31 +130,42 @@ test_help(void)
 }
 
 /* Typos of ! commands (issue 24): the words and the distances. */
+static const struct {
+	const char	*typed, *name;
+	int		 want;		/* with max 2: 3 is "more than 2" */
+	const char	*why;
+} dist[] = {
+	{ "stop", "stop", 0, "the same word: 0" },
+	{ "STOP", "stop", 0, "case ignored" },
+	{ "stpo", "stop", 1, "two neighbours swapped: 1" },
+	{ "sotp", "stop", 1, "another swap: 1" },
+	{ "sop", "stop", 1, "one left out: 1" },
+	{ "stopp", "stop", 1, "one more: 1" },
+	{ "stap", "stop", 1, "one changed: 1" },
+	{ "alow", "allow", 1, "!alow: 1 from allow" },
+	{ "shedules", "schedules", 1, "!shedules: 1" },
+	{ "unshedule", "unschedule", 1, "!unshedule: 1" },
+	{ "stts", "status", 2, "two left out: 2" },
+	{ "weather", "stop", 3, "far: max + 1" },
+	{ "x", "unschedule", 3, "lengths far apart: max + 1 at once" },
+	{ "", "", 0, "two empty words: 0" },
+	{ "", "ab", 2, "empty to two letters: 2" },
+};
+
 static void
 test_typos(void)
 {
+	size_t k;
+
 	ok(bang_word_shaped("stpo") && bang_word_shaped("set-mode_2"),
 	    "letters, digits, '-' and '_' make a command word");
 	ok(!bang_word_shaped("") && !bang_word_shaped("2fast") &&
 	    !bang_word_shaped("-x") && !bang_word_shaped("wow!") &&
 	    !bang_word_shaped("a.b") && !bang_word_shaped("\xc3\xa9t\xc3\xa9"),
 	    "an empty word, a leading digit or '-', punctuation, non-ASCII: not");
-	is_int(bang_distance("stop", "stop", 2), 0, "the same word: 0");
-	is_int(bang_distance("STOP", "stop", 2), 0, "case ignored");
-	is_int(bang_distance("stpo", "stop", 2), 1, "two neighbours swapped: 1");
-	is_int(bang_distance("sotp", "stop", 2), 1, "another swap: 1");
-	is_int(bang_distance("sop", "stop", 2), 1, "one left out: 1");
-	is_int(bang_distance("stopp", "stop", 2), 1, "one more: 1");
-	is_int(bang_distance("stap", "stop", 2), 1, "one changed: 1");
-	is_int(bang_distance("alow", "allow", 2), 1, "!alow: 1 from allow");
-	is_int(bang_distance("shedules", "schedules", 2), 1, "!shedules: 1");
-	is_int(bang_distance("unshedule", "unschedule", 2), 1, "!unshedule: 1");
-	is_int(bang_distance("stts", "status", 2), 2, "two left out: 2");
-	is_int(bang_distance("weather", "stop", 2), 3, "far: max + 1");
-	is_int(bang_distance("x", "unschedule", 2), 3,
-	    "lengths far apart: max + 1 at once");
-	is_int(bang_distance("", "", 2), 0, "two empty words: 0");
-	is_int(bang_distance("", "ab", 2), 2, "empty to two letters: 2");
+	for (k = 0; k < sizeof(dist) / sizeof(dist[0]); k++)
+		is_int(bang_distance(dist[k].typed, dist[k].name, 2), dist[k].want,
+		    dist[k].why);
 	{
 		char big[300];
 
