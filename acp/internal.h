@@ -47,6 +47,13 @@ struct acp_session {
 	int			 want_open;
 	int			 dead;
 	int			 replaying;
+	/*
+	 * After a load's answer, updates still come as its replay until the
+	 * agent has been quiet a while (settle_ev), up to settle_end
+	 * (monotonic ms): see sess_settle in session.c.
+	 */
+	int			 settling;
+	long long		 settle_end;
 	int64_t			 open_rid;
 	int			 reapply;	/* answers still awaited */
 	struct acp_prompt	*prompt;	/* not sent yet */
@@ -64,7 +71,7 @@ struct acp_session {
 	int			 said;
 	int			 quiet;
 	cJSON			*resend;
-	struct event		*turn_ev, *cancel_ev, *defer_ev;
+	struct event		*turn_ev, *cancel_ev, *defer_ev, *settle_ev;
 	struct acp_mode		*modes;
 	size_t			 nmodes;
 	char			*mode_cur;
@@ -113,6 +120,12 @@ struct acp_agent {
 	struct event		*start_ev, *fin_ev, *gc_ev, *eof_ev, *resume_ev;
 };
 
+/*
+ * SS-4: how long (ms) an agent must stay quiet after answering session/load
+ * before the session counts as loaded, and the most that may take.
+ */
+#define ACP_LOAD_SETTLE_MS	250
+#define ACP_LOAD_SETTLE_MAX_MS	3000
 /* After the process exits, how long (ms) its stdout may take to close. */
 #define ACP_EOF_WAIT_MS		1000
 /* While held, a timer that came due looks again this much later (ms). */
@@ -139,6 +152,7 @@ char		*acp_str_copy(const char *);	/* NULL stays NULL */
 void		 acp_str_set(char **, const char *);
 const char	*acp_jstr(const cJSON *, const char *key);
 void		 acp_timer_ms(struct event *, long long ms);
+long long	 acp_now_ms(void);
 
 /* lifecycle.c */
 void	acp_agent_want(struct acp_agent *);
@@ -149,6 +163,7 @@ void	acp_agent_gc_later(struct acp_agent *);
 struct acp_session *acp_session_find(struct acp_agent *, const char *id);
 void	acp_session_do_open(struct acp_session *);
 void	acp_session_open_failed(struct acp_session *, const char *why);
+void	acp_session_settle_more(struct acp_session *);
 void	acp_session_destroy(struct acp_session *);
 
 /* update.c */

@@ -51,15 +51,6 @@ acp_shutdown(void)
 	acp_evbase = NULL;
 }
 
-static long long
-now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 void
 acp_agent_gc_later(struct acp_agent *a)
 {
@@ -468,7 +459,7 @@ agent_fin_cb(evutil_socket_t fd, short ev, void *arg)
 	a->held = a->eof_held = 0;
 	if (failed) {
 		a->failures++;
-		a->next_start = now_ms() + agent_backoff_ms(a);
+		a->next_start = acp_now_ms() + agent_backoff_ms(a);
 	}
 	memset(&ex, 0, sizeof(ex));
 	ex.status = a->status;
@@ -613,7 +604,7 @@ agent_spawn(struct acp_agent *a)
 	if (a->proc == NULL) {
 		acp_error("%s: %s", a->name, err);
 		a->failures++;
-		a->next_start = now_ms() + agent_backoff_ms(a);
+		a->next_start = acp_now_ms() + agent_backoff_ms(a);
 		if (a->pool != NULL)
 			acp_pool_release(a->pool, a);
 		if (a->failures >= a->cfg.max_failures) {
@@ -662,7 +653,7 @@ agent_start_cb(evutil_socket_t fd, short ev, void *arg)
 	if (a->state != AG_STARTING || a->dead)
 		return;
 	/* TN-9: restarts back off. */
-	if ((wait = a->next_start - now_ms()) > 0) {
+	if ((wait = a->next_start - acp_now_ms()) > 0) {
 		acp_timer_ms(a->start_ev, wait);
 		return;
 	}

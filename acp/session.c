@@ -36,6 +36,7 @@ static void	sess_send_prompt(struct acp_session *);
 static void	sess_turn_cb(evutil_socket_t, short, void *);
 static void	sess_cancel_cb(evutil_socket_t, short, void *);
 static void	sess_defer_cb(evutil_socket_t, short, void *);
+static void	sess_settle_cb(evutil_socket_t, short, void *);
 static void	sess_open_reply(struct jsonrpc *, const cJSON *,
 		    const struct jsonrpc_error *, void *);
 static void	sess_stale_closed(struct jsonrpc *, const cJSON *,
@@ -61,8 +62,10 @@ acp_session_new(struct acp_agent *a, const char *id, void *arg)
 	s->turn_ev = evtimer_new(a->base, sess_turn_cb, s);
 	s->cancel_ev = evtimer_new(a->base, sess_cancel_cb, s);
 	s->defer_ev = evtimer_new(a->base, sess_defer_cb, s);
+	s->settle_ev = evtimer_new(a->base, sess_settle_cb, s);
 	if ((id != NULL && s->id == NULL) || s->turn_ev == NULL ||
-	    s->cancel_ev == NULL || s->defer_ev == NULL) {
+	    s->cancel_ev == NULL || s->defer_ev == NULL ||
+	    s->settle_ev == NULL) {
 		TAILQ_INSERT_TAIL(&a->sessions, s, entry);
 		acp_session_destroy(s);
 		return NULL;
@@ -120,6 +123,8 @@ acp_session_destroy(struct acp_session *s)
 		event_free(s->cancel_ev);
 	if (s->defer_ev != NULL)
 		event_free(s->defer_ev);
+	if (s->settle_ev != NULL)
+		event_free(s->settle_ev);
 	acp_prompt_free(s->prompt);
 	cJSON_Delete(s->resend);
 	for (i = 0; i < s->ncfg; i++) {
@@ -464,6 +469,48 @@ sess_open_new(struct acp_session *s)
 	sess_send_open(s, "session/new");
 }
 
+/*
+ * SS-4: a load's replay is history we hold already, and must not be shown
+ * as the next answer. ACP has the agent replay before it answers
+ * session/load, but gemini-cli 0.61.0 answers first and streams the
+ * history after, while the next prompt may already be on its way, and the
+ * old answer came out glued to the new one. So the session counts as
+ * loaded, and the prompt goes, only once the agent has been quiet for
+ * ACP_LOAD_SETTLE_MS (each update meanwhile is replay and restarts the
+ * wait), or after ACP_LOAD_SETTLE_MAX_MS at most.
+ */
+static void
+sess_settle(struct acp_session *s)
+{
+	s->settling = 1;
+	s->settle_end = acp_now_ms() + ACP_LOAD_SETTLE_MAX_MS;
+	acp_timer_ms(s->settle_ev, ACP_LOAD_SETTLE_MS);
+}
+
+/* An update while settling: the agent is still replaying. */
+void
+acp_session_settle_more(struct acp_session *s)
+{
+	long long left = s->settle_end - acp_now_ms();
+
+	acp_timer_ms(s->settle_ev, left < ACP_LOAD_SETTLE_MS ? left :
+	    ACP_LOAD_SETTLE_MS);
+}
+
+static void
+sess_settle_cb(evutil_socket_t fd, short ev, void *arg)
+{
+	struct acp_session *s = arg;
+
+	(void)fd;
+	(void)ev;
+	if (s->dead || !s->settling)
+		return;
+	s->settling = 0;
+	s->replaying = 0;
+	sess_reapply(s);
+}
+
 static void
 sess_open_reply(struct jsonrpc *j, const cJSON *res,
     const struct jsonrpc_error *err, void *arg)
@@ -478,8 +525,8 @@ sess_open_reply(struct jsonrpc *j, const cJSON *res,
 	s->open_rid = -1;
 	if (s->how == ACP_OPEN_NEW && a->news > 0)
 		a->news--;
-	s->replaying = 0;
 	if (err != NULL) {
+		s->replaying = 0;
 		if (err->code == JSONRPC_CLOSED)
 			return;		/* agent_fin_cb fails the session */
 		if (s->quiet) {
@@ -538,6 +585,11 @@ sess_open_reply(struct jsonrpc *j, const cJSON *res,
 	    "configOptions"));
 	if (s->dead)
 		return;
+	if (s->how == ACP_OPEN_LOADED) {
+		sess_settle(s);
+		return;
+	}
+	s->replaying = 0;
 	sess_reapply(s);
 }
 
@@ -573,6 +625,8 @@ acp_session_open_failed(struct acp_session *s, const char *reason)
 	s->st = S_CLOSED;
 	s->want_open = 0;
 	s->replaying = 0;
+	s->settling = 0;
+	evtimer_del(s->settle_ev);
 	s->quiet = 0;
 	CALL_S(s, on_open, s, ACP_OPEN_FAILED, why, s->arg);
 	if (s->prompt != NULL && !s->dead) {

@@ -368,6 +368,8 @@ update_dispatch(struct acp_session *s, const cJSON *u)
 
 	if (k == NULL)
 		return;
+	if (s->settling)
+		acp_session_settle_more(s);
 	/* What the agent did in this turn (sess_stale in session.c). */
 	if (s->in_turn && !s->replaying && (strncmp(k, "agent_", 6) == 0 ||
 	    strncmp(k, "tool_call", 9) == 0 || strcmp(k, "plan") == 0))

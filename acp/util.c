@@ -25,6 +25,16 @@ acp_timer_ms(struct event *ev, long long ms)
 	evtimer_add(ev, &tv);
 }
 
+/* Monotonic milliseconds, for deadlines. */
+long long
+acp_now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
 /* Unlike ircd's xstrdup(), NULL is no error here: it is copied as NULL. */
 char *
 acp_str_copy(const char *s)

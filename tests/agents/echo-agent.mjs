@@ -4,7 +4,9 @@
 //
 // Environment:
 //   ECHO_AGENT_MODE   normal | hang-init | crash-init | banner | pipeline |
-//                     early-many | early-big | flood | auth | no-load | stubborn
+//                     early-many | early-big | flood | auth | no-load | stubborn |
+//                     late-replay (answers session/load first and replays
+//                     the history after, as gemini-cli 0.61.0 does)
 //   ECHO_AGENT_DELAY_MS   delay between words (slow agent)
 //   ECHO_AGENT_STATE  directory for session history (session/load replay)
 //   ECHO_AGENT_CLOSE  1: offer session/close (the session leaves the process)
@@ -332,12 +334,19 @@ const app = acp
     const st = loadState(params.sessionId);
     if (!st) throw acp.RequestError.sessionNotFound(params.sessionId);
     sessions.set(params.sessionId, { cwd: params.cwd, history: st.history, abort: null, mode: st.mode || "ask", verbose: false });
-    for (const h of st.history) {
-      await update(params.sessionId, {
-        sessionUpdate: h.role === "user" ? "user_message_chunk" : "agent_message_chunk",
-        content: { type: "text", text: h.text },
-      });
-    }
+    const replay = async () => {
+      for (const h of [...st.history]) {
+        if (MODE === "late-replay") await sleep(20);
+        await update(params.sessionId, {
+          sessionUpdate: h.role === "user" ? "user_message_chunk" : "agent_message_chunk",
+          content: { type: "text", text: h.text },
+        });
+      }
+    };
+    // late-replay: not awaited, so the answer goes before the history; a
+    // prompt waits for the history, as a model's answer takes longer.
+    if (MODE === "late-replay") sessions.get(params.sessionId).replayed = replay();
+    else await replay();
     announce(params.sessionId);
     return { modes: { ...(DIRTY ? DIRTY_MODES : MODES), currentModeId: st.mode || "ask" } };
   })
@@ -374,6 +383,7 @@ const app = acp
     const sid = params.sessionId;
     const s = sessions.get(sid);
     if (!s) throw acp.RequestError.sessionNotFound(sid);
+    if (s.replayed) await s.replayed;
     s.abort?.abort(); // a new prompt aborts the previous turn
     const ac = new AbortController();
     s.abort = ac;

@@ -240,13 +240,17 @@ def pserver():
     if p is None:
         state = os.path.join(TMP, "echo-state")
         os.makedirs(state, exist_ok=True)
+        os.makedirs(state + "-late", exist_ok=True)
         _P["state"] = state
         p = PServer("persist", flood_exempt="127.0.0.0/8", history_replay=0,
                     transcript_lines=3, transcript_chars=20, max_loaded_agents=10,
                     config_extra=(
                         agent_section("p", "alice", "#ss2")
                         + agent_section("p", "keeper", "#keep", env=["ECHO_AGENT_STATE=" + state])
-                        + agent_section("p", "forget", "#forget", env=["ECHO_AGENT_MODE=no-load"])))
+                        + agent_section("p", "forget", "#forget", env=["ECHO_AGENT_MODE=no-load"])
+                        + agent_section("p", "late", "#late", env=[
+                            "ECHO_AGENT_STATE=" + state + "-late",
+                            "ECHO_AGENT_MODE=late-replay"])))
         _P["srv"] = p
     elif not p.alive():
         p.start()
@@ -1560,14 +1564,17 @@ def test_ag2_invite_kick_mention():
 
 
 def test_ss4_before_restart():
-    """SS-4 setup: keeper (session/load) and forget (no loadSession) hear a secret."""
+    """SS-4 setup: keeper (session/load), forget (no loadSession) and late (replays after
+    answering session/load) hear a secret."""
     srv = pserver()
     u = mclient(srv, "pu")
-    joined(u, "#keep", "#forget")
+    joined(u, "#keep", "#forget", "#late")
     _, msgs, _ = ask(u, "#keep", "@keeper remember tango", "keeper")
     want_echo(msgs, "<pu> keeper remember tango", "keeper first")
     _, msgs, _ = ask(u, "#forget", "@forget remember tango", "forget")
     want_echo(msgs, "<pu> forget remember tango", "forget first")
+    _, msgs, _ = ask(u, "#late", "@late remember tango", "late")
+    want_echo(msgs, "<pu> late remember tango", "late first")
     u.quit()
 
 
@@ -1600,6 +1607,20 @@ def test_ss4_after_daemon_restart():
     lines = u.sync()
     if notices(lines):
         raise TestFailure("SS-4: a notice after the restart: %r" % notices(lines))
+    u.quit()
+
+
+def test_ss4_replay_after_the_load_answer():
+    """SS-4 and TN-13: late answers session/load first and replays its history after it
+    (gemini-cli 0.61.0 does): the replay is not shown, nor glued to the new answer, which
+    is the echo of the new prompt alone, on its own line."""
+    srv = pserver()
+    u = mclient(srv, "pu")
+    joined(u, "#late")
+    _, msgs, lines = ask(u, "#late", "@late what did I say", "late", timeout=20)
+    got = texts(msgs)
+    if got != ["echo: <pu> late what did I say"]:
+        raise TestFailure("SS-4: late's answer after its late replay: %r" % got)
     u.quit()
 
 
