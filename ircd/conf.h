@@ -131,6 +131,7 @@ struct conf {
 	int	 max_parallel_turns;	/* TN-1, default 1 */
 	int	 max_open_sessions;	/* conversations an agent keeps open, default 8 */
 	int	 turn_timeout;		/* TN-8 watchdog, seconds, default 1800 */
+	int	 follow_up;		/* RT-3 follow-up window, minutes, 10 */
 	int	 transcript_lines;	/* SS-2, default 20 */
 	int	 transcript_chars;	/* SS-2, default 300 */
 	int	 permission_timeout;	/* PM-3, seconds, default 600 */

@@ -7,6 +7,7 @@
  */
 #include "compat.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "ircd/bridge/agent.h"
@@ -15,6 +16,7 @@
 #include "ircd/bridge/dispatch.h"
 #include "ircd/bridge/mention.h"
 #include "ircd/bridge/offline.h"
+#include "ircd/bridge/pairrate.h"
 #include "ircd/bridge/route.h"
 #include "ircd/bridge/schedule.h"
 #include "ircd/bridge/turn.h"
@@ -26,6 +28,7 @@
 #include "ircd/dict.h"
 #include "ircd/history.h"
 #include "ircd/reply.h"
+#include "ircd/xmalloc.h"
 
 /*
  * The names routing weighs in a channel (RT): its agents, and its people,
@@ -34,30 +37,126 @@
 #define DISPATCH_MAX_AGENTS	(ROUTE_MAX * 8)
 #define DISPATCH_MAX_HUMANS	256
 
-/* RT-3: casefolded channel name -> the agent that spoke there last. */
-static struct dict *last_spoke;
+/* RT-3: of the people the desk NOTICE asked to name an agent, the last. */
+#define DISPATCH_TOLD	4
 
-void
-dispatch_spoke(const char *channel, struct agent *a)
+/*
+ * RT-3: what a channel's next message may follow. Names, not pointers:
+ * an agent may be gone by the time it is read.
+ */
+struct chanspeak {
+	char		 last[NICKLEN + 1];	/* the agent that spoke last */
+	/*
+	 * The agent that answered asker last, while nobody else has spoken
+	 * since ("" when somebody has), and when it last spoke.
+	 */
+	char		 answered[NICKLEN + 1];
+	struct convkey	 asker;
+	uint64_t	 at;
+	/* Desk: asked to name an agent once, till they name one. */
+	struct convkey	 told[DISPATCH_TOLD];
+	size_t		 ntold;
+};
+
+/* Casefolded channel name -> struct chanspeak. */
+static struct dict *speaks;
+/* RT-6: each (bot, agent) pair at MN-4's rate. */
+static struct pairrate *bot_rate;
+
+static struct chanspeak *
+dispatch_speak(const char *channel, int make)
 {
 	char key[CHANNELLEN + 1];
+	struct chanspeak *cs;
 
-	if (last_spoke == NULL)
-		last_spoke = dict_new();
+	if (speaks == NULL) {
+		if (!make)
+			return NULL;
+		speaks = dict_new();
+	}
 	casemap_fold(key, channel, sizeof(key));
-	dict_set(last_spoke, key, a);
+	if ((cs = dict_get(speaks, key)) == NULL && make) {
+		cs = xcalloc(1, sizeof(*cs));
+		dict_set(speaks, key, cs);
+	}
+	return cs;
 }
 
-static const char *
-dispatch_last_spoke(const struct channel *ch)
+void
+dispatch_spoke(const char *channel, struct agent *a,
+    const struct convkey *asker)
 {
-	char key[CHANNELLEN + 1];
-	struct agent *a;
+	struct chanspeak *cs = dispatch_speak(channel, 1);
 
-	if (last_spoke == NULL)
+	strlcpy(cs->last, a->client->nick, sizeof(cs->last));
+	/* Its answer goes on, or a new one starts: either way it is last. */
+	if (asker != NULL) {
+		strlcpy(cs->answered, a->client->nick, sizeof(cs->answered));
+		cs->asker = *asker;
+		cs->at = server_now_ms();
+	} else
+		cs->answered[0] = '\0';
+}
+
+/*
+ * Somebody spoke in the channel (a person, a bot, a CTCP ACTION): unless
+ * it is the one the last answer was for, that answer is followed up no
+ * more (RT-3: "nobody else has spoken since").
+ */
+static void
+dispatch_heard(struct channel *ch, const struct convkey *who)
+{
+	struct chanspeak *cs = dispatch_speak(ch->name, 0);
+
+	if (cs != NULL && strcmp(cs->asker.s, who->s) != 0)
+		cs->answered[0] = '\0';
+}
+
+/* The agent who's message follows up, if any (RT-3). */
+static const char *
+dispatch_follow_up(struct chanspeak *cs, const struct convkey *who)
+{
+	uint64_t window = (uint64_t)ircd.conf->follow_up * 60000;
+
+	/* follow-up = 0: none at all, not even within the millisecond. */
+	if (cs == NULL || window == 0 || cs->answered[0] == '\0' ||
+	    strcmp(cs->asker.s, who->s) != 0 ||
+	    server_now_ms() - cs->at > window)
 		return NULL;
-	casemap_fold(key, ch->name, sizeof(key));
-	return (a = dict_get(last_spoke, key)) != NULL ? a->client->nick : NULL;
+	return cs->answered;
+}
+
+/* RT-3: was who asked already to name an agent here? Then 1; else noted. */
+static int
+dispatch_told(struct chanspeak *cs, const struct convkey *who)
+{
+	size_t i;
+
+	for (i = 0; i < cs->ntold; i++)
+		if (strcmp(cs->told[i].s, who->s) == 0)
+			return 1;
+	if (cs->ntold == DISPATCH_TOLD) {
+		memmove(&cs->told[0], &cs->told[1],
+		    (DISPATCH_TOLD - 1) * sizeof(cs->told[0]));
+		cs->ntold--;
+	}
+	cs->told[cs->ntold++] = *who;
+	return 0;
+}
+
+/* who named an agent: the next time nobody is named, tell them again. */
+static void
+dispatch_untold(struct chanspeak *cs, const struct convkey *who)
+{
+	size_t i;
+
+	for (i = 0; i < cs->ntold; i++)
+		if (strcmp(cs->told[i].s, who->s) == 0) {
+			memmove(&cs->told[i], &cs->told[i + 1],
+			    (cs->ntold - i - 1) * sizeof(cs->told[0]));
+			cs->ntold--;
+			return;
+		}
 }
 
 void
@@ -65,19 +164,43 @@ dispatch_channel_gone(const struct channel *ch)
 {
 	char key[CHANNELLEN + 1];
 
-	if (last_spoke == NULL)
+	if (speaks == NULL)
 		return;
 	casemap_fold(key, ch->name, sizeof(key));
-	dict_del(last_spoke, key);
+	free(dict_del(speaks, key));
 }
 
 void
 dispatch_shutdown(void)
 {
-	if (last_spoke != NULL) {
-		dict_free(last_spoke);
-		last_spoke = NULL;
+	size_t pos = 0;
+	void *v;
+
+	if (speaks != NULL) {
+		while ((v = dict_next(speaks, &pos, NULL)) != NULL)
+			free(v);
+		dict_free(speaks);
+		speaks = NULL;
 	}
+	pairrate_free(bot_rate);
+	bot_rate = NULL;
+}
+
+/*
+ * RT-6: may the bot from wake a (MN-4's rate for each pair)? If not, it
+ * is told, and the turn does not start.
+ */
+static int
+dispatch_bot_may(struct client *from, const struct convkey *who,
+    struct agent *a)
+{
+	if (bot_rate == NULL)
+		bot_rate = pairrate_new(PAIRRATE_WAKES, PAIRRATE_WINDOW_MS);
+	if (pairrate_take(bot_rate, who->s, a->client->nick, server_now_ms()))
+		return 1;
+	reply_notice(from, "%s is not woken: a bot may wake it at most %d "
+	    "times a minute", a->client->nick, PAIRRATE_WAKES);
+	return 0;
 }
 
 /*
@@ -120,12 +243,16 @@ dispatch_join_mentioned(struct client *from, struct channel *ch, const char *tex
 	return ret;
 }
 
-/* Who is in a channel, for routing: its agents' nicks and its people's. */
+/*
+ * Who is in a channel, for routing: its agents' nicks and its people's,
+ * and how many people who are not bots (RT-3's desk).
+ */
 struct present {
 	const char	*agents[DISPATCH_MAX_AGENTS];
 	struct agent	*byidx[DISPATCH_MAX_AGENTS];
 	const char	*humans[DISPATCH_MAX_HUMANS];
 	size_t		 na, nh;
+	size_t		 people;
 };
 
 static void
@@ -139,6 +266,10 @@ dispatch_name(struct client *c, void *arg)
 		n->agents[n->na++] = a->client->nick;
 	} else if (a == NULL && n->nh < DISPATCH_MAX_HUMANS)
 		n->humans[n->nh++] = c->nick;
+	/* Services and bots are not people one talks with. */
+	if (a == NULL && !(c->flags & CLIENT_SERVICE) &&
+	    !(c->umodes & UMODE_BOT))
+		n->people++;
 }
 
 void
@@ -147,24 +278,31 @@ dispatch_channel(struct client *from, struct channel *ch, struct outmsg *om)
 	struct present n = { .na = 0 };
 	struct route_names names;
 	struct route_result r;
+	struct chanspeak *cs;
 	size_t i;
-	struct convkey key;
+	struct convkey key, who;
+	int bot = (from->umodes & UMODE_BOT) != 0;
 
-	/* RT-6: notices, CTCP, bots and agents start nothing. */
-	if (om->text == NULL || om->text[0] == '\x01' ||
-	    (from->umodes & UMODE_BOT) || agent_of_client(from) != NULL)
+	/* Agents' own words are noted as they say them (dispatch_spoke). */
+	if (agent_of_client(from) != NULL)
 		return;
-	if (ircd.conf->naccounts > 0)
+	history_principal(from, &who);
+	dispatch_heard(ch, &who);
+	/* RT-6: CTCP starts nothing; a bot, only by naming an agent. */
+	if (om->text == NULL || om->text[0] == '\x01')
+		return;
+	/* RT-8 keeps what people say for the absent, not what bots do. */
+	if (!bot && ircd.conf->naccounts > 0)
 		offline_keep(from, ch, om);
 	/* A server without agents pays nothing more per message. */
 	if (ch->nservices == 0 && TAILQ_EMPTY(&all_agents))
 		return;
 	history_channel_conv(ch, &key);
 	/* SC-5: a person writing here (no ! command) releases what was held. */
-	if (!bang_is_server(om->text))
+	if (!bot && !bang_is_server(om->text))
 		schedule_person_spoke(key.s);
 	/* CM: slash commands, and the server's own ! commands. */
-	if (bang_channel(from, ch, key.s, om))
+	if (!bot && bang_channel(from, ch, key.s, om))
 		return;
 	/*
 	 * AG-2: an @mention of a known agent not here yet brings it in first,
@@ -179,15 +317,31 @@ dispatch_channel(struct client *from, struct channel *ch, struct outmsg *om)
 	names.nagents = n.na;
 	names.humans = n.humans;
 	names.nhumans = n.nh;
-	names.last_speaker = dispatch_last_spoke(ch);
+	cs = dispatch_speak(ch->name, 0);
+	names.last_speaker = cs != NULL && cs->last[0] != '\0' ? cs->last :
+	    NULL;
+	names.follow_up = dispatch_follow_up(cs, &who);
+	/*
+	 * A desk: nobody else here to talk with (bots, services aside). A
+	 * command no agent claimed (CM-3) is routed as at a desk: "/perm"
+	 * is never people talking to people.
+	 */
+	names.desk = n.people <= 1 || om->text[0] == '/';
+	names.exact = bot;
 	route_decide(om->text, &names, &r);
+	/* Named a person: what comes next is not for the agent (RT-8). */
+	if (r.human && cs != NULL && strcmp(cs->asker.s, who.s) == 0)
+		cs->answered[0] = '\0';
+	if (r.outcome == ROUTE_DISPATCH && cs != NULL)
+		dispatch_untold(cs, &who);
 	switch (r.outcome) {
 	case ROUTE_DISPATCH:
 		for (i = 0; i < r.nagents; i++) {
 			struct agent *a = n.byidx[r.agents[i]];
 			struct conv *cv;
 
-			if (!dispatch_may_talk(a, from))
+			if (!dispatch_may_talk(a, from) ||
+			    (bot && !dispatch_bot_may(from, &who, a)))
 				continue;
 			cv = conv_get(a, key.s, ch->name, 0);
 			turn_enqueue(cv, from, from->nick, r.text, om->msgid,
@@ -209,6 +363,9 @@ dispatch_channel(struct client *from, struct channel *ch, struct outmsg *om)
 	case ROUTE_CHOOSE: {
 		char list[IRC_LINELEN] = "";
 
+		/* RT-3: once, till they name one. */
+		if (dispatch_told(dispatch_speak(ch->name, 1), &who))
+			break;
 		for (i = 0; i < n.na; i++) {
 			if (i > 0)
 				strlcat(list, ", ", sizeof(list));
@@ -232,19 +389,24 @@ dispatch_private(struct client *to, struct client *from, struct outmsg *om)
 	struct convkey p1, p2, key;
 	struct conv *cv;
 
-	/* RT-6, RT-7: a person's private PRIVMSG always reaches the agent. */
+	int bot = (from->umodes & UMODE_BOT) != 0;
+
+	/*
+	 * RT-6, RT-7: a person's private PRIVMSG always reaches the agent; a
+	 * bot's names it exactly, so it does too, at MN-4's rate.
+	 */
 	if (om->tagmsg || strcmp(om->cmd, "PRIVMSG") != 0 ||
-	    om->text[0] == '\x01' || (from->umodes & UMODE_BOT) ||
-	    agent_of_client(from) != NULL)
+	    om->text[0] == '\x01' || agent_of_client(from) != NULL)
 		return;
 	history_principal(from, &p1);
 	history_principal(to, &p2);
 	convkey_private(&key, &p1, &p2);
-	if (!bang_is_server(om->text))
+	if (!bot && !bang_is_server(om->text))
 		schedule_person_spoke(key.s);
-	if (bang_private(from, a, key.s, om))
+	if (!bot && bang_private(from, a, key.s, om))
 		return;
-	if (!dispatch_may_talk(a, from))
+	if (!dispatch_may_talk(a, from) ||
+	    (bot && !dispatch_bot_may(from, &p1, a)))
 		return;
 	cv = conv_get(a, key.s, from->nick, 1);
 	turn_enqueue(cv, from, from->nick, om->text, om->msgid, om->hid);

@@ -23,6 +23,7 @@ libbridge_a_SOURCES = \
 	ircd/bridge/plan.c ircd/bridge/plan.h \
 	ircd/bridge/phrase.c ircd/bridge/phrase.h \
 	ircd/bridge/route.c ircd/bridge/route.h \
+	ircd/bridge/pairrate.c ircd/bridge/pairrate.h \
 	ircd/bridge/mention.c ircd/bridge/mention.h \
 	ircd/bridge/policy.c ircd/bridge/policy.h \
 	ircd/bridge/authority.c ircd/bridge/authority.h

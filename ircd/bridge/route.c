@@ -1,5 +1,5 @@
 /*
- * route.c: who answers a human's channel message (RT-1..RT-5, RT-8).
+ * route.c: who answers a human's channel message (RT-1..RT-6, RT-8).
  * Pure: text and names in, a decision out; the caller does the NOTICEs,
  * the JOINs and the dispatch.
  */
@@ -117,7 +117,8 @@ take(const char *word, size_t len, int prefix_ok,
 	size_t idx = 0, cand[ROUTE_MAX], ncand = 0;
 	size_t wl;
 
-	switch (resolve(word, len, prefix_ok, names, &idx, cand, &ncand)) {
+	switch (resolve(word, len, prefix_ok && !names->exact, names, &idx,
+	    cand, &ncand)) {
 	case HIT_AGENT:
 		add_once(res->agents, &res->nagents, idx);
 		return 1;
@@ -188,24 +189,40 @@ copy_text(char **out, const char *p, const char *end)
 	return said;
 }
 
+/* Dispatch to the agent present by the name nick; 0 if none is. */
+static int
+to_agent(const struct route_names *names, const char *nick,
+    struct route_result *res)
+{
+	size_t i;
+
+	if (nick != NULL)
+		for (i = 0; i < names->nagents; i++)
+			if (casemap_cmp(names->agents[i], nick) == 0) {
+				res->agents[0] = i;
+				res->nagents = 1;
+				res->outcome = ROUTE_DISPATCH;
+				return 1;
+			}
+	return 0;
+}
+
 /*
- * RT-3, nobody addressed: the last agent to speak, else the only agent,
- * else ask the sender to choose.
+ * RT-3, nobody addressed: a follow-up goes to the agent it follows. Else,
+ * where people talk to people, nothing is for an agent; at a desk (the
+ * author alone with agents) the last agent to speak, else the only
+ * agent, else the author is asked to choose. A bot follows up nothing
+ * (RT-6).
  */
 static void
 fallback(const struct route_names *names, struct route_result *res)
 {
-	size_t i;
-
-	if (names->last_speaker != NULL)
-		for (i = 0; i < names->nagents; i++)
-			if (casemap_cmp(names->agents[i],
-			    names->last_speaker) == 0) {
-				res->agents[0] = i;
-				res->nagents = 1;
-				res->outcome = ROUTE_DISPATCH;
-				return;
-			}
+	res->outcome = ROUTE_NONE;
+	if (names->exact)
+		return;
+	if (to_agent(names, names->follow_up, res) || !names->desk ||
+	    to_agent(names, names->last_speaker, res))
+		return;
 	if (names->nagents == 1) {
 		res->agents[0] = 0;
 		res->nagents = 1;
@@ -273,6 +290,7 @@ route_decide(const char *text, const struct route_names *names,
 		res->outcome = ROUTE_NONE;	/* RT-8: a human was meant */
 	else
 		fallback(names, res);
+	res->human = human;
 }
 
 void

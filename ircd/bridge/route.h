@@ -1,5 +1,5 @@
 /*
- * route.h: who answers a human's channel message (RT-1..RT-5, RT-8).
+ * route.h: who answers a human's channel message (RT-1..RT-6, RT-8).
  * Pure: it takes the text and the names present and returns a decision;
  * no server state, so it is unit-tested without sockets.
  */
@@ -19,13 +19,22 @@ struct route_names {
 	const char *const	*humans;	/* nicks of the humans present */
 	size_t			 nhumans;
 	const char		*last_speaker;	/* agent that spoke last here, or NULL */
+	/*
+	 * RT-3: the agent this message may follow up (it answered the
+	 * author last, nobody else spoke since, not too long ago), or NULL;
+	 * desk: the author is the only person present.
+	 */
+	const char		*follow_up;
+	int			 desk;
+	/* RT-6: a bot's message: exact names only, and no follow-ups. */
+	int			 exact;
 };
 
 enum route_outcome {
 	ROUTE_DISPATCH,		/* agents[0..n) answer, in this order */
 	ROUTE_NONE,		/* nobody answers, nothing to say */
 	ROUTE_AMBIGUOUS,	/* a prefix fits several agents: tell the sender */
-	ROUTE_CHOOSE,		/* several agents, none addressed or spoken (RT-3) */
+	ROUTE_CHOOSE,		/* a desk, several agents, none addressed or spoken (RT-3) */
 };
 
 struct route_result {
@@ -45,6 +54,7 @@ struct route_result {
 	 * address removed, '@' dropped from mentions. NUL-terminated.
 	 */
 	char			*text;
+	int			 human;		/* a human was named (RT-8) */
 };
 
 /*
@@ -54,7 +64,9 @@ struct route_result {
  * exact name first, else a unique prefix; agents are tried before humans
  * and one word reaches at most one principal. A human mentioned
  * dispatches nothing (RT-8), nor does a text that is only mentions
- * (RT-4). Keeping mentions of absent people for later is not decided
+ * (RT-4). A text that names nobody goes to names->follow_up, else, at a
+ * desk only, to the agent that spoke last, else to the only agent, else
+ * nowhere (RT-3). names->exact: no prefixes, no follow-ups (RT-6). Keeping mentions of absent people for later is not decided
  * here: they are not in names. The caller frees result->text with
  * route_result_free().
  */

@@ -200,7 +200,8 @@ stream_send(struct conv *cv, struct turn *t, const char *cmd, const char *text,
 	} else if (st != NULL)
 		stream_paragraph_end(st);
 	if (!cv->private)
-		dispatch_spoke(where, a);
+		dispatch_spoke(where, a, t != NULL && t->principal.s[0] != '\0' ?
+		    &t->principal : NULL);
 	conv_deliver(cv, &f, &om);
 }
 

@@ -1,6 +1,6 @@
 /*
  * fuzz_route.c: fuzz target for who answers a human's message
- * (route_decide, RT-1..RT-5, RT-8) and for the prompt built from the
+ * (route_decide, RT-1..RT-6, RT-8) and for the prompt built from the
  * same text (prompt_build, prompt_shorten, SS-2..SS-4). Invariants: no
  * memory error, every index in the result names a present agent, and
  * the counts stay within ROUTE_MAX.
@@ -25,7 +25,8 @@ static const char *const humans[] = { "carol", "dave", "al1ce" };
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	struct route_names names = { agents, NAGENTS, humans, NHUMANS, NULL };
+	struct route_names names = { .agents = agents, .nagents = NAGENTS,
+	    .humans = humans, .nhumans = NHUMANS };
 	struct prompt_line lines[3];
 	struct route_result r;
 	char *text, *p;
@@ -36,7 +37,12 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	memcpy(text, data, size);
 	text[size] = '\0';
 
+	/* The input's size picks the setting: desk, follow-up, bot. */
 	names.last_speaker = size % 2 ? "bob" : NULL;
+	names.desk = size % 3 == 0;
+	names.follow_up = size % 5 == 0 ? "alice" : size % 5 == 1 ? "gone" :
+	    NULL;
+	names.exact = size % 7 == 0;
 	route_decide(text, &names, &r);
 	if (r.nagents > ROUTE_MAX || r.ncandidates > ROUTE_MAX ||
 	    strnlen(r.word, sizeof(r.word)) == sizeof(r.word))

@@ -203,7 +203,8 @@ assert len(LONGNICK) == 30 and len(LONGCHAN) == 50
 
 S = Shared(flood_exempt="127.0.0.0/8", history_replay=0, max_loaded_agents=10,
            config_extra=(
-               agent_section("s", "alice", "#ag1 #rt1 #rt3 #rt3b #rt4 #rt6 #rt7 #tn1 #tn3 #ss2 #utf8",
+               agent_section("s", "alice", "#ag1 #rt1 #rt3 #rt3b #rt3c #rt3d #rt4 #rt6 #rt6b #rt7 #tn1 "
+                             "#tn3 #ss2 #utf8",
                              description="Alice the echo")
                + agent_section("s", "strict", "#utf8", env=["ECHO_AGENT_STRICT_UTF8=1"])
                + agent_section("s", "bob", "#rt1 #rt3b #tn1")
@@ -638,10 +639,11 @@ def test_rt3_last_speaker_and_single_agent():
     _, msgs, _ = ask(u, "#rt3", "what is this", "alice")
     want_echo(msgs, "<rt3u> what is this", "RT-3 single agent")
     send(u, "#rt3b", "anyone there")
+    send(u, "#rt3b", "hello?")
     lines = u.sync()
     n = notices(lines)
     if len(n) != 1 or "@alice" not in n[0].params[-1] or "@bob" not in n[0].params[-1]:
-        raise TestFailure("RT-3: want one NOTICE naming @alice and @bob, got:\n  %s"
+        raise TestFailure("RT-3: want one NOTICE naming @alice and @bob (once), got:\n  %s"
                           % "\n  ".join(lines))
     _, msgs, _ = ask(u, "#rt3b", "@bob hi", "bob")
     assert last_line(msgs) == "<rt3u> bob hi", texts(msgs)
@@ -686,8 +688,9 @@ def test_rt4_only_mention_of_absent_agent():
 
 
 def test_rt6_no_turn_from_notice_ctcp_bot():
-    """RT-6: a NOTICE, a CTCP request and a +B user's message start no turn; the next
-    real message is the first thing alice answers."""
+    """RT-6: a NOTICE, a CTCP request, and a +B user's message that names no agent
+    exactly (no name, a prefix, a follow-up) start no turn; the next real message is the
+    first thing alice answers."""
     srv = shared()
     u = mclient(srv, "rt6u")
     b = mclient(srv, "rt6bot")
@@ -697,7 +700,8 @@ def test_rt6_no_turn_from_notice_ctcp_bot():
     b.expect(r" MODE rt6bot :?\+B")
     send(u, "#rt6", "@alice hello by notice", cmd="NOTICE")
     send(u, "#rt6", "\x01PING 12345\x01")
-    send(b, "#rt6", "@alice hello from a bot")
+    send(b, "#rt6", "hello from a bot")
+    send(b, "#rt6", "@ali hello from a bot")
     _, msgs, lines = ask(u, "#rt6", "@alice the real one", "alice")
     if last_line(msgs) != "<rt6u> alice the real one" or \
             len([l for l in texts(msgs) if l.startswith("echo: ")]) != 1:
@@ -705,6 +709,112 @@ def test_rt6_no_turn_from_notice_ctcp_bot():
                           % "\n  ".join(texts(msgs)))
     u.quit()
     b.quit()
+
+
+def test_rt6_bot_names_an_agent():
+    """RT-6 (revised): a bot is a user too: "@alice ..." and "alice: ..." from a +B user
+    start turns, never its follow-ups; each (bot, agent) pair at most 10 wakes a minute,
+    past which the bot gets a NOTICE saying so and alice is not woken. (What was not
+    answered shows in the next prompt's transcript: turns are FIFO.)"""
+    srv = shared()
+    b = mclient(srv, "rt6ci")
+    joined(b, "#rt6b")
+    b.send("MODE rt6ci +B")
+    b.expect(r" MODE rt6ci :?\+B")
+    _, msgs, _ = ask(b, "#rt6b", "@alice build 1 failed", "alice")
+    want_echo(msgs, "<rt6ci> alice build 1 failed", "RT-6 a bot's @mention")
+    _, msgs, _ = ask(b, "#rt6b", "alice: build 2 failed", "alice")
+    want_echo(msgs, "<rt6ci> build 2 failed", "RT-6 a bot's address")
+    send(b, "#rt6b", "and build 3 too")
+    _, msgs, _ = ask(b, "#rt6b", "@alice build 4 failed", "alice")
+    want_echo(msgs, transcript("#rt6b", ["<rt6ci> and build 3 too"],
+                               "<rt6ci> alice build 4 failed"), "RT-6 no follow-up for a bot")
+    for i in range(5, 12):      # the tenth wake: "and build 3" woke nobody
+        ask(b, "#rt6b", "@alice build %d failed" % i, "alice")
+    send(b, "#rt6b", "@alice build 12 failed")
+    b.expect_msg(r"^(?:@\S+ )?:\S+ NOTICE rt6ci :alice is not woken: a bot may wake it "
+                 r"at most 10 times a minute", 10)
+    # A person is not held to it; what the bot said past the rate was not answered.
+    u = mclient(srv, "rt6p")
+    joined(u, "#rt6b")
+    _, msgs, _ = ask(u, "#rt6b", "@alice build 12?", "alice", timeout=20)
+    want_echo(msgs, transcript("#rt6b", ["<rt6ci> @alice build 12 failed"],
+                               "<rt6p> alice build 12?"), "RT-6 past the rate")
+    u.quit()
+    b.quit()
+
+
+def test_rt3_people_talk_to_people():
+    """RT-3 (revised): in a channel with two people and one agent, "hey, want to grab
+    lunch later?" names no agent and follows up no answer: nobody answers it and nothing
+    is said (alice's next prompt carries it as what was said); named, alice answers."""
+    srv = shared()
+    u = mclient(srv, "rt3p1")
+    v = mclient(srv, "rt3p2")
+    joined(u, "#rt3c")
+    joined(v, "#rt3c")
+    send(u, "#rt3c", "hey, want to grab lunch later?")
+    send(v, "#rt3c", "sure, at noon")
+    _, msgs, lines = ask(u, "#rt3c", "@alice what is noon in UTC", "alice")
+    want_echo(msgs, transcript("#rt3c", ["<rt3p1> hey, want to grab lunch later?",
+                                         "<rt3p2> sure, at noon"],
+                               "<rt3p1> alice what is noon in UTC"), "RT-3 people")
+    if notices(lines):
+        raise TestFailure("RT-3: a NOTICE for people talking to people: %r"
+                          % [m.raw for m in notices(lines)])
+    u.quit()
+    v.quit()
+
+
+def test_rt3_follow_up():
+    """RT-3 (revised): after alice answers rt3f1, rt3f1's next message that names nobody
+    goes to alice (a follow-up); once rt3f2 has spoken, neither rt3f2's message nor
+    rt3f1's next one is for alice; naming a person ends the follow-ups too."""
+    srv = shared()
+    u = mclient(srv, "rt3f1")
+    v = mclient(srv, "rt3f2")
+    joined(u, "#rt3d")
+    joined(v, "#rt3d")
+    ask(u, "#rt3d", "@alice why does the test fail", "alice")
+    _, msgs, _ = ask(u, "#rt3d", "and what about the parser?", "alice")
+    want_echo(msgs, "<rt3f1> and what about the parser?", "RT-3 follow-up")
+    send(v, "#rt3d", "I think it is the lexer")
+    send(u, "#rt3d", "good point")
+    _, msgs, _ = ask(u, "#rt3d", "@alice so the lexer?", "alice")
+    want_echo(msgs, transcript("#rt3d", ["<rt3f2> I think it is the lexer",
+                                         "<rt3f1> good point"],
+                               "<rt3f1> alice so the lexer?"), "RT-3 someone else spoke")
+    send(u, "#rt3d", "@rt3f2 you were right")
+    send(u, "#rt3d", "thanks for that")
+    _, msgs, _ = ask(u, "#rt3d", "@alice bye", "alice")
+    want_echo(msgs, transcript("#rt3d", ["<rt3f1> @rt3f2 you were right",
+                                         "<rt3f1> thanks for that"],
+                               "<rt3f1> alice bye"), "RT-3 a person named")
+    u.quit()
+    v.quit()
+
+
+def test_rt3_follow_up_window():
+    """RT-3: follow-up = 0 turns follow-ups off: an answer is followed up by nothing,
+    even at once; alone in the channel, the author is at a desk and the agent that spoke
+    last answers."""
+    srv = Server(flood_exempt="127.0.0.0/8", history_replay=0, follow_up=0,
+                 config_extra=agent_section("w", "alice", "#fw"))
+    try:
+        u = mclient(srv, "fw1")
+        v = mclient(srv, "fw2")
+        joined(u, "#fw")
+        joined(v, "#fw")
+        ask(u, "#fw", "@alice hello", "alice")
+        send(u, "#fw", "and then?")
+        v.quit()
+        time.sleep(0.2)
+        _, msgs, _ = ask(u, "#fw", "alone now", "alice")
+        want_echo(msgs, transcript("#fw", ["<fw1> and then?"], "<fw1> alone now"),
+                  "RT-3 follow-up = 0, then a desk")
+        u.quit()
+    finally:
+        srv.stop()
 
 
 def test_rt7_ss1_private_session():

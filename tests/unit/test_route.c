@@ -1,6 +1,7 @@
 /*
  * test_route.c: route_decide, who answers a human's channel message
- * (RT-1..RT-5, RT-8): mentions, addresses, prefixes, fallbacks, rewrite.
+ * (RT-1..RT-6, RT-8): mentions, addresses, prefixes, fallbacks (a desk,
+ * follow-ups in a shared channel), bots, rewrite.
  */
 #include "compat.h"
 
@@ -14,6 +15,7 @@
 
 static const char *const three[] = { "alice", "bob", "architect" };
 static const char *const people[] = { "carol", "dave" };
+static const char *const solo[] = { "solo" };
 
 static struct route_result r;
 static struct route_names nm;
@@ -27,6 +29,10 @@ names(const char *const *agents, size_t na, const char *const *humans,
 	nm.humans = humans;
 	nm.nhumans = nh;
 	nm.last_speaker = last;
+	/* The first rules' setting: one person alone with agents. */
+	nm.desk = 1;
+	nm.follow_up = NULL;
+	nm.exact = 0;
 }
 
 static void
@@ -251,7 +257,6 @@ test_matching(void)
 static void
 test_fallback(void)
 {
-	static const char *const one[] = { "solo" };
 
 	names(three, 3, NULL, 0, "bob");
 	decide("any ideas?");
@@ -271,7 +276,7 @@ test_fallback(void)
 	decide("@alice take this one");
 	is_str(who(), "alice", "a mention beats the last speaker");
 
-	names(one, 1, NULL, 0, NULL);
+	names(solo, 1, NULL, 0, NULL);
 	decide("hello");
 	is_int(r.outcome, ROUTE_DISPATCH, "one agent: it answers");
 	is_str(who(), "solo", "the only agent");
@@ -285,6 +290,80 @@ test_fallback(void)
 	decide("hello");
 	is_int(r.outcome, ROUTE_NONE, "no agents: none");
 	is_str(r.text, "hello", "text set on none");
+}
+
+/* RT-3 revised: a channel shared by people. */
+static void
+test_shared_channel(void)
+{
+	names(three, 3, people, 2, "bob");
+	nm.desk = 0;
+	decide("hey, want to grab lunch later?");
+	is_int(r.outcome, ROUTE_NONE, "RT-3: people talking to people");
+	is_int(r.nagents, 0, "nothing dispatched, not even to the last "
+	    "speaker");
+	is_str(r.text, "hey, want to grab lunch later?", "text set on none");
+
+	names(solo, 1, people, 2, NULL);
+	nm.desk = 0;
+	decide("hello");
+	is_int(r.outcome, ROUTE_NONE, "the only agent is not guessed at "
+	    "either");
+
+	names(three, 3, people, 2, NULL);
+	nm.desk = 0;
+	decide("any ideas?");
+	is_int(r.outcome, ROUTE_NONE, "several agents: no NOTICE to choose");
+
+	names(three, 3, people, 2, "bob");
+	nm.desk = 0;
+	nm.follow_up = "alice";
+	decide("and what about the parser?");
+	is_int(r.outcome, ROUTE_DISPATCH, "RT-3: a follow-up");
+	is_str(who(), "alice", "to the agent that answered the author, not "
+	    "the last speaker");
+	decide("@bob and you?");
+	is_str(who(), "bob", "a mention beats the follow-up");
+	decide("@carol what do you think?");
+	is_int(r.outcome, ROUTE_NONE, "RT-8: a person named, no follow-up");
+	is_int(r.human, 1, "the human is flagged");
+
+	names(three, 3, people, 2, NULL);
+	nm.desk = 0;
+	nm.follow_up = "gone";
+	decide("still there?");
+	is_int(r.outcome, ROUTE_NONE, "a follow-up to an agent that left");
+
+	/* At a desk, the follow-up comes first too. */
+	names(three, 3, NULL, 0, "bob");
+	nm.follow_up = "alice";
+	decide("more");
+	is_str(who(), "alice", "desk: follow-up before the last speaker");
+}
+
+/* RT-6: a bot names an agent exactly, or reaches none. */
+static void
+test_bot(void)
+{
+	names(three, 3, people, 2, "bob");
+	nm.exact = 1;
+	nm.follow_up = "bob";
+	decide("build 42 failed");
+	is_int(r.outcome, ROUTE_NONE, "RT-6: a bot follows nothing up");
+	decide("@bob build 42 failed");
+	is_int(r.outcome, ROUTE_DISPATCH, "RT-6: a bot naming an agent");
+	is_str(who(), "bob", "exactly that agent");
+	is_str(r.text, "bob build 42 failed", "RT-5 for bots too");
+	decide("architect: review PR 7");
+	is_str(who(), "architect", "a bot's address");
+	decide("@arch review PR 7");
+	is_int(r.outcome, ROUTE_NONE, "no prefixes for bots");
+	is_int(r.ncandidates, 0, "and no candidates");
+	decide("@BOB again");
+	is_str(who(), "bob", "an exact name in another case");
+	nm.desk = 1;
+	decide("hello?");
+	is_int(r.outcome, ROUTE_NONE, "no desk guesses for a bot");
 }
 
 static void
@@ -432,6 +511,8 @@ main(void)
 	test_address();
 	test_matching();
 	test_fallback();
+	test_shared_channel();
+	test_bot();
 	test_only_mentions();
 	test_humans();
 	test_text();
