@@ -136,6 +136,7 @@ static const struct conf_key conf_keys[] = {
 	{ SEC_SERVER, "max-open-sessions", T_INT, S(max_open_sessions), 1, 100000, 0 },
 	{ SEC_SERVER, "turn-timeout",	T_INT,	S(turn_timeout), 1, 86400, 0 },
 	{ SEC_SERVER, "follow-up",	T_INT,	S(follow_up), 0, 1440, 0 },
+	{ SEC_SERVER, "paste-window",	T_INT,	S(paste_window), 0, 10000, 0 },
 	{ SEC_SERVER, "transcript-lines", T_INT, S(transcript_lines), 0, 1000, 0 },
 	{ SEC_SERVER, "transcript-chars", T_INT, S(transcript_chars), 20, 100000, 0 },
 	{ SEC_SERVER, "permission-timeout", T_INT, S(permission_timeout), 1, 86400, 0 },
@@ -1380,10 +1381,11 @@ conf_new(const char *filename, const char *dir)
 	c->whowas = 100;
 	c->history_replay = 50;
 	c->max_loaded_agents = 2;
-	c->max_parallel_turns = 1;
+	c->max_parallel_turns = 4;
 	c->max_open_sessions = 8;
 	c->turn_timeout = 1800;
 	c->follow_up = 10;
+	c->paste_window = 700;
 	c->transcript_lines = 20;
 	c->transcript_chars = 300;
 	c->permission_timeout = 600;

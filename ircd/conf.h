@@ -128,10 +128,11 @@ struct conf {
 	int	 history_max_rows;	/* prune beyond this many; 0 keeps all */
 	int	 channel_expire_days;	/* end channels empty this long; 0 never */
 	int	 max_loaded_agents;	/* SS-5, default 2 */
-	int	 max_parallel_turns;	/* TN-1, default 1 */
+	int	 max_parallel_turns;	/* TN-1, default 4 */
 	int	 max_open_sessions;	/* conversations an agent keeps open, default 8 */
 	int	 turn_timeout;		/* TN-8 watchdog, seconds, default 1800 */
 	int	 follow_up;		/* RT-3 follow-up window, minutes, 10 */
+	int	 paste_window;		/* TN-10, milliseconds, default 700 */
 	int	 transcript_lines;	/* SS-2, default 20 */
 	int	 transcript_chars;	/* SS-2, default 300 */
 	int	 permission_timeout;	/* PM-3, seconds, default 600 */

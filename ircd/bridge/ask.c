@@ -62,7 +62,7 @@ ask_transcript(struct turn *t)
 	struct chanlife_who w;
 	struct channel *ch;
 	int64_t after = cv->seen_id, since;
-	size_t i;
+	size_t i, kept, drop;
 
 	/*
 	 * AU-7: in a closed channel an agent, like a person, is told only
@@ -79,24 +79,35 @@ ask_transcript(struct turn *t)
 			after = since;
 	}
 	/*
-	 * One more than the limit: the message answered, when it is the last,
-	 * is not part of the transcript (prompt.c leaves it out).
+	 * More than the limit by the lines the turn answers (the message,
+	 * and a paste's other lines, TN-10): they are not part of the
+	 * transcript, which keeps the newest of the rest.
 	 */
 	if (cv->carry)
 		store_history_query_as(history_store(), cv->key,
 		    who, STORE_LATEST, NULL, NULL,
-		    ircd.conf->transcript_lines + 1, ask_collect, &col);
+		    ircd.conf->transcript_lines + 1 + (int)t->npasted,
+		    ask_collect, &col);
 	else if (ircd.conf->transcript_lines > 0)
 		store_history_since(history_store(), cv->key, after,
-		    cv->agent->client->nick, ircd.conf->transcript_lines + 1,
-		    ask_collect, &col);
-	if (col.n > (size_t)ircd.conf->transcript_lines &&
-	    (col.n == 0 || col.lines[col.n - 1].hid != t->hid)) {
-		/* The answered message is not last: keep the newest limit. */
-		free((char *)(uintptr_t)col.lines[0].nick);
-		free((char *)(uintptr_t)col.lines[0].text);
-		memmove(col.lines, col.lines + 1, --col.n * sizeof(*col.lines));
+		    cv->agent->client->nick, ircd.conf->transcript_lines + 1 +
+		    (int)t->npasted, ask_collect, &col);
+	for (i = 0, kept = 0; i < col.n; i++)
+		if (!turn_answers(t, col.lines[i].hid))
+			kept++;
+	/* Keep the newest transcript_lines of those the turn does not answer. */
+	drop = kept > (size_t)ircd.conf->transcript_lines ?
+	    kept - (size_t)ircd.conf->transcript_lines : 0;
+	for (i = 0, kept = 0; i < col.n; i++) {
+		if (turn_answers(t, col.lines[i].hid) || drop > 0) {
+			if (!turn_answers(t, col.lines[i].hid))
+				drop--;
+			free((char *)(uintptr_t)col.lines[i].nick);
+			free((char *)(uintptr_t)col.lines[i].text);
+		} else
+			col.lines[kept++] = col.lines[i];
 	}
+	col.n = kept;
 	if (cv->private)
 		snprintf(where, sizeof(where), "private conversation with %s",
 		    cv->target);

@@ -549,11 +549,15 @@ cmd_status(struct here *h, const struct bang *b, const char *args)
 	(void)args;
 	for (i = 0; i < h->n; i++) {
 		struct agent *a = h->agents[i];
+		unsigned card = a->active != NULL ? card_waiting(a->active) : 0;
+		char waiting[48];
 		const char *state = acp_agent_broken(a->acp) ? "broken" :
-		    a->active != NULL ? "answering" :
+		    card != 0 ? waiting : a->active != NULL ? "answering" :
 		    acp_agent_running(a->acp) ? "idle" : "stopped";
 		char here[IRC_LINELEN];
 
+		/* TN-1: a turn held by a card is waiting for a person. */
+		snprintf(waiting, sizeof(waiting), "waiting for card %u", card);
 		here_state(h, a, here, sizeof(here));
 		/* AU-8: a +s channel is named to its members only. */
 		reply_notice(h->from, "%s: %s%s%s, %zu waiting; here %s",

@@ -79,6 +79,8 @@ static void
 card_free(struct card *c)
 {
 	TAILQ_REMOVE(&cards, c, entry);
+	if (c->turn != NULL)
+		turn_card_closed(c->turn);
 	if (c->timeout != NULL)
 		event_free(c->timeout);
 	free(c);
@@ -208,6 +210,9 @@ card_open(struct conv *cv, struct turn *t, const struct acp_permission *p)
 	snprintf(line, sizeof(line), "%s%s%s%s", head, input[0] != '\0' ?
 	    CARD_INPUT : "", input, tail);
 	agent_emit(cv, "NOTICE", line);
+	/* TN-1: waiting for a person, the turn lets another run. */
+	if (t != NULL)
+		turn_card_opened(t);
 }
 
 unsigned
@@ -397,6 +402,17 @@ card_drop_turn(struct turn *t)
 	TAILQ_FOREACH_SAFE(c, &cards, entry, tc)
 		if (c->turn == t)
 			card_free(c);
+}
+
+unsigned
+card_waiting(const struct conv *cv)
+{
+	const struct card *c;
+
+	TAILQ_FOREACH(c, &cards, entry)
+		if (c->conv == cv && c->turn != NULL && c->turn == cv->turn)
+			return c->n;
+	return 0;
 }
 
 int

@@ -47,5 +47,7 @@ void	card_drop_turn(struct turn *);
 void	card_drop_conv(struct conv *);
 /* Does a card of conv wait for an answer? */
 int	card_conv_open(const struct conv *);
+/* The number of the card conv's running turn waits on, or 0 (TN-1). */
+unsigned card_waiting(const struct conv *);
 
 #endif

@@ -279,6 +279,7 @@ dispatch_channel(struct client *from, struct channel *ch, struct outmsg *om)
 	struct route_names names;
 	struct route_result r;
 	struct chanspeak *cs;
+	struct agent *pasting;
 	size_t i;
 	struct convkey key, who;
 	int bot = (from->umodes & UMODE_BOT) != 0;
@@ -320,7 +321,13 @@ dispatch_channel(struct client *from, struct channel *ch, struct outmsg *om)
 	cs = dispatch_speak(ch->name, 0);
 	names.last_speaker = cs != NULL && cs->last[0] != '\0' ? cs->last :
 	    NULL;
-	names.follow_up = dispatch_follow_up(cs, &who);
+	/*
+	 * TN-10: the next line of a paste goes where its first went, while
+	 * that prompt waits; else RT-3's follow-up.
+	 */
+	pasting = turn_pasting(key.s, &who);
+	names.follow_up = pasting != NULL ? pasting->client->nick :
+	    dispatch_follow_up(cs, &who);
 	/*
 	 * A desk: nobody else here to talk with (bots, services aside). A
 	 * command no agent claimed (CM-3) is routed as at a desk: "/perm"

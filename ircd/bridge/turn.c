@@ -1,14 +1,17 @@
 /*
  * turn.c: the turn queue. One FIFO for the whole server: a turn starts
- * when fewer than max-parallel-turns run, its agent is not answering
- * elsewhere (TN-2), and no earlier turn of the same message is still to
- * come, so "@alice @bob compare" lets bob read alice's answer (TN-1).
+ * when fewer than max-parallel-turns run (a turn waiting on a card does
+ * not count), its agent is not answering elsewhere (TN-2), and no earlier
+ * turn of the same message is still to come, so "@alice @bob compare"
+ * lets bob read alice's answer (TN-1).
  */
 #include "compat.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include <event2/event.h>
 
 #include "ircd/bridge/agent.h"
 #include "ircd/bridge/ask.h"
@@ -18,6 +21,7 @@
 #include "ircd/bridge/stream.h"
 #include "ircd/bridge/turn.h"
 #include "ircd/client.h"
+#include "ircd/clock.h"
 #include "ircd/conf.h"
 #include "ircd/history.h"
 #include "ircd/reply.h"
@@ -38,17 +42,77 @@
  */
 #define TURN_MAX_WAITING_ADDR	(4 * TURN_MAX_WAITING)
 
+/*
+ * TN-10: a paste joins one prompt up to this many lines and bytes; past
+ * that the next line starts a prompt of its own, still in order.
+ */
+#define TURN_PASTE_LINES	200
+#define TURN_PASTE_BYTES	(64 * 1024)
+
 static TAILQ_HEAD(, turn) waiting = TAILQ_HEAD_INITIALIZER(waiting);
 static TAILQ_HEAD(, turn) running = TAILQ_HEAD_INITIALIZER(running);
 static unsigned nrunning;
+/* TN-10: wakes turn_kick when the first held prompt may start. */
+static struct event *paste_ev;
 
 /* The one place a turn goes, and what it holds with it. */
 static void
 turn_free(struct turn *t)
 {
 	stream_free(t->stream);
+	free(t->pasted);
 	free(t->text);
 	free(t);
+}
+
+/*
+ * TN-10: does a turn for t's agent, ahead of t, still wait for a paste's
+ * lines? Then t waits too: an agent's prompts start in the order asked.
+ */
+static int
+turn_agent_held_before(const struct turn *t, uint64_t now)
+{
+	const struct turn *o;
+
+	TAILQ_FOREACH(o, &waiting, entry) {
+		if (o == t)
+			break;
+		if (o->conv->agent == t->conv->agent && o->hold_until > now)
+			return 1;
+	}
+	return 0;
+}
+
+static void	turn_kick(void);
+
+static void
+turn_paste_cb(evutil_socket_t fd, short what, void *arg)
+{
+	(void)fd;
+	(void)what;
+	(void)arg;
+	turn_kick();
+}
+
+/* Arm paste_ev for the first held prompt, if any. */
+static void
+turn_paste_arm(uint64_t now)
+{
+	const struct turn *t;
+	uint64_t first = 0;
+	struct timeval tv;
+
+	TAILQ_FOREACH(t, &waiting, entry)
+		if (t->hold_until > now && (first == 0 || t->hold_until < first))
+			first = t->hold_until;
+	if (paste_ev == NULL)
+		paste_ev = evtimer_new(ircd.base, turn_paste_cb, NULL);
+	if (first == 0) {
+		evtimer_del(paste_ev);
+		return;
+	}
+	tv = clock_timeval(first - now);
+	evtimer_add(paste_ev, &tv);
 }
 
 static int
@@ -80,6 +144,7 @@ turn_kick(void)
 {
 	static int kicking, again;
 	struct turn *t;
+	uint64_t now = server_now_ms();
 
 	if (kicking) {
 		again = 1;
@@ -91,8 +156,9 @@ turn_kick(void)
 		TAILQ_FOREACH(t, &waiting, entry) {
 			if (nrunning >= (unsigned)ircd.conf->max_parallel_turns)
 				break;
-			if (t->conv->agent->active != NULL ||
-			    turn_same_message_before(t))
+			if (t->hold_until > now || t->conv->agent->active != NULL ||
+			    turn_same_message_before(t) ||
+			    turn_agent_held_before(t, now))
 				continue;
 			TAILQ_REMOVE(&waiting, t, entry);
 			TAILQ_INSERT_TAIL(&running, t, entry);
@@ -106,6 +172,72 @@ turn_kick(void)
 		}
 	} while (again);
 	kicking = 0;
+	turn_paste_arm(now);
+}
+
+/* TN-10: who's prompt to conv that has not started, if a line may join it. */
+static struct turn *
+turn_paste_into(const struct conv *conv, const struct convkey *who)
+{
+	struct turn *t, *last = NULL;
+
+	TAILQ_FOREACH(t, &waiting, entry)
+		if (t->conv == conv && t->sched == 0 && t->text[0] != '/' &&
+		    strcmp(t->principal.s, who->s) == 0)
+			last = t;
+	return last;
+}
+
+/* Join text (message hid) to t's prompt: 0 when t is full already. */
+static int
+turn_paste(struct turn *t, const char *text, int64_t hid)
+{
+	size_t have = strlen(t->text), more = strlen(text);
+	uint64_t window = (uint64_t)ircd.conf->paste_window;
+
+	if (t->npasted + 1 >= TURN_PASTE_LINES ||
+	    have + 1 + more > TURN_PASTE_BYTES)
+		return 0;
+	t->text = xreallocarray(t->text, have + 1 + more + 1, 1);
+	t->text[have] = '\n';
+	memcpy(t->text + have + 1, text, more + 1);
+	t->pasted = xreallocarray(t->pasted, t->npasted + 1,
+	    sizeof(*t->pasted));
+	t->pasted[t->npasted++] = hid;
+	if (window > 0)
+		t->hold_until = server_now_ms() + window;
+	turn_paste_arm(server_now_ms());
+	return 1;
+}
+
+struct agent *
+turn_pasting(const char *key, const struct convkey *who)
+{
+	const struct turn *t;
+	struct agent *a = NULL;
+
+	TAILQ_FOREACH(t, &waiting, entry) {
+		if (strcmp(t->conv->key, key) != 0 || t->sched != 0 ||
+		    t->text[0] == '/' || strcmp(t->principal.s, who->s) != 0)
+			continue;
+		if (a != NULL && a != t->conv->agent)
+			return NULL;	/* two agents: the line says which */
+		a = t->conv->agent;
+	}
+	return a;
+}
+
+int
+turn_answers(const struct turn *t, int64_t hid)
+{
+	size_t i;
+
+	if (hid == t->hid)
+		return 1;
+	for (i = 0; i < t->npasted; i++)
+		if (t->pasted[i] == hid)
+			return 1;
+	return 0;
 }
 
 /*
@@ -138,6 +270,10 @@ turn_enqueue(struct conv *conv, struct client *from, const char *speaker,
 
 	if (from != NULL) {
 		history_principal(from, &who);
+		/* TN-10: a line of a paste, or typed while the prompt waits. */
+		if (text[0] != '/' && (t = turn_paste_into(conv, &who)) != NULL &&
+		    turn_paste(t, text, hid))
+			return;
 		TAILQ_FOREACH(t, &waiting, entry) {
 			if (strcmp(t->principal.s, who.s) == 0)
 				n++;
@@ -178,6 +314,10 @@ turn_enqueue(struct conv *conv, struct client *from, const char *speaker,
 		strlcpy(t->requester, from->nick, sizeof(t->requester));
 		t->principal = who;
 		strlcpy(t->addr, from->ip, sizeof(t->addr));
+		/* TN-10: a moment for the rest of a paste to join it. */
+		if (text[0] != '/' && ircd.conf->paste_window > 0)
+			t->hold_until = server_now_ms() +
+			    (uint64_t)ircd.conf->paste_window;
 	}
 	/*
 	 * TN-2: say so when the agent is busy in another conversation,
@@ -220,11 +360,27 @@ turn_enqueue_sched(struct conv *conv, const char *speaker, const char *text,
 }
 
 void
+turn_card_opened(struct turn *t)
+{
+	if (t->ncards++ == 0 && t->started) {
+		nrunning--;
+		turn_kick();
+	}
+}
+
+void
+turn_card_closed(struct turn *t)
+{
+	if (t->ncards > 0 && --t->ncards == 0 && t->started)
+		nrunning++;
+}
+
+void
 turn_done(struct turn *t)
 {
 	struct conv *conv = t->conv;
 
-	card_drop_turn(t);
+	card_drop_turn(t);	/* its slot back first (TN-1), then freed */
 	TAILQ_REMOVE(&running, t, entry);
 	nrunning--;
 	if (conv->agent->active == conv)
@@ -359,4 +515,8 @@ turn_shutdown(void)
 		turn_free(t);
 	}
 	nrunning = 0;
+	if (paste_ev != NULL) {
+		event_free(paste_ev);
+		paste_ev = NULL;
+	}
 }

@@ -32,15 +32,36 @@ struct turn {
 	char			 addr[64];	/* requester's address (AU-9) */
 	char			 msgid[64];	/* for +reply */
 	int64_t			 hid;		/* history id of the message */
+	/*
+	 * TN-10: the lines of a paste joined to it after the first, by
+	 * history id (the transcript leaves them out), and till when more
+	 * may join before it starts (server_now_ms).
+	 */
+	int64_t			*pasted;
+	size_t			 npasted;
+	uint64_t		 hold_until;
 	int64_t			 sched;		/* the schedule firing, or 0 */
 	int			 started;
 	int			 cancelled;	/* !stop: say nothing more */
+	unsigned		 ncards;	/* open: no slot held (TN-1) */
 	struct stream		*stream;	/* its answer (stream.c) */
 };
 
-/* Queue a turn; tells from when it waits behind another conversation. */
+/*
+ * Queue a turn; tells from when it waits behind another conversation. A
+ * person's line joins their prompt to the same agent in conv that has
+ * not started yet (TN-10: a paste is one prompt), and a person's prompt
+ * waits paste-window ms for such lines before it starts.
+ */
 void	turn_enqueue(struct conv *, struct client *from, const char *speaker,
 	    const char *text, const char *msgid, int64_t hid);
+/*
+ * TN-1: a card of t opened or closed (card.c). While one is open, t holds
+ * no slot of max-parallel-turns, so a card nobody answers stalls nobody
+ * else; answered, t takes its slot again, even if others took them all.
+ */
+void	turn_card_opened(struct turn *);
+void	turn_card_closed(struct turn *);
 /* The running turn of its conversation ended (callbacks.c, ask.c). */
 void	turn_done(struct turn *);
 /*
@@ -52,6 +73,14 @@ int	turn_stop(const char *key, const struct client *only,
 	    const struct client *by);
 /* conv goes away (KICK): drop its waiting turns. */
 void	turn_drop_conv(struct conv *);
+/*
+ * TN-10: the agent that who's prompt in conversation key waits for, when
+ * one agent only: a line that names nobody joins it (dispatch.c). NULL
+ * when none waits.
+ */
+struct agent *turn_pasting(const char *key, const struct convkey *who);
+/* Is hid a message t answers (its first or a pasted line)? */
+int	turn_answers(const struct turn *, int64_t hid);
 /* Does a turn wait in conv? */
 int	turn_conv_waiting(const struct conv *);
 /* Is a turn of schedule id still waiting (SC-3)? */

@@ -727,6 +727,33 @@ def test_pm1_card():
     u.quit()
 
 
+def test_tn1_card_holds_no_slot():
+    """TN-1 (revised): with max-parallel-turns = 1, alice's turn waiting on a card holds no
+    slot: bob answers in #tn1b meanwhile, and !status says what alice waits for; answered,
+    alice's turn goes on and ends."""
+    srv = Server(flood_exempt="127.0.0.0/8", history_replay=0, max_parallel_turns=1,
+                 config_extra=agent_section("alice", "#tn1a", permissions="ask")
+                 + agent_section("bob", "#tn1b"))
+    try:
+        u = joined(mclient(srv, "tn1u"), "#tn1a", "#tn1b")
+        send(u, "#tn1a", "/alice:perm build it")
+        n, _ = expect_card(u, "alice", "#tn1a")
+        out, _ = ask(u, "#tn1b", "@bob are you free", "bob", timeout=10)
+        if not out or not out[-1].endswith("<tn1u> bob are you free"):
+            raise TestFailure("TN-1: bob's answer while alice's card waits: %r" % out)
+        send(u, "#tn1a", "!status")
+        expect_notice(u, re.escape("alice: waiting for card %d in #tn1a, 0 waiting" % n))
+        send(u, "#tn1b", "!status")
+        expect_notice(u, r"bob: idle, 0 waiting")
+        send(u, "#tn1a", "!allow")
+        expect_said(u, "alice", "#tn1a", "permission granted (allow-once)")
+        send(u, "#tn1a", "!status")
+        expect_notice(u, r"alice: idle, 0 waiting")
+        u.quit()
+    finally:
+        srv.stop()
+
+
 def test_pm2_who_may_answer():
     """PM-2: in a channel whose operator is op2: a card of u2's turn refused to u3 (a
     NOTICE, the card still waits), answered by u2; another answered by the operator.

@@ -186,9 +186,12 @@ class Setup:
                  % (self.tls_port, cert, key, h, h)
                  + agent_section("echo") + agent_section("tally"))
         flood = {"flood_exempt": "127.0.0.0/8"} if self.exempt else {"flood_control": "no"}
+        # max-channels: L3 fills the queue with one prompt per conversation
+        # (TN-10 joins a person's prompts to one agent in one), so tally
+        # is in many channels.
         self.srv = Server(config_extra=extra, history_replay=0, **flood,
                           max_parallel_turns=4, max_open_sessions=self.sessions,
-                          max_loaded_agents=4)
+                          max_loaded_agents=4, max_channels=400)
         wait_port(self.tls_port)
         return self.srv
 
@@ -503,8 +506,9 @@ def test_l2_tool_lines_capped():
 
 def test_l3_waiting_prompts_per_principal_not_nick():
     """AU-9, L3: one connection with 16 prompts waiting cannot queue more by changing
-    nick: the waiting prompts are counted per principal, not per nick."""
-    chans = [uniq("#l3") for _ in range(8)]
+    nick: the waiting prompts are counted per principal, not per nick. (One prompt per
+    channel: TN-10 joins a person's prompts to one agent in one conversation.)"""
+    chans = [uniq("#l3") for _ in range(17)]
     holder = connect(uniq("holder"))
     release = uniq("release")
     holder.send("PRIVMSG tally :hold %s" % release)
@@ -515,11 +519,11 @@ def test_l3_waiting_prompts_per_principal_not_nick():
         u.expect(r":tally!\S+ JOIN %s" % re.escape(ch), timeout=10)
     # tally is held in holder's conversation: every prompt below waits.
     for i in range(16):
-        u.send("PRIVMSG %s :tally: q%d" % (chans[i % 8], i))
+        u.send("PRIVMSG %s :tally: q%d" % (chans[i], i))
     u.send("NICK %s_new" % u.nick)
     u.expect(r" NICK :?%s_new" % re.escape(u.nick))
     u.nick += "_new"
-    u.send("PRIVMSG %s :tally: one more" % chans[0])
+    u.send("PRIVMSG %s :tally: one more" % chans[16])
     u.expect(r"NOTICE \S+ :You have 16 prompts waiting", timeout=10)
     open(os.path.join(TMP, release), "w").close()
     wait_answer(holder, "tally", r"^held and released$")
@@ -531,8 +535,8 @@ def test_l3_waiting_prompts_per_account_tls():
     """AU-9, L3, TLS listener: prompts are counted per account, not per connection.
     alice, logged in by SASL, queues 16 prompts on one connection; on a second
     connection of the same account, under another nick, one more is refused with a
-    NOTICE; bob, another account, may still queue."""
-    chans = [uniq("#l3t") for _ in range(8)]
+    NOTICE; bob, another account, may still queue (one prompt per channel, as above)."""
+    chans = [uniq("#l3t") for _ in range(17)]
     holder = connect(uniq("holder"))
     release = uniq("release")
     holder.send("PRIVMSG tally :hold %s" % release)
@@ -542,13 +546,13 @@ def test_l3_waiting_prompts_per_account_tls():
         a1.send("INVITE tally %s" % ch)
         a1.expect(r":tally!\S+ JOIN %s" % re.escape(ch), timeout=10)
     for i in range(16):
-        a1.send("PRIVMSG %s :tally: q%d" % (chans[i % 8], i))
+        a1.send("PRIVMSG %s :tally: q%d" % (chans[i], i))
     refused = [l for l in a1.sync() if "prompts waiting" in l]
     if refused:
         raise TestFailure("alice's 16 prompts: refused: %r" % refused)
     a2 = connect(uniq("alicr"), tls=True, account="alice")
-    a2.join(chans[0])
-    a2.send("PRIVMSG %s :tally: one more" % chans[0])
+    a2.join(chans[16])
+    a2.send("PRIVMSG %s :tally: one more" % chans[16])
     a2.expect(r"NOTICE %s :You have 16 prompts waiting" % re.escape(a2.nick), timeout=10)
     b = connect(uniq("bobq"), tls=True, account="bob")
     b.join(chans[0])
@@ -564,19 +568,20 @@ def test_l3_waiting_prompts_per_account_tls():
 
 def test_l3_waiting_prompts_per_address():
     """AU-9, L3: waiting prompts are counted per address too. Where loopback is not a
-    flood-exempt net, 4 connections from 127.0.0.1 with 16 prompts waiting each (64,
-    four principals' shares) fill the address's; a 5th connection's prompt is refused
-    with a NOTICE. (Everywhere else in these tests loopback is exempt.)"""
+    flood-exempt net, 64 connections from 127.0.0.1 with a prompt waiting each (four
+    principals' shares: one person's prompts in one conversation are one, TN-10) fill
+    the address's; a 65th connection's prompt is refused with a NOTICE. (Everywhere else
+    in these tests loopback is exempt.)"""
     release = uniq("release")
     holder = connect(uniq("holder"), setup=COUNTED)
     holder.send("PRIVMSG tally :hold %s" % release)
     holder.sync()
-    conns = [connect(uniq("addr"), setup=COUNTED) for _ in range(4)]
-    for c in conns:
-        c.send_raw(b"".join(b"PRIVMSG tally :p%d\r\n" % i for i in range(16)))
+    conns = [connect(uniq("addr"), setup=COUNTED) for _ in range(64)]
+    for i, c in enumerate(conns):
+        c.send("PRIVMSG tally :p%d" % i)
         refused = [l for l in c.sync() if "not queued" in l]
         if refused:
-            raise TestFailure("%s: 16 prompts, refused: %r" % (c.nick, refused))
+            raise TestFailure("%s: one prompt, refused: %r" % (c.nick, refused))
     late = connect(uniq("late"), setup=COUNTED)
     late.send("PRIVMSG tally :one more")
     late.expect(r"NOTICE \S+ :Your address has 64 prompts waiting", timeout=10)
