@@ -202,8 +202,9 @@ dispatch_channel(struct client *from, struct channel *ch, struct outmsg *om)
 				strlcat(list, ", ", sizeof(list));
 			strlcat(list, n.agents[r.candidates[i]], sizeof(list));
 		}
-		reply_notice(from, "\"%s\" could be %s: say which", r.word,
-		    list);
+		/* TN-11: routing hints land where the person typed. */
+		reply_notice_in(from, ch->name, "\"%s\" could be %s: say "
+		    "which", r.word, list);
 		break;
 	}
 	case ROUTE_CHOOSE: {
@@ -215,8 +216,8 @@ dispatch_channel(struct client *from, struct channel *ch, struct outmsg *om)
 			strlcat(list, "@", sizeof(list));
 			strlcat(list, n.agents[i], sizeof(list));
 		}
-		reply_notice(from, "Several agents are in %s; name the one you "
-		    "mean: %s", ch->name, list);
+		reply_notice_in(from, ch->name, "Several agents are in %s; "
+		    "name the one you mean: %s", ch->name, list);
 		break;
 	}
 	case ROUTE_NONE:

@@ -204,12 +204,14 @@ stream_send(struct conv *cv, struct turn *t, const char *cmd, const char *text,
 	conv_deliver(cv, &f, &om);
 }
 
+/* TN-11: told in the channel where the turn was asked for. */
 static void
-stream_tell_one(struct client *c, const struct convkey *p, const char *text)
+stream_tell_one(struct client *c, const struct conv *cv,
+    const struct convkey *p, const char *text)
 {
 	if ((c->flags & CLIENT_REGISTERED) && !(c->flags & CLIENT_CLOSING) &&
 	    !(c->flags & CLIENT_SERVICE) && history_principal_is(c, p))
-		reply_notice(c, "%s", text);
+		reply_notice_in(c, cv->private ? NULL : cv->target, "%s", text);
 }
 
 /*
@@ -231,7 +233,7 @@ stream_muted(struct stream *st)
 	    t->conv->target);
 	if (t->principal.s[0] != '\0')
 		TAILQ_FOREACH(c, &ircd.all, entry)
-			stream_tell_one(c, &t->principal, text);
+			stream_tell_one(c, t->conv, &t->principal, text);
 	/*
 	 * Cancelled, but not silenced here: this may run inside a flush of
 	 * the buffer that stream_silence would empty.
