@@ -7,9 +7,12 @@
 #include <stdarg.h>
 #include <stdio.h>
 
+#include "ircd/cap.h"
+#include "ircd/channel.h"
 #include "ircd/client.h"
 #include "ircd/conf.h"
 #include "ircd/log.h"
+#include "ircd/message.h"
 #include "ircd/numeric.h"
 #include "ircd/reply.h"
 
@@ -53,6 +56,34 @@ reply_notice(struct client *c, const char *fmt, ...)
 	vsnprintf(text, sizeof(text), fmt, ap);
 	va_end(ap);
 	client_send(c, ":%s NOTICE %s :%s", ircd.conf->name, client_name(c), text);
+}
+
+void
+reply_notice_in(struct client *c, const char *where, const char *fmt, ...)
+{
+	char text[IRC_LINELEN], ctx[CHANNELLEN * 2 + 1];
+	struct channel *ch;
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(text, sizeof(text), fmt, ap);
+	va_end(ap);
+	/* To c alone, like any reply: not relayed to the channel, not stored. */
+	if (where != NULL && (ch = channel_find(where)) != NULL) {
+		if (channel_member(ch, c) != NULL) {
+			client_send(c, ":%s NOTICE %s :%s", ircd.conf->name,
+			    ch->name, text);
+			return;
+		}
+		if (c->caps & CAP_MESSAGE_TAGS) {
+			message_tag_escape(ctx, sizeof(ctx), ch->name);
+			client_send(c, "@+draft/channel-context=%s :%s NOTICE "
+			    "%s :%s", ctx, ircd.conf->name, client_name(c), text);
+			return;
+		}
+	}
+	client_send(c, ":%s NOTICE %s :%s", ircd.conf->name, client_name(c),
+	    text);
 }
 
 void

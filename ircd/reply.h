@@ -12,6 +12,15 @@ void	reply(struct client *, int numeric, ...);
 /* ":<server> NOTICE <nick> :text" */
 void	reply_notice(struct client *, const char *fmt, ...)
 	    __attribute__((format(printf, 2, 3)));
+/*
+ * TN-11: a reply to what c typed in channel where ("#chan"; NULL or a
+ * nick for a private conversation: then as reply_notice). To c alone, as
+ * ":<server> NOTICE #chan :text", so that clients show it in the channel's
+ * window; when c is not in that channel (no window to show it in), to
+ * c's nick with +draft/channel-context=#chan for clients with message-tags.
+ */
+void	reply_notice_in(struct client *, const char *where, const char *fmt, ...)
+	    __attribute__((format(printf, 3, 4)));
 /* Standard replies: "FAIL <command> <code> [context] :text" (context may be NULL). */
 void	reply_fail(struct client *, const char *cmd, const char *code,
 	    const char *context, const char *text);

@@ -251,7 +251,8 @@ agent_ask(struct agent *a, struct client *from, const char *key,
 
 	/* AU-2: a command forwarded is a prompt like any other. */
 	if (!authority_may_talk(a, from, why, sizeof(why))) {
-		reply_notice(from, "%s", why);
+		/* TN-11: told where it was typed. */
+		reply_notice_in(from, private ? NULL : target, "%s", why);
 		return;
 	}
 	cv = conv_get(a, key, target, private);
@@ -272,8 +273,10 @@ agent_join(struct agent *a, struct client *asker, struct channel *ch)
 	if (channel_member(ch, a->client) != NULL)
 		return 0;
 	if (a->client->nchannels >= (unsigned)maxch) {
-		reply_notice(asker, "%s cannot join %s: it is in %d channels, "
-		    "the most it may be in; /kick it from one first",
+		/* TN-11: the asker is told in the channel it was asked in. */
+		reply_notice_in(asker, ch->name, "%s cannot join %s: it is "
+		    "in %d channels, the most it may be in; /kick it from one "
+		    "first",
 		    a->client->nick, ch->name, maxch);
 		return -1;
 	}

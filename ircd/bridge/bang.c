@@ -8,6 +8,7 @@
 #include "compat.h"
 
 #include <ctype.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -58,6 +59,27 @@ here_fill(struct here *h)
 			h->agents[h->n++] = a;
 }
 
+/*
+ * TN-11: a reply to the person, where they typed: in a channel, a NOTICE
+ * to them alone that their client shows in the channel's window; in a
+ * query, a NOTICE to their nick, as ever.
+ */
+static void	here_reply(const struct here *, const char *fmt, ...)
+		    __attribute__((format(printf, 2, 3)));
+
+static void
+here_reply(const struct here *h, const char *fmt, ...)
+{
+	char text[IRC_LINELEN];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(text, sizeof(text), fmt, ap);
+	va_end(ap);
+	reply_notice_in(h->from, h->ch != NULL ? h->ch->name : NULL, "%s",
+	    text);
+}
+
 static struct conv *
 here_conv(struct here *h, struct agent *a)
 {
@@ -84,7 +106,7 @@ cmd_send(struct here *h, struct agent *a, const char *name, const char *rest)
 
 	/* AU-2 first: whom a does not talk to brings it nowhere. */
 	if (!authority_may_talk(a, h->from, why, sizeof(why))) {
-		reply_notice(h->from, "%s", why);
+		here_reply(h, "%s", why);
 		return;
 	}
 	/* In a channel, a named agent not here yet joins first (AG-2). */
@@ -123,7 +145,7 @@ cmd_slash(struct here *h, const char *name, const char *rest)
 			    who[i]->client->nick, name);
 			strlcat(list, one, sizeof(list));
 		}
-		reply_notice(h->from, "Several agents here know /%s: say which, "
+		here_reply(h, "Several agents here know /%s: say which, "
 		    "as %s", name, list);
 		return 1;
 	}
@@ -191,7 +213,7 @@ cmd_unknown(struct here *h, const char *word)
 	if (near != NULL)
 		snprintf(hint, sizeof(hint), " (did you mean !%s?)", near);
 	unknown = cmd_learn(h);
-	reply_notice(h->from, "No command !%s here%s; !help lists them%s, "
+	here_reply(h, "No command !%s here%s; !help lists them%s, "
 	    "and !!%s sends the text as it is", word, hint, unknown > 0 ?
 	    " (an agent here has not told its commands yet: ask again in a "
 	    "moment)" : "", word);
@@ -207,11 +229,11 @@ cmd_named(struct here *h, const char *word, const char *rest)
 
 	snprintf(nick, sizeof(nick), "%.*s", (int)(colon - word), word);
 	if ((a = agent_find(nick)) == NULL) {
-		reply_notice(h->from, "No agent is called %s", nick);
+		here_reply(h, "No agent is called %s", nick);
 		return 1;
 	}
 	if (h->ch == NULL && a != h->agents[0]) {
-		reply_notice(h->from, "%s is not in this conversation", a->client->nick);
+		here_reply(h, "%s is not in this conversation", a->client->nick);
 		return 1;
 	}
 	cmd_send(h, a, colon + 1, rest);
@@ -469,12 +491,12 @@ cmd_stop(struct here *h, const struct bang *b, const char *args)
 		struct conv *cv = conv_find(h->agents[i], h->key);
 
 		if (cv != NULL && cv->turn != NULL) {
-			reply_notice(h->from, "You may stop only what you "
+			here_reply(h, "You may stop only what you "
 			    "asked; channel operators may stop anything here");
 			return;
 		}
 	}
-	reply_notice(h->from, "Nothing to stop here");
+	here_reply(h, "Nothing to stop here");
 }
 
 /* SC: the schedules of this conversation, and deleting one. */
@@ -508,15 +530,15 @@ cmd_help(struct here *h, const struct bang *b, const char *args)
 		char state[IRC_LINELEN];
 
 		here_state(h, a, state, sizeof(state));
-		reply_notice(h->from, "%s here: %s", a->client->nick, state);
+		here_reply(h, "%s here: %s", a->client->nick, state);
 		if (a->ncmds == 0) {
-			reply_notice(h->from, "%s: no commands known yet%s",
+			here_reply(h, "%s: no commands known yet%s",
 			    a->client->nick, a->cmds_known ? "" :
 			    " (type one with / and it will tell)");
 			continue;
 		}
 		for (j = 0; j < a->ncmds; j++)
-			reply_notice(h->from, "/%s:%s%s%s%s — %s", a->client->nick,
+			here_reply(h, "/%s:%s%s%s%s — %s", a->client->nick,
 			    a->cmds[j].name, a->cmds[j].hint ? " <" : "",
 			    a->cmds[j].hint ? a->cmds[j].hint : "",
 			    a->cmds[j].hint ? ">" : "", a->cmds[j].description);
@@ -534,7 +556,7 @@ cmd_help(struct here *h, const struct bang *b, const char *args)
 				strlcat(line, bangs[i].usage, sizeof(line));
 			}
 		}
-	reply_notice(h->from, "%s; !!text sends !text. Type //cmd (WeeChat, "
+	here_reply(h, "%s; !!text sends !text. Type //cmd (WeeChat, "
 	    "HexChat) or /say /cmd (irssi) for an agent's command, or !cmd.",
 	    line);
 }
@@ -560,13 +582,13 @@ cmd_status(struct here *h, const struct bang *b, const char *args)
 		snprintf(waiting, sizeof(waiting), "waiting for card %u", card);
 		here_state(h, a, here, sizeof(here));
 		/* AU-8: a +s channel is named to its members only. */
-		reply_notice(h->from, "%s: %s%s%s, %zu waiting; here %s",
+		here_reply(h, "%s: %s%s%s, %zu waiting; here %s",
 		    a->client->nick, state, a->active != NULL ? " in " : "",
 		    a->active != NULL ? authority_where(h->from, a->active) : "",
 		    turn_queued_for(a), here);
 	}
 	if (h->n == 0)
-		reply_notice(h->from, "No agent here");
+		here_reply(h, "No agent here");
 }
 
 /*
@@ -580,7 +602,7 @@ mode_may(const struct here *h, struct agent *a, const char *modeid)
 	size_t i;
 
 	if (!authority_may_loosen(a, h->from)) {
-		reply_notice(h->from, "Only IRC operators and %s's admins may "
+		here_reply(h, "Only IRC operators and %s's admins may "
 		    "switch its mode", a->client->nick);
 		return 0;
 	}
@@ -591,7 +613,7 @@ mode_may(const struct here *h, struct agent *a, const char *modeid)
 		strlcat(list, " ", sizeof(list));
 		strlcat(list, a->conf->modes[i], sizeof(list));
 	}
-	reply_notice(h->from, "%s may not be switched to %s: its config "
+	here_reply(h, "%s may not be switched to %s: its config "
 	    "allows%s%s", a->client->nick, modeid, list[0] != '\0' ? list :
 	    " only its initial mode", list[0] != '\0' &&
 	    policy_mode_prompts_off(modeid) ? " (a mode without permission "
@@ -637,17 +659,17 @@ cmd_mode(struct here *h, const struct bang *b, const char *rest)
 
 				authority_mode_store(here_peek(h, a, &tmp),
 				    modeid);
-				reply_notice(h->from, "%s has no open session "
+				here_reply(h, "%s has no open session "
 				    "here; it switches to mode %s when one "
 				    "opens", a->client->nick, modeid);
 			/* Stored: a restart, or closed while idle (SS-4). */
 			} else if (agent_session_stored(a, h->key))
-				reply_notice(h->from, "%s's session here is "
+				here_reply(h, "%s's session here is "
 				    "closed for now; it opens again when %s next "
 				    "answers here", a->client->nick,
 				    a->client->nick);
 			else
-				reply_notice(h->from, "%s has no session here "
+				here_reply(h, "%s has no session here "
 				    "yet: ask it something first",
 				    a->client->nick);
 			continue;
@@ -658,7 +680,7 @@ cmd_mode(struct here *h, const struct bang *b, const char *rest)
 				if (strcmp(modes[j].id, modeid) == 0)
 					break;
 			if (j == n || acp_session_set_mode(cv->session, modeid) == -1) {
-				reply_notice(h->from, "%s has no mode %s", a->client->nick,
+				here_reply(h, "%s has no mode %s", a->client->nick,
 				    modeid);
 				continue;
 			}
@@ -679,12 +701,12 @@ cmd_mode(struct here *h, const struct bang *b, const char *rest)
 		}
 		if (n == 0)
 			strlcat(line, " none", sizeof(line));
-		reply_notice(h->from, "%s", line);
+		here_reply(h, "%s", line);
 	}
 	if (a == NULL && nick[0] != '\0')
-		reply_notice(h->from, "No agent %s here", nick);
+		here_reply(h, "No agent %s here", nick);
 	else if (a == NULL)
-		reply_notice(h->from, "No agent here");
+		here_reply(h, "No agent here");
 }
 
 /*
@@ -703,7 +725,7 @@ policy_may(const struct here *h, struct agent *a, enum policy p)
 	struct member *m;
 
 	if (policy_looser(p, ceiling)) {
-		reply_notice(h->from, "%s: the config's ceiling here is %s; "
+		here_reply(h, "%s: the config's ceiling here is %s; "
 		    "%s would be looser", a->client->nick,
 		    policy_name(ceiling), policy_name(p));
 		return 0;
@@ -711,14 +733,14 @@ policy_may(const struct here *h, struct agent *a, enum policy p)
 	if (authority_may_loosen(a, h->from))
 		return 1;
 	if (policy_looser(p, now)) {
-		reply_notice(h->from, "Only IRC operators and %s's admins may "
+		here_reply(h, "Only IRC operators and %s's admins may "
 		    "loosen its policy (%s here)", a->client->nick,
 		    policy_name(now));
 		return 0;
 	}
 	if (h->ch != NULL && ((m = channel_member(h->ch, h->from)) == NULL ||
 	    !(m->modes & MEMBER_OP))) {
-		reply_notice(h->from, "Only channel operators may change the "
+		here_reply(h, "Only channel operators may change the "
 		    "policy");
 		return 0;
 	}
@@ -736,7 +758,7 @@ cmd_policy(struct here *h, const struct bang *b, const char *rest)
 	rest = cmd_word(rest, w1, sizeof(w1));
 	cmd_word(rest, w2, sizeof(w2));
 	if (policy_parse(w2[0] != '\0' ? w2 : w1, &policy) == -1) {
-		reply_notice(h->from, "Usage: !%s %s", b->name, b->usage);
+		here_reply(h, "Usage: !%s %s", b->name, b->usage);
 		return;
 	}
 	for (i = 0; i < h->n; i++) {
@@ -748,7 +770,7 @@ cmd_policy(struct here *h, const struct bang *b, const char *rest)
 			continue;
 		cv = here_conv(h, h->agents[i]);
 		authority_policy_set(cv, policy);
-		reply_notice(h->from, "%s: permission policy here is now %s",
+		here_reply(h, "%s: permission policy here is now %s",
 		    h->agents[i]->client->nick, policy_name(policy));
 	}
 }
@@ -779,7 +801,7 @@ agentcmd(struct here *h)
 			if (bang_may(h, b))
 				b->run(h, b, rest);
 			else
-				reply_notice(h->from, "!%s is for the members of "
+				here_reply(h, "!%s is for the members of "
 				    "%s: join it first", b->name, h->ch->name);
 			return 1;
 		}

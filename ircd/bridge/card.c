@@ -320,6 +320,8 @@ card_answer(struct client *from, const char *key, struct channel *ch,
 	enum acp_perm_kind kind, fallback;
 	const char *opt, *word;
 	char line[IRC_LINELEN];
+	/* TN-11: the replies land where the person typed. */
+	const char *where = ch != NULL ? ch->name : NULL;
 
 	if (arg != NULL && *arg != '\0')
 		n = (unsigned)strtoul(arg, NULL, 10);
@@ -332,26 +334,27 @@ card_answer(struct client *from, const char *key, struct channel *ch,
 	}
 	if (waiting == 0 || (n != 0 && pick == NULL)) {
 		if (n != 0)
-			reply_notice(from, "No card %u waits here", n);
+			reply_notice_in(from, where, "No card %u waits here", n);
 		else
-			reply_notice(from, "No card waits here");
+			reply_notice_in(from, where, "No card waits here");
 		return;
 	}
 	if (n == 0 && waiting > 1) {
 		TAILQ_FOREACH(c, &cards, entry)
 			if (strcmp(c->conv->key, key) == 0)
 				break;
-		reply_notice(from, "%u cards wait here: say which, as in !%s %u",
-		    waiting, verb, c->n);
+		reply_notice_in(from, where, "%u cards wait here: say which, "
+		    "as in !%s %u", waiting, verb, c->n);
 		return;
 	}
 	if (!card_may_answer(pick, from, ch)) {
 		if (ch == NULL && pick->automated)
-			reply_notice(from, "card %u: only the person of this "
-			    "conversation may answer it", pick->n);
+			reply_notice_in(from, where, "card %u: only the "
+			    "person of this conversation may answer it",
+			    pick->n);
 		else
-			reply_notice(from, "card %u: only %s%s may answer it",
-			    pick->n, pick->automated ? "" : pick->requester,
+			reply_notice_in(from, where, "card %u: only %s%s may "
+			    "answer it", pick->n, pick->automated ? "" : pick->requester,
 			    ch != NULL ? (pick->automated ? "a channel operator" :
 			    " or a channel operator") : "");
 		return;
@@ -384,8 +387,8 @@ card_answer(struct client *from, const char *key, struct channel *ch,
 	if ((opt = card_option(pick, kind)) == NULL)
 		opt = card_option(pick, fallback);
 	if (opt == NULL && kind != ACP_PERM_REJECT_ONCE) {
-		reply_notice(from, "card %u: %s does not offer that answer", pick->n,
-		    pick->conv->agent->client->nick);
+		reply_notice_in(from, where, "card %u: %s does not offer "
+		    "that answer", pick->n, pick->conv->agent->client->nick);
 		return;
 	}
 	snprintf(line, sizeof(line), "card %u: %s by %s", pick->n, word, from->nick);

@@ -188,33 +188,34 @@ dispatch_shutdown(void)
 
 /*
  * RT-6: may the bot from wake a (MN-4's rate for each pair)? If not, it
- * is told, and the turn does not start.
+ * is told where it wrote (a channel's name, NULL in private: TN-11), and
+ * the turn does not start.
  */
 static int
 dispatch_bot_may(struct client *from, const struct convkey *who,
-    struct agent *a)
+    struct agent *a, const char *where)
 {
 	if (bot_rate == NULL)
 		bot_rate = pairrate_new(PAIRRATE_WAKES, PAIRRATE_WINDOW_MS);
 	if (pairrate_take(bot_rate, who->s, a->client->nick, server_now_ms()))
 		return 1;
-	reply_notice(from, "%s is not woken: a bot may wake it at most %d "
-	    "times a minute", a->client->nick, PAIRRATE_WAKES);
+	reply_notice_in(from, where, "%s is not woken: a bot may wake it at "
+	    "most %d times a minute", a->client->nick, PAIRRATE_WAKES);
 	return 0;
 }
 
 /*
- * AU-2: may from talk to a? If not, from is told why, and nothing of
- * this reaches a: no turn, no session, no join.
+ * AU-2: may from talk to a? If not, from is told why, where it wrote
+ * (TN-11), and nothing of this reaches a: no turn, no session, no join.
  */
 static int
-dispatch_may_talk(struct agent *a, struct client *from)
+dispatch_may_talk(struct agent *a, struct client *from, const char *where)
 {
 	char why[IRC_LINELEN];
 
 	if (authority_may_talk(a, from, why, sizeof(why)))
 		return 1;
-	reply_notice(from, "%s", why);
+	reply_notice_in(from, where, "%s", why);
 	return 0;
 }
 
@@ -237,7 +238,7 @@ dispatch_join_mentioned(struct client *from, struct channel *ch, const char *tex
 		if (mention_copy(&m, word, sizeof(word)) == 0 &&
 		    (a = agent_find(word)) != NULL &&
 		    channel_member(ch, a->client) == NULL &&
-		    (!dispatch_may_talk(a, from) ||
+		    (!dispatch_may_talk(a, from, ch->name) ||
 		    agent_join(a, from, ch) == -1))
 			ret = -1;
 	return ret;
@@ -347,8 +348,9 @@ dispatch_channel(struct client *from, struct channel *ch, struct outmsg *om)
 			struct agent *a = n.byidx[r.agents[i]];
 			struct conv *cv;
 
-			if (!dispatch_may_talk(a, from) ||
-			    (bot && !dispatch_bot_may(from, &who, a)))
+			if (!dispatch_may_talk(a, from, ch->name) ||
+			    (bot && !dispatch_bot_may(from, &who, a,
+			    ch->name)))
 				continue;
 			cv = conv_get(a, key.s, ch->name, 0);
 			turn_enqueue(cv, from, from->nick, r.text, om->msgid,
@@ -363,8 +365,9 @@ dispatch_channel(struct client *from, struct channel *ch, struct outmsg *om)
 				strlcat(list, ", ", sizeof(list));
 			strlcat(list, n.agents[r.candidates[i]], sizeof(list));
 		}
-		reply_notice(from, "\"%s\" could be %s: say which", r.word,
-		    list);
+		/* TN-11: routing hints land where the person typed. */
+		reply_notice_in(from, ch->name, "\"%s\" could be %s: say "
+		    "which", r.word, list);
 		break;
 	}
 	case ROUTE_CHOOSE: {
@@ -379,8 +382,8 @@ dispatch_channel(struct client *from, struct channel *ch, struct outmsg *om)
 			strlcat(list, "@", sizeof(list));
 			strlcat(list, n.agents[i], sizeof(list));
 		}
-		reply_notice(from, "Several agents are in %s; name the one you "
-		    "mean: %s", ch->name, list);
+		reply_notice_in(from, ch->name, "Several agents are in %s; "
+		    "name the one you mean: %s", ch->name, list);
 		break;
 	}
 	case ROUTE_NONE:
@@ -412,8 +415,8 @@ dispatch_private(struct client *to, struct client *from, struct outmsg *om)
 		schedule_person_spoke(key.s);
 	if (!bot && bang_private(from, a, key.s, om))
 		return;
-	if (!dispatch_may_talk(a, from) ||
-	    (bot && !dispatch_bot_may(from, &p1, a)))
+	if (!dispatch_may_talk(a, from, NULL) ||
+	    (bot && !dispatch_bot_may(from, &p1, a, NULL)))
 		return;
 	cv = conv_get(a, key.s, from->nick, 1);
 	turn_enqueue(cv, from, from->nick, om->text, om->msgid, om->hid);

@@ -828,7 +828,7 @@ sched_member(struct client *c, const char *key, struct channel **ch)
 		return 0;
 	if ((*ch = channel_find(key)) == NULL ||
 	    channel_member(*ch, c) == NULL) {
-		reply_notice(c, "You are not in %s", key);
+		reply_notice_in(c, key, "You are not in %s", key);
 		return -1;
 	}
 	return 0;
@@ -869,20 +869,22 @@ schedule_user_list(struct client *c, const char *key)
 {
 	struct sched *s;
 	struct channel *ch;
+	const char *where;	/* TN-11: the replies land there */
 	char line[IRC_LINELEN];
 	int n = 0;
 
 	if (sched_member(c, key, &ch) == -1)
 		return;
+	where = ch != NULL ? ch->name : NULL;
 	TAILQ_FOREACH(s, &scheds, entry) {
 		if (strcmp(s->creator, key) != 0 && strcmp(s->target, key) != 0)
 			continue;
 		sched_describe(s, c, line, sizeof(line));
-		reply_notice(c, "%s", line);
+		reply_notice_in(c, where, "%s", line);
 		n++;
 	}
 	if (n == 0)
-		reply_notice(c, "Nothing is scheduled here");
+		reply_notice_in(c, where, "Nothing is scheduled here");
 }
 
 void
@@ -890,21 +892,26 @@ schedule_user_delete(struct client *c, const char *key, const char *id)
 {
 	struct sched *s = sched_by_id(id);
 	struct channel *ch;
+	const char *where;	/* TN-11: the replies land there */
 
 	if (sched_member(c, key, &ch) == -1)
 		return;
+	where = ch != NULL ? ch->name : NULL;
 	if (s == NULL || (strcmp(s->creator, key) != 0 && strcmp(s->target, key) != 0)) {
-		reply_notice(c, "No schedule %s here", id != NULL && *id ? id : "?");
+		reply_notice_in(c, where, "No schedule %s here",
+		    id != NULL && *id ? id : "?");
 		return;
 	}
 	if (!sched_may_end(s, c, key, ch)) {
-		reply_notice(c, "sch_%lld \"%s\" is not yours: only who asked for it, "
-		    "%s, an IRC operator or %s's admins may unschedule it",
+		reply_notice_in(c, where, "sch_%lld \"%s\" is not yours: only "
+		    "who asked for it, %s, an IRC operator or %s's admins may "
+		    "unschedule it",
 		    (long long)s->id, s->name, ch != NULL ? "a channel operator" :
 		    "the person here", s->agent);
 		return;
 	}
-	reply_notice(c, "Unscheduled sch_%lld \"%s\"", (long long)s->id, s->name);
+	reply_notice_in(c, where, "Unscheduled sch_%lld \"%s\"",
+	    (long long)s->id, s->name);
 	sched_delete(s);
 }
 

@@ -20,6 +20,7 @@
 #include "ircd/bridge/stream.h"
 #include "ircd/bridge/turn.h"
 #include "ircd/cap.h"
+#include "ircd/casemap.h"
 #include "ircd/channel.h"
 #include "ircd/client.h"
 #include "ircd/clock.h"
@@ -103,6 +104,7 @@ struct stream {
 	struct event	*drain;		/* the next check */
 	uint64_t	 wait_since;	/* server_now_ms(); 0: not waiting */
 	char		*plan;		/* the plan line last shown (TN-14) */
+	int		 addressed;	/* TN-12: its first line is out */
 };
 
 static void stream_paragraph_end(struct stream *);
@@ -205,12 +207,14 @@ stream_send(struct conv *cv, struct turn *t, const char *cmd, const char *text,
 	conv_deliver(cv, &f, &om);
 }
 
+/* TN-11: told in the channel where the turn was asked for. */
 static void
-stream_tell_one(struct client *c, const struct convkey *p, const char *text)
+stream_tell_one(struct client *c, const struct conv *cv,
+    const struct convkey *p, const char *text)
 {
 	if ((c->flags & CLIENT_REGISTERED) && !(c->flags & CLIENT_CLOSING) &&
 	    !(c->flags & CLIENT_SERVICE) && history_principal_is(c, p))
-		reply_notice(c, "%s", text);
+		reply_notice_in(c, cv->private ? NULL : cv->target, "%s", text);
 }
 
 /*
@@ -232,7 +236,7 @@ stream_muted(struct stream *st)
 	    t->conv->target);
 	if (t->principal.s[0] != '\0')
 		TAILQ_FOREACH(c, &ircd.all, entry)
-			stream_tell_one(c, &t->principal, text);
+			stream_tell_one(c, t->conv, &t->principal, text);
 	/*
 	 * Cancelled, but not silenced here: this may run inside a flush of
 	 * the buffer that stream_silence would empty.
@@ -286,6 +290,46 @@ stream_budget(const struct conv *cv)
 	    LINE_MIN_TEXT;
 }
 
+/*
+ * TN-12: whom the answer of t names first, so that the asker's client
+ * highlights it: in a channel where more than one person is (agents are
+ * not people; a +B bot is one), the person who asked, by the nick it has
+ * now. 0 when it names nobody: a schedule fired it, or the asker is the
+ * only person there (then the answer is plainly theirs).
+ */
+static int
+stream_asker(const struct turn *t, char *nick, size_t size)
+{
+	struct channel *ch;
+	struct member *m;
+
+	if (t->conv->private || t->requester[0] == '\0' ||
+	    (ch = channel_find(t->conv->target)) == NULL ||
+	    ch->nmembers - ch->nservices < 2)
+		return 0;
+	strlcpy(nick, t->requester, size);
+	TAILQ_FOREACH(m, &ch->members, by_channel)
+		if (!(m->client->flags & CLIENT_SERVICE) &&
+		    history_principal_is(m->client, &t->principal)) {
+			strlcpy(nick, m->client->nick, size);
+			break;
+		}
+	return 1;
+}
+
+/* TN-12: has the agent named nick first itself ("bob: ", "bob, ")? */
+static int
+stream_names(const char *line, size_t len, const char *nick)
+{
+	char word[NICKLEN + 1];
+	size_t n = strlen(nick);
+
+	if (len <= n || (line[n] != ':' && line[n] != ','))
+		return 0;
+	snprintf(word, sizeof(word), "%.*s", (int)n, line);
+	return casemap_cmp(word, nick) == 0;
+}
+
 /* One complete line of the answer: code fences keep their lines (TN-4). */
 static void
 stream_line(struct stream *st, const char *line, size_t len)
@@ -293,7 +337,9 @@ stream_line(struct stream *st, const char *line, size_t len)
 	struct turn *t = st->turn;
 	struct conv *cv = t->conv;
 	struct say s = { cv, t };
-	size_t i = 0;
+	char nick[NICKLEN + 1];
+	char *named;
+	size_t i = 0, n;
 
 	st->sent += len + OUT_LINE_COST * (1 + len / stream_budget(cv));
 	while (i < len && (line[i] == ' ' || line[i] == '\t'))
@@ -307,6 +353,25 @@ stream_line(struct stream *st, const char *line, size_t len)
 		else
 			stream_paragraph_end(st);
 		return;
+	}
+	/*
+	 * TN-12: the first line of the answer starts with the asker's nick,
+	 * cut with the line so that each piece still fits.
+	 */
+	if (!st->addressed) {
+		st->addressed = 1;
+		if (stream_asker(t, nick, sizeof(nick)) &&
+		    !stream_names(line, len, nick)) {
+			n = strlen(nick);
+			named = xmalloc(n + 2 + len);
+			memcpy(named, nick, n);
+			memcpy(named + n, ": ", 2);
+			memcpy(named + n + 2, line, len);
+			message_split(named, n + 2 + len, stream_budget(cv),
+			    stream_say_piece, &s);
+			free(named);
+			return;
+		}
 	}
 	message_split(line, len, stream_budget(cv), stream_say_piece, &s);
 }

@@ -267,6 +267,8 @@ turn_enqueue(struct conv *conv, struct client *from, const char *speaker,
 	struct turn *t;
 	struct convkey who;
 	int n = 0, naddr = 0;
+	/* TN-11: what from is told lands where from typed. */
+	const char *where = conv->private ? NULL : conv->target;
 
 	if (from != NULL) {
 		history_principal(from, &who);
@@ -281,29 +283,31 @@ turn_enqueue(struct conv *conv, struct client *from, const char *speaker,
 				naddr++;
 		}
 		if (n >= TURN_MAX_WAITING) {
-			reply_notice(from, "You have %d prompts waiting; this "
-			    "one for %s was not queued (it stays in the "
-			    "conversation)", n, a->client->nick);
+			reply_notice_in(from, where, "You have %d prompts "
+			    "waiting; this one for %s was not queued (it stays "
+			    "in the conversation)", n, a->client->nick);
 			goto refused;
 		}
 		if (naddr >= TURN_MAX_WAITING_ADDR &&
 		    !(from->flags & CLIENT_FLOOD_EXEMPT)) {
-			reply_notice(from, "Your address has %d prompts "
-			    "waiting; this one for %s was not queued (it stays "
-			    "in the conversation)", naddr, a->client->nick);
+			reply_notice_in(from, where, "Your address has %d "
+			    "prompts waiting; this one for %s was not queued "
+			    "(it stays in the conversation)", naddr,
+			    a->client->nick);
 			goto refused;
 		}
 		/* I5: an agent that may not speak there is not asked. */
 		if (!conv_can_speak(conv)) {
-			reply_notice(from, "%s cannot speak in %s (moderated, "
-			    "or banned there); it was not asked",
+			reply_notice_in(from, where, "%s cannot speak in %s "
+			    "(moderated, or banned there); it was not asked",
 			    a->client->nick, conv->target);
 			goto refused;
 		}
 		/* AU-9: the agent has all the sessions it may have. */
 		if (conv_over_cap(conv)) {
-			reply_notice(from, "%s has all the conversations it may "
-			    "have open (%d); try again later", a->client->nick,
+			reply_notice_in(from, where, "%s has all the "
+			    "conversations it may have open (%d); try again "
+			    "later", a->client->nick,
 			    ircd.conf->max_open_sessions);
 			goto refused;
 		}
@@ -324,8 +328,8 @@ turn_enqueue(struct conv *conv, struct client *from, const char *speaker,
 	 * naming it only to who may know of it (AU-8, L1).
 	 */
 	if (from != NULL && a->active != NULL && a->active != conv)
-		reply_notice(from, "%s is answering in %s; you are next",
-		    a->client->nick, authority_where(from, a->active));
+		reply_notice_in(from, where, "%s is answering in %s; you are "
+		    "next", a->client->nick, authority_where(from, a->active));
 	TAILQ_INSERT_TAIL(&waiting, t, entry);
 	turn_kick();
 	return;

@@ -2,8 +2,9 @@
 # End-to-end test of an agent with a real IRC client: irssi, driven through
 # tmux, joins #general on the built agentircd and talks to the demo agent
 # (tests/agents/demo-agent.mjs): a greeting, a slash command answered over
-# several lines, a "!policy allow-all" refused past the config's ceiling
-# (AU-1), a permission card showing the real input and the policy in force,
+# several lines, the reply to !help in #general's window (TN-11), a
+# "!policy allow-all" refused past the config's ceiling (AU-1), a
+# permission card showing the real input and the policy in force,
 # answered with !allow (PM-1, AU-6), and WHOIS showing the agent as a bot
 # with its state.
 # Prints TAP. Environment: AGENTIRCD (the daemon), SRCDIR (source root).
@@ -91,7 +92,7 @@ bail() {
 	exit 1
 }
 
-echo "1..16"
+echo "1..17"
 
 PORT=$(free_port)
 # The agent keeps its sessions in $TMP, never in the home directory; its
@@ -171,17 +172,25 @@ else
 	not_ok "demo answers /count 3 with 1, 2 and 3, in order"
 fi
 
+# TN-11: the server's replies to ! commands typed in #general are NOTICEs
+# to #general, which irssi shows in that channel's window (window 2, the
+# one on screen), not in its status window.
+type_line "!help"
+if wait_for "$LIMIT" screen_has "Server commands: !stop"; then
+	ok "the reply to !help shows in #general's window"
+else
+	not_ok "the reply to !help shows in #general's window"
+fi
+
 # AU-1: nobody on IRC loosens past the config (demo's ceiling is ask); an
-# unauthenticated person is no IRC operator, nor an admin.
-# irssi shows the server's NOTICE in its status window, window 1.
+# unauthenticated person is no IRC operator, nor an admin. The refusal
+# shows in #general's window too (TN-11).
 type_line "!policy allow-all"
-type_line "/window 1"
 if wait_for "$LIMIT" screen_has "demo: the config's ceiling here is ask; allow-all would be looser"; then
 	ok "!policy allow-all is refused past the config's ceiling"
 else
 	not_ok "!policy allow-all is refused past the config's ceiling"
 fi
-type_line "/window 2"
 
 # PM-1, AU-6: the card says what the agent asks to do, its real input and the
 # policy.

@@ -613,7 +613,7 @@ def oper_section():
 
 def mode_listing(u, chan, agent):
     send(u, chan, "!mode")
-    m = u.expect_msg(r"^(?:@\S+ )?:irc\.test NOTICE %s :%s modes: " % (u.nick, agent), 10)
+    m = u.expect_msg(r"^(?:@\S+ )?:irc\.test NOTICE %s :%s modes: " % (chan, agent), 10)
     return m.params[-1]
 
 
@@ -637,11 +637,11 @@ def modes(server, agent, tag, listing, allowed, refused):
             raise TestFailure("!mode: %r, want the adapter's modes %r" % (got, listing))
         send(u, chan, "!mode %s %s" % (agent, allowed))
         u.expect(r"NOTICE %s :Only IRC operators and %s's admins may switch its mode"
-                 % (u.nick, agent), 10)
+                 % (chan, agent), 10)
         send(b, chan, "!mode %s %s" % (agent, refused))
         b.expect(r"NOTICE %s :%s may not be switched to %s: its config allows %s "
                  r"\(a mode without permission prompts must be listed by name\)"
-                 % (b.nick, agent, refused, allowed), 10)
+                 % (chan, agent, refused, allowed), 10)
         send(b, chan, "!mode %s %s" % (agent, allowed))
         b.expect(r":%s!\S+ NOTICE %s :.*switching mode" % (agent, chan), 10)
         want = re.sub(r"(^| )%s( |$)" % re.escape(allowed), r"\1%s*\2" % allowed,

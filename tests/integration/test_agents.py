@@ -204,13 +204,14 @@ assert len(LONGNICK) == 30 and len(LONGCHAN) == 50
 S = Shared(flood_exempt="127.0.0.0/8", history_replay=0, max_loaded_agents=10,
            config_extra=(
                agent_section("s", "alice", "#ag1 #rt1 #rt3 #rt3b #rt3c #rt3d #rt4 #rt6 #rt6b #rt7 #tn1 "
-                             "#tn3 #ss2 #utf8",
+                             "#tn3 #ss2 #utf8 #tn12 #tn12s",
                              description="Alice the echo")
                + agent_section("s", "strict", "#utf8", env=["ECHO_AGENT_STRICT_UTF8=1"])
                + agent_section("s", "bob", "#rt1 #rt3b #tn1")
                + agent_section("s", "alpha", "#amb") + agent_section("s", "amber", "#amb")
-               + agent_section("s", "carl", "#tn2a #tn2b #tn6", env=["ECHO_AGENT_DELAY_MS=150"])
-               + agent_section("s", "scripty", "#inj #crash #ml #bp1 #bp2 #bp3 #bp4 #bp5",
+               + agent_section("s", "carl", "#tn2a #tn2b #tn6 #tn11a #tn11b",
+                             env=["ECHO_AGENT_DELAY_MS=150"])
+               + agent_section("s", "scripty", "#inj #crash #ml #bp1 #bp2 #bp3 #bp4 #bp5 #tn12m",
                              script_agent=True)
                + agent_section("s", LONGNICK, LONGCHAN, script_agent=True)))
 
@@ -326,9 +327,17 @@ def echo_of(prompt):
     return [l for l in ("echo: " + prompt).split("\n") if l.strip()]
 
 
+def unaddressed(lines):
+    """The echo agent's lines without the "asker: " that TN-12 puts before the first
+    where several people are (the test_tn12_* tests check it)."""
+    if lines:
+        lines = [re.sub(r"^[^\s:<>]+: (?=echo)", "", lines[0], count=1)] + lines[1:]
+    return lines
+
+
 def prompt_of(msgs):
     """What the echo agent was prompted with, from its PRIVMSG lines."""
-    t = "\n".join(texts(msgs))
+    t = "\n".join(unaddressed(texts(msgs)))
     if not t.startswith("echo: "):
         raise TestFailure("not an echo: %r" % t)
     return t[len("echo: "):]
@@ -367,7 +376,7 @@ def ask(c, target, text, agent, timeout=15, where=None):
 
 
 def want_echo(msgs, prompt, what):
-    got = texts(msgs)
+    got = unaddressed(texts(msgs))
     want = echo_of(prompt)
     if got != want:
         raise TestFailure("%s: the agent did not receive the expected prompt\n"
@@ -593,7 +602,7 @@ def test_rt1_ambiguous_prefix_and_rt3_choose():
     u = mclient(srv, "ambu")
     joined(u, "#amb")
     send(u, "#amb", "@a what do you think")
-    m = u.expect_msg(r"^(?:@\S+ )?:\S+ NOTICE ambu :")
+    m = u.expect_msg(r"^(?:@\S+ )?:\S+ NOTICE #amb :")
     if not ("alpha" in m.params[-1] and "amber" in m.params[-1]):
         raise TestFailure("ambiguity NOTICE does not list alpha and amber: %s" % m.raw)
     send(u, "#amb", "hello everybody")
@@ -706,7 +715,7 @@ def test_rt6_no_turn_from_notice_ctcp_bot():
     send(b, "#rt6", "@ali hello from a bot")
     _, msgs, lines = ask(u, "#rt6", "@alice the real one", "alice")
     if last_line(msgs) != "<rt6u> alice the real one" or \
-            len([l for l in texts(msgs) if l.startswith("echo: ")]) != 1:
+            len([l for l in unaddressed(texts(msgs)) if l.startswith("echo: ")]) != 1:
         raise TestFailure("RT-6: alice answered something else first:\n  %s"
                           % "\n  ".join(texts(msgs)))
     u.quit()
@@ -734,7 +743,7 @@ def test_rt6_bot_names_an_agent():
     for i in range(5, 12):      # the tenth wake: "and build 3" woke nobody
         ask(b, "#rt6b", "@alice build %d failed" % i, "alice")
     send(b, "#rt6b", "@alice build 12 failed")
-    b.expect_msg(r"^(?:@\S+ )?:\S+ NOTICE rt6ci :alice is not woken: a bot may wake it "
+    b.expect_msg(r"^(?:@\S+ )?:\S+ NOTICE #rt6b :alice is not woken: a bot may wake it "
                  r"at most 10 times a minute", 10)
     # A person is not held to it; what the bot said past the rate was not answered.
     u = mclient(srv, "rt6p")
@@ -845,7 +854,8 @@ def test_tn10_paste_is_one_prompt():
         if any(m.tags.get("+reply") != mid for m in msgs):
             raise TestFailure("TN-10: the answer replies to the paste's first line: %r"
                               % [m.raw for m in msgs])
-        if len([l for l in lines if " PRIVMSG #paste :echo: " in l]) != 1:
+        # TN-12: two people here, so the answer starts with the asker's nick.
+        if len([l for l in lines if re.search(r" PRIVMSG #paste :pst1: echo: ", l)]) != 1:
             raise TestFailure("TN-10: more than one answer:\n  %s" % "\n  ".join(lines))
         # Later, on its own: a follow-up (RT-3), not joined to anything.
         time.sleep(0.8)
@@ -961,7 +971,7 @@ def test_tn2_one_conversation_at_a_time():
     send(u1, "#tn2a", "@carl one two three four five")
     u2.expect(r"^@\S*\+typing=active\S* :carl!\S+ TAGMSG #tn2a$", 10)
     send(u2, "#tn2b", "@carl six")
-    m = u2.expect_msg(r"^(?:@\S+ )?:\S+ NOTICE tn2b :", 5)
+    m = u2.expect_msg(r"^(?:@\S+ )?:\S+ NOTICE #tn2b :", 5)
     if m.params[-1] != "carl is answering in #tn2a; you are next":
         raise TestFailure("TN-2 NOTICE: %r" % m.params[-1])
     st = whois_state(u1, "carl")
@@ -975,6 +985,101 @@ def test_tn2_one_conversation_at_a_time():
     want_echo(b, "<tn2b> carl six", "TN-2 #tn2b")
     u1.quit()
     u2.quit()
+
+
+def test_tn11_queue_hint_in_channel():
+    """TN-11, TN-2: carl answering in #tn11a and asked in #tn11b: "carl is answering in
+    #tn11a; you are next" is a NOTICE to #tn11b (shown in that channel's window) that
+    only the sender gets, not the other member; asked in a query, it is a NOTICE to the
+    sender's nick."""
+    srv = shared()
+    u1 = joined(mclient(srv, "tn11a"), "#tn11a")
+    u2 = joined(mclient(srv, "tn11b"), "#tn11b")
+    u3 = joined(mclient(srv, "tn11c"), "#tn11b")
+    send(u1, "#tn11a", "@carl one two three four five")
+    u1.expect(r"^@\S*\+typing=active\S* :carl!\S+ TAGMSG #tn11a$", 10)
+    send(u2, "#tn11b", "@carl six")
+    m = u2.expect_msg(r" NOTICE ", 5)
+    if (m.source, m.params) != (HOST, ["#tn11b", "carl is answering in #tn11a; you are next"]):
+        raise TestFailure("TN-11: the queue hint for #tn11b: %r" % m.raw)
+    send(u2, "carl", "seven")
+    m = u2.expect_msg(r" NOTICE ", 5)
+    if m.source != HOST or m.params[0] != "tn11b" or \
+            not re.match(r"carl is answering in #tn11[ab]; you are next$", m.params[-1]):
+        raise TestFailure("TN-11: the queue hint in a query: %r" % m.raw)
+    if [l for l in u3.sync() if parse(l).command == "NOTICE"]:
+        raise TestFailure("TN-11: tn11c got tn11b's queue hint")
+    until_done(u1, "carl", "#tn11a", 20)
+    until_done(u2, "carl", "#tn11b", 20)
+    until_done(u2, "carl", "tn11b", 20)
+    for c in (u1, u2, u3):
+        c.quit()
+
+
+def test_tn12_highlight_with_two_people():
+    """TN-12: with two people in #tn12, alice's answer starts with the asker's nick
+    ("tn12a: echo: ..."), for each asker; the agents in the channel are not people."""
+    srv = shared()
+    u1 = joined(mclient(srv, "tn12a"), "#tn12")
+    u2 = joined(mclient(srv, "tn12b"), "#tn12")
+    _, msgs, _ = ask(u1, "#tn12", "@alice hi there", "alice")
+    if texts(msgs) != ["tn12a: echo: <tn12a> alice hi there"]:
+        raise TestFailure("TN-12: alice's answer to tn12a: %r" % texts(msgs))
+    # The other person reads the same line.
+    got = texts(said(until_done(u2, "alice", "#tn12"), "alice"))
+    if got != ["tn12a: echo: <tn12a> alice hi there"]:
+        raise TestFailure("TN-12: alice's answer to tn12a, as tn12b reads it: %r" % got)
+    _, msgs, _ = ask(u2, "#tn12", "@alice and you", "alice")
+    if texts(msgs) != ["tn12b: echo: <tn12b> alice and you"]:
+        raise TestFailure("TN-12: alice's answer to tn12b: %r" % texts(msgs))
+    u1.quit()
+    u2.quit()
+
+
+def test_tn12_no_highlight_alone():
+    """TN-12: alone (with agents) in #tn12s, the answer is as the agent said it; once a
+    +B bot is there too, two are present (a bot is a user), and the answer names the
+    asker."""
+    srv = shared()
+    u = joined(mclient(srv, "tn12s"), "#tn12s")
+    _, msgs, _ = ask(u, "#tn12s", "@alice hi alone", "alice")
+    want_echo(msgs, "<tn12s> alice hi alone", "TN-12 alone")
+    bot = mclient(srv, "tn12bot")
+    bot.send("MODE tn12bot +B")
+    joined(bot, "#tn12s")
+    _, msgs, _ = ask(u, "#tn12s", "@alice and now", "alice")
+    if texts(msgs) != ["tn12s: echo: <tn12s> alice and now"]:
+        raise TestFailure("TN-12: with a bot present: %r" % texts(msgs))
+    u.quit()
+    bot.quit()
+
+
+def test_tn12_first_line_only_multiline_too():
+    """TN-12: only the answer's first line names the asker: the first line of the first
+    draft/multiline batch for clients with it, the first PRIVMSG for the others."""
+    srv = shared()
+    u = joined(mclient(srv, "tn12m", caps="draft/multiline batch message-tags echo-message"),
+               "#tn12m")
+    plain = joined(mclient(srv, "tn12p"), "#tn12m")
+    script("tn12m", ["line one\nline two\n\nsecond paragraph\n"])
+    send(u, "#tn12m", "@scripty say tn12m")
+    lines = until_done(u, "scripty", "#tn12m")
+    batches, order = {}, []
+    for l in lines:
+        m = parse(l)
+        if m.command == "BATCH" and m.params[0].startswith("+"):
+            batches[m.params[0][1:]] = []
+            order.append(m.params[0][1:])
+        elif m.command == "PRIVMSG" and is_from(m, "scripty"):
+            batches.setdefault(m.tags.get("batch"), []).append(m.params[-1])
+    got = [batches[r] for r in order]
+    if got != [["tn12m: line one", "line two"], ["second paragraph"]]:
+        raise TestFailure("TN-12: the multiline batches: %r" % got)
+    got = texts(said(until_done(plain, "scripty", "#tn12m"), "scripty"))
+    if got != ["tn12m: line one", "line two", "second paragraph"]:
+        raise TestFailure("TN-12: the lines without multiline: %r" % got)
+    u.quit()
+    plain.quit()
 
 
 def test_tn3_typing_and_history():
@@ -993,7 +1098,8 @@ def test_tn3_typing_and_history():
             kinds.append(m.tags.get("+typing", "?") if m.command == "TAGMSG" else m.command)
     if not kinds or kinds[0] != "active" or kinds[-1] != "done" or "PRIVMSG" not in kinds:
         raise TestFailure("TN-3: alice's lines in order: %r" % kinds)
-    plain.expect(r":alice!agent@\S+ PRIVMSG #tn3 :echo: <tn3u> alice are you typing$")
+    # TN-12: two people are here, so the answer names the asker.
+    plain.expect(r":alice!agent@\S+ PRIVMSG #tn3 :tn3u: echo: <tn3u> alice are you typing$")
     plain.sync()
     tm = [l for l in plain.lines if " TAGMSG " in l]
     assert not tm, "TAGMSG sent to a client without message-tags: %r" % tm
@@ -1169,8 +1275,13 @@ def test_tn4_multiline_batches():
 BP_LINES = 20000        # about 2 MB of answer: twice the default SendQ, sent as one chunk
 
 
-def _bp_want(tag):
-    return ["%s %05d %s" % (tag, i, "z" * 88) for i in range(BP_LINES)]
+def _bp_want(tag, asker=None):
+    """The lines of the answer; asker: as members see them where several people are,
+    the first naming the asker (TN-12)."""
+    want = ["%s %05d %s" % (tag, i, "z" * 88) for i in range(BP_LINES)]
+    if asker is not None:
+        want[0] = "%s: %s" % (asker, want[0])
+    return want
 
 
 def _bp_body(tag):
@@ -1197,14 +1308,15 @@ def _bp_collect(clients, end_rx, timeout=90):
     return out
 
 
-def _bp_check(c, got, chan, tag, what):
-    """c got every line of the answer, in order, and nothing else from scripty."""
+def _bp_check(c, got, chan, tag, what, asker):
+    """c got every line of the answer asker asked for, in order, and nothing else from
+    scripty."""
     if isinstance(got, Exception):
         raise TestFailure("%s: %s did not get the whole answer: %s" % (what, c.nick, got))
     texts_ = [m.params[-1] for m in got if m.command == "PRIVMSG" and
               is_from(m, "scripty") and m.params[0] == chan and
               not m.params[-1].startswith("\x01")]
-    want = _bp_want(tag)
+    want = _bp_want(tag, asker)
     if texts_ != want:
         i = next((k for k, (a, b) in enumerate(zip(texts_, want)) if a != b),
                  min(len(texts_), len(want)))
@@ -1222,7 +1334,7 @@ def _bp_late_reader(u, late, chan, tag, what):
     got = _bp_collect({u: 0, late: 3}, r" PRIVMSG %s :\x01ACTION edited end\.c"
                       % re.escape(chan))
     for c in (u, late):
-        _bp_check(c, got[c], chan, tag, what)
+        _bp_check(c, got[c], chan, tag, what, u.nick)
     late.send("PING :still")
     late.expect(r" PONG \S+ :still")
 
@@ -1241,7 +1353,7 @@ def test_tn4_backpressure_huge_chunk():
     send(u, "#bp1", "@scripty say bp1")
     got = _bp_collect({u: 0, plain: 0, ml: 0}, r" PRIVMSG #bp1 :\x01ACTION edited big\.c")
     for c in (u, plain, ml):
-        _bp_check(c, got[c], "#bp1", "one", "TN-4")
+        _bp_check(c, got[c], "#bp1", "one", "TN-4", u.nick)
     until_done(u, "scripty", "#bp1")
     for c in (u, plain, ml):
         c.quit()
@@ -1272,7 +1384,7 @@ def test_tn4_backpressure_gives_up_on_a_stalled_reader():
     script("bp3", [_bp_body("three"), {"tool": "end.c"}])
     send(u, "#bp3", "@scripty say bp3")
     got = _bp_collect({u: 0}, r" PRIVMSG #bp3 :\x01ACTION edited end\.c")
-    _bp_check(u, got[u], "#bp3", "three", "TN-4, stalled reader")
+    _bp_check(u, got[u], "#bp3", "three", "TN-4, stalled reader", u.nick)
     quits = [m for m in got[u] if m.command == "QUIT" and is_from(m, "bpstalled")]
     if not quits or "SendQ exceeded" not in quits[0].params[-1]:
         raise TestFailure("the stalled reader was not dropped by its SendQ: %r"
@@ -1366,7 +1478,7 @@ def test_tn9_exit_while_the_answer_waits():
             n = g[-1].params[-1]
             if "scripty" not in n or not re.search(r"(?i)exit|status|fail", n):
                 raise TestFailure("TN-9: the NOTICE does not say it failed: %r" % n)
-        _bp_check(c, g, "#bp5", "five", "TN-9, exit while held")
+        _bp_check(c, g, "#bp5", "five", "TN-9, exit while held", u.nick)
     u.quit()
     slow.quit()
 
@@ -1464,6 +1576,8 @@ def test_tn8_watchdog():
             got[slow] += [parse(l) for l in slow.collect_until(done, timeout=30)]
         took = time.time() - t0
         t.join()
+        # TN-12: two people are here, so the first line names the asker.
+        want[0] = "bpw: " + want[0]
         for c in (u, slow):
             have = [m.params[-1] for m in got[c]
                     if m.command == "PRIVMSG" and is_from(m, "scripty")]
@@ -1600,7 +1714,7 @@ def test_tn6_stop():
     if late:
         raise TestFailure("TN-6: carl spoke after its typing=done: %r" % texts(late))
     send(u, "#tn6", "!stop")
-    u.expect(r"^(?:@\S+ )?:\S+ NOTICE tn6u :Nothing to stop")
+    u.expect(r"^(?:@\S+ )?:\S+ NOTICE #tn6 :Nothing to stop")
     _, msgs, _ = ask(u, "#tn6", "@carl ok", "carl", timeout=20)
     assert last_line(msgs) == "<tn6u> carl ok", texts(msgs)
     u.quit()
@@ -1919,7 +2033,7 @@ def test_sec4_idle_sessions_closed():
         turn("#o3", "closer", "three again", 2)
         # "!mode" alone: with one agent here, "!mode <word>" is "!mode <mode>".
         send(u, "#o1", "!mode")
-        m = u.expect_msg(r" NOTICE ou :closer")
+        m = u.expect_msg(r" NOTICE #o1 :closer")
         if m.params[-1] != ("closer's session here is closed for now; it opens again "
                             "when closer next answers here"):
             raise TestFailure("!mode in #o1 after its session was closed: %r" % m.raw)
@@ -1958,9 +2072,9 @@ def test_sec4_agent_channel_limit():
         u.expect(r" JOIN #l2")
         ask(u, "#l3", "@other hello", "other")
         u.send("INVITE lim #l3")
-        u.expect_msg(r" NOTICE lu :lim cannot join #l3: it is in 2 channels")
+        u.expect_msg(r" NOTICE #l3 :lim cannot join #l3: it is in 2 channels")
         send(u, "#l3", "@lim are you there")
-        u.expect_msg(r" NOTICE lu :lim cannot join #l3: it is in 2 channels")
+        u.expect_msg(r" NOTICE #l3 :lim cannot join #l3: it is in 2 channels")
         lines = u.sync()
         if said(lines) or "lim" in names_of(u, "#l3"):
             raise TestFailure("past max-channels: lim joined or someone answered: %r"

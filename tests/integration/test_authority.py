@@ -201,13 +201,22 @@ def agent_rx(name, cmd, target, text_rx):
 
 
 def expect_notice(c, text_rx, timeout=5):
-    return c.expect_msg(r"^(?:@\S+ )?:%s NOTICE %s :%s" % (re.escape(HOST), re.escape(c.nick),
+    """The server's NOTICE to c's nick (for what c typed in a query, or in a channel
+    c is not in)."""
+    return expect_notice_in(c, c.nick, text_rx, timeout)
+
+
+def expect_notice_in(c, where, text_rx, timeout=5):
+    """The server's NOTICE to where: c's nick, or the channel where c typed what it
+    answers (TN-11)."""
+    return c.expect_msg(r"^(?:@\S+ )?:%s NOTICE %s :%s" % (re.escape(HOST), re.escape(where),
                                                            text_rx), timeout)
 
 
 def said(c, name, target, text, timeout=15):
-    """Wait for name to say text (PRIVMSG, regex) in target."""
-    return c.expect_msg(agent_rx(name, "PRIVMSG", target, text), timeout)
+    """Wait for name to say text (PRIVMSG, regex) in target; where several people are,
+    the asker's nick may come first (TN-12)."""
+    return c.expect_msg(agent_rx(name, "PRIVMSG", target, r"(?:[^\s:]+: )?" + text), timeout)
 
 
 def card(c, name, target, timeout=10):
@@ -264,7 +273,9 @@ def whois_all(c, nick):
 def agent_mode(c, target, name, where=None):
     """What the agent says its session's mode is (its /mode)."""
     send(c, target, "/mode" if target.lower() == name.lower() else "/%s:mode" % name)
-    return said(c, name, where or target, r"mode \S+$").params[-1]
+    text = said(c, name, where or target, r"mode \S+$").params[-1]
+    # TN-12: where several people are, the answer names the asker first.
+    return text[len(c.nick) + 2:] if text.startswith(c.nick + ": ") else text
 
 
 # ---------------------------------------------------------------- findings
@@ -300,7 +311,7 @@ def test_h1_mode_without_authority():
     send(m, "#h1", "@moder hi")
     said(m, "moder", "#h1", r"echo: ")
     send(m, "#h1", "!mode moder code")
-    expect_notice(m, r"Only IRC operators and moder's admins may switch its mode")
+    expect_notice_in(m, "#h1", r"Only IRC operators and moder's admins may switch its mode")
     if agent_mode(m, "#h1", "moder") != "mode ask":
         raise TestFailure("moder switched by mallory's !mode in #h1")
     send(m, "moder", "hello")
@@ -365,7 +376,7 @@ def test_i7_stop_and_commands_need_membership():
     send(outsider, "#i7", "!help")
     expect_notice(outsider, r"Server commands: ")
     send(other, "#i7", "!stop")
-    expect_notice(other, r"You may stop only what you asked")
+    expect_notice_in(other, "#i7", r"You may stop only what you asked")
     send(req, "#i7", "!allow")
     said(req, "halt", "#i7", re.escape("permission granted (allow-once)"))
     send(req, "#i7", "/halt:perm two")
@@ -392,7 +403,8 @@ def au1(k):
     said(m, "ceil", "#capped", re.escape("permission denied (reject-once)"))
     b = joined(k.boss("au1b%s" % k.name), "#capped")
     send(b, "#capped", "!policy ceil allow-all")
-    expect_notice(b, r"ceil: the config's ceiling here is deny-all; allow-all would be "
+    expect_notice_in(b, "#capped", r"ceil: the config's ceiling here is deny-all; "
+                     r"allow-all would be "
                      r"looser")
     send(m, "pol", "!policy deny-all")
     expect_notice(m, r"pol: permission policy here is now deny-all")
@@ -425,12 +437,14 @@ def au2(k):
     send(anon, "only", "hello")
     expect_notice(anon, r"only talks only to people logged in")
     send(anon, "#au2%s" % k.name, "@only hello")
-    expect_notice(anon, r"only talks only to people logged in")
+    expect_notice_in(anon, "#au2%s" % k.name, r"only talks only to people logged in")
     # Neither a /command named to it nor an INVITE brings it in first.
-    for line in ("PRIVMSG #au2%s :/only:perm x" % k.name, "INVITE only #au2%s" % k.name):
+    # The /command's refusal lands in the channel it was typed in (TN-11).
+    for line, where in (("PRIVMSG #au2%s :/only:perm x" % k.name, "#au2%s" % k.name),
+                        ("INVITE only #au2%s" % k.name, anon.nick)):
         anon.send(line)
         got = anon.collect_until(r"NOTICE %s :only talks only to people logged in"
-                                 % re.escape(anon.nick))
+                                 % re.escape(where))
         if any(re.search(r":only!\S+ JOIN ", l) for l in got):
             raise TestFailure("AU-2: %r brought only into the channel: %r" % (line, got))
     quiet(anon, "only")
@@ -527,7 +541,7 @@ def au8(k):
         raise TestFailure("!status by an outsider: %r" % nts)
     # TN-2's queue notice names the conversation spy is busy in, to a member only.
     send(out, pub, "@spy are you free")
-    m = expect_notice(out, r"spy is answering in ")
+    m = expect_notice_in(out, pub, r"spy is answering in ")
     if sec[1:] in m.params[-1].lower() or \
             m.params[-1] != "spy is answering in a channel; you are next":
         raise TestFailure("the queue notice to an outsider: %r" % m.raw)
@@ -721,7 +735,7 @@ def test_stored_policy_and_mode_clamped_on_restart():
     send(c, "#kept", "hello keeper")
     said(c, "keeper", "#kept", r"echo: ")
     send(c, "#kept", "!policy keeper allow-all")
-    expect_notice(c, r"keeper: permission policy here is now allow-all")
+    expect_notice_in(c, "#kept", r"keeper: permission policy here is now allow-all")
     send(c, "#kept", "!mode keeper code")
     c.expect(agent_rx("keeper", "NOTICE", "#kept", "switching mode"))
     if agent_mode(c, "#kept", "keeper") != "mode code":

@@ -184,7 +184,8 @@ atexit.register(_cleanup)
 S = Shared(flood_exempt="127.0.0.0/8", history_replay=0, max_loaded_agents=16,
            max_parallel_turns=6, config_extra=(
                OPER_SECTION
-               + agent_section("alice", "#cm2 #cm3 #cm5 #cm6 #pm1 #pm2a #pm3", permissions="ask")
+               + agent_section("alice", "#cm2 #cm3 #cm5 #cm6 #pm1 #pm2a #pm3 #tn11",
+                               permissions="ask")
                + agent_section("bob", "#cm3")
                + agent_section("carol", "#cm4", state=True)
                + agent_section("dave", "#cm4")
@@ -265,7 +266,11 @@ def ask(c, target, text, agent, timeout=15, where=None):
         if active:
             out.append(line)
         if typing == "done" and active:
-            return agent_lines(out, agent, where), out
+            said = agent_lines(out, agent, where)
+            # TN-12: where others are, the answer's first line names the asker.
+            if said and said[0].startswith(c.nick + ": "):
+                said[0] = said[0][len(c.nick) + 2:]
+            return said, out
 
 
 def agent_rx(agent, cmd, target, text_rx):
@@ -273,8 +278,10 @@ def agent_rx(agent, cmd, target, text_rx):
                                              text_rx)
 
 
-def server_notice_rx(nick, text_rx):
-    return r"^(?:@\S+ )?:%s NOTICE %s :%s" % (re.escape(HOST), re.escape(nick), text_rx)
+def server_notice_rx(where, text_rx):
+    """A server NOTICE to where: a nick, or the channel where the command the NOTICE
+    answers was typed (TN-11)."""
+    return r"^(?:@\S+ )?:%s NOTICE %s :%s" % (re.escape(HOST), re.escape(where), text_rx)
 
 
 def expect_card(c, agent, target, what_rx=r"run `Pretend action", timeout=10):
@@ -286,13 +293,16 @@ def expect_card(c, agent, target, what_rx=r"run `Pretend action", timeout=10):
 
 def expect_said(c, agent, target, text, timeout=10):
     """Wait for agent to say exactly text (PRIVMSG) in target, then for the end of its
-    turn; returns the lines after text, up to that end."""
-    c.expect_msg(agent_rx(agent, "PRIVMSG", target, re.escape(text) + "$"), timeout)
+    turn; returns the lines after text, up to that end. Where several people are, the
+    asker's nick may come first (TN-12)."""
+    c.expect_msg(agent_rx(agent, "PRIVMSG", target, r"(?:[^\s:]+: )?" + re.escape(text) + "$"),
+                 timeout)
     return until_done(c, agent, target)
 
 
-def expect_notice(c, text_rx, timeout=5):
-    return c.expect_msg(server_notice_rx(c.nick, text_rx), timeout)
+def expect_notice(c, where, text_rx, timeout=5):
+    """The server's NOTICE to c answering what c typed in where (TN-11)."""
+    return c.expect_msg(server_notice_rx(where, text_rx), timeout)
 
 
 def whois(c, nick):
@@ -515,7 +525,7 @@ def test_cm3_which_agent():
     warm(u, "#cm3", "bob")
     for text in ("/perm x", "!perm x"):
         send(u, "#cm3", text)
-        m = expect_notice(u, r"Several agents here know /perm")
+        m = expect_notice(u, "#cm3", r"Several agents here know /perm")
         t = m.params[-1]
         if not re.search(r"/alice:perm, /bob:perm$|/bob:perm, /alice:perm$", t):
             raise TestFailure("%s: the NOTICE does not list the candidates: %r" % (text, t))
@@ -540,7 +550,7 @@ def test_cm3_which_agent():
     if out != ["echo: /zzz hello"] or said_by_others(lines, "bob"):
         raise TestFailure("/zzz hello (nobody announced it): %r" % lines)
     send(u, "#cm3", "/nobody:perm x")
-    expect_notice(u, r"No agent is called nobody")
+    expect_notice(u, "#cm3", r"No agent is called nobody")
     u.quit()
 
 
@@ -572,7 +582,7 @@ def test_cm4_first_command_opens_sessions():
                           "command: %r then %r" % (sid, state_files("carol")))
     # Now the stored lists answer at once: both know perm.
     send(u, "#cm4", "/perm y")
-    expect_notice(u, r"Several agents here know /perm: say which, as .*/carol:perm")
+    expect_notice(u, "#cm4", r"Several agents here know /perm: say which, as .*/carol:perm")
     u.quit()
 
 
@@ -742,13 +752,14 @@ def test_tn1_card_holds_no_slot():
         if not out or not out[-1].endswith("<tn1u> bob are you free"):
             raise TestFailure("TN-1: bob's answer while alice's card waits: %r" % out)
         send(u, "#tn1a", "!status")
-        expect_notice(u, re.escape("alice: waiting for card %d in #tn1a, 0 waiting" % n))
+        expect_notice(u, "#tn1a", re.escape("alice: waiting for card %d in #tn1a, 0 waiting"
+                                            % n))
         send(u, "#tn1b", "!status")
-        expect_notice(u, r"bob: idle, 0 waiting")
+        expect_notice(u, "#tn1b", r"bob: idle, 0 waiting")
         send(u, "#tn1a", "!allow")
         expect_said(u, "alice", "#tn1a", "permission granted (allow-once)")
         send(u, "#tn1a", "!status")
-        expect_notice(u, r"alice: idle, 0 waiting")
+        expect_notice(u, "#tn1a", r"alice: idle, 0 waiting")
         u.quit()
     finally:
         srv.stop()
@@ -767,7 +778,7 @@ def test_pm2_who_may_answer():
     send(u2, "#pm2", "/perm a")
     n, _ = expect_card(u2, "alice", "#pm2")
     send(u3, "#pm2", "!allow")
-    expect_notice(u3, r"card %d: only u2 or a channel operator may answer it" % n)
+    expect_notice(u3, "#pm2", r"card %d: only u2 or a channel operator may answer it" % n)
     send(u2, "#pm2", "!allow")
     u2.expect(agent_rx("alice", "NOTICE", "#pm2", "card %d: allowed by u2" % n))
     expect_said(u2, "alice", "#pm2", "permission granted (allow-once)")
@@ -786,15 +797,17 @@ def test_pm2_not_agents_bots_outsiders():
     nothing: the card still waits for the person who started the turn."""
     srv = S()
     u = joined(mclient(srv, "pm2u"), "#pm2a")
-    bot = joined(mclient(srv, "pm2bot"), "#pm2a")
-    bot.send("MODE pm2bot +B")
-    bot.sync()
     out = mclient(srv, "pm2out")
     send(u, "#pm2a", "/alice:perm z")
     n, _ = expect_card(u, "alice", "#pm2a")
+    # Before the bot comes: with two people here, tooly's line would start "pm2u: "
+    # (TN-12), not with the command.
     got, lines = ask(u, "#pm2a", "@tooly say !allow %d" % n, "tooly")
     if got != ["!allow %d" % n]:
         raise TestFailure("tooly did not say !allow: %r" % got)
+    bot = joined(mclient(srv, "pm2bot"), "#pm2a")
+    bot.send("MODE pm2bot +B")
+    bot.sync()
     send(bot, "#pm2a", "!allow %d" % n)
     out.send("PRIVMSG #pm2a :!allow %d" % n)
     out.sync()
@@ -826,14 +839,14 @@ def test_pm2_two_cards_pick_by_number():
     send(u, "#pm2n", "/bob:perm two")
     nb, _ = expect_card(u, "bob", "#pm2n")
     send(u, "#pm2n", "!allow")
-    m = expect_notice(u, r"2 cards wait here: say which, as in !allow (\d+)")
+    m = expect_notice(u, "#pm2n", r"2 cards wait here: say which, as in !allow (\d+)")
     pick = int(re.search(r"!allow (\d+)", m.params[-1]).group(1))
     problem = None
     if pick not in (na, nb):
         problem = ("!allow with two cards here suggests card %d, which waits in another "
                    "conversation (here: %d, %d): %r" % (pick, na, nb, m.raw))
     send(u, "#pm2n", "!allow 999")
-    expect_notice(u, r"No card 999 waits here")
+    expect_notice(u, "#pm2n", r"No card 999 waits here")
     send(u, "#pm2n", "!allow %d" % nb)
     expect_said(u, "bob", "#pm2n", "permission granted (allow-once)")
     send(u, "#pm2n", "!deny %d" % na)
@@ -881,7 +894,7 @@ def test_pm3_timeout():
                           % (time.time() - t0))
     expect_said(u, "alice", "#pm3t", "permission denied (reject-once)")
     send(u, "#pm3t", "!allow")
-    expect_notice(u, "No card waits here")
+    expect_notice(u, "#pm3t", "No card waits here")
     u.quit()
 
 
@@ -895,7 +908,7 @@ def test_pm3_card_of_cancelled_turn():
     send(u, "#pm3", "!stop")
     lines = until_done(u, "alice", "#pm3")
     send(u, "#pm3", "!allow")
-    lines += u.collect_until(server_notice_rx("pm3c", r"No card (?:\d+ )?waits here"))
+    lines += u.collect_until(server_notice_rx("#pm3", r"No card (?:\d+ )?waits here"))
     lines += u.sync()
     if not any(re.search(r"NOTICE #pm3 :card %d: withdrawn" % n, l) for l in lines):
         raise TestFailure("no trace of card %d being withdrawn: %r" % (n, lines))
@@ -955,18 +968,18 @@ def test_pm4_policy_command():
     op.expect(r":polly!\S+ JOIN #pol")
     u = joined(mclient(srv, "puser"), "#pol", "#pol2")
     send(u, "#pol", "!policy polly deny-all")
-    expect_notice(u, "Only channel operators may change the policy")
+    expect_notice(u, "#pol", "Only channel operators may change the policy")
     out, lines = ask(u, "#pol", "/perm a", "polly")
     if out != ["permission granted (allow-once)"] or \
             not agent_lines(lines, "polly", "#pol", "NOTICE")[0].endswith("(policy allow-all)"):
         raise TestFailure("/perm under polly's configured allow-all: %r" % lines)
     send(op, "#pol", "!policy polly deny-all")
-    expect_notice(op, "polly: permission policy here is now deny-all")
+    expect_notice(op, "#pol", "polly: permission policy here is now deny-all")
     out, _ = ask(u, "#pol", "/perm c", "polly")
     if out != ["permission denied (reject-once)"]:
         raise TestFailure("/perm under deny-all set by !policy: %r" % out)
     send(op, "#pol", "!policy polly allow-all")
-    expect_notice(op, r"Only IRC operators and polly's admins may loosen its policy "
+    expect_notice(op, "#pol", r"Only IRC operators and polly's admins may loosen its policy "
                       r"\(deny-all here\)")
     # Elsewhere polly still acts under its own policy.
     out, _ = ask(u, "#pol2", "/perm elsewhere", "polly")
@@ -974,13 +987,13 @@ def test_pm4_policy_command():
         raise TestFailure("/perm in #pol2 after deny-all in #pol: %r" % out)
     oper(op)
     send(op, "#pol", "!policy polly ask")
-    expect_notice(op, "polly: permission policy here is now ask")
+    expect_notice(op, "#pol", "polly: permission policy here is now ask")
     send(u, "#pol", "/perm d")
     n, _ = expect_card(op, "polly", "#pol")
     send(op, "#pol", "!allow")
     expect_said(u, "polly", "#pol", "permission granted (allow-once)")
     send(op, "#pol", "!policy allow-all")
-    expect_notice(op, "polly: permission policy here is now allow-all")
+    expect_notice(op, "#pol", "polly: permission policy here is now allow-all")
     out, _ = ask(u, "#pol", "/perm e", "polly")
     if out != ["permission granted (allow-once)"]:
         raise TestFailure("/perm under allow-all set again by an IRC operator: %r" % out)
@@ -995,16 +1008,16 @@ def test_pm5_modes():
     srv = S()
     u = joined(oper(mclient(srv, "pm5u")), "#pm5")
     send(u, "#pm5", "!mode")
-    expect_notice(u, "moody has no session here yet")
+    expect_notice(u, "#pm5", "moody has no session here yet")
     out, _ = ask(u, "#pm5", "hello moody", "moody")
     send(u, "#pm5", "!mode")
-    expect_notice(u, r"moody modes: ask\* code$")
+    expect_notice(u, "#pm5", r"moody modes: ask\* code$")
     send(u, "#pm5", "!mode moody code")
     u.expect(agent_rx("moody", "NOTICE", "#pm5", "switching mode"))
     deadline = time.time() + 5 * SLOW
     while True:
         send(u, "#pm5", "!mode")
-        m = expect_notice(u, r"moody modes: ")
+        m = expect_notice(u, "#pm5", r"moody modes: ")
         if m.params[-1] == "moody modes: ask code*":
             break
         if time.time() > deadline:
@@ -1027,7 +1040,7 @@ def test_pm5_modes():
         raise TestFailure("after session/load, the mode was not applied again: the agent "
                           "says %r" % out)
     send(u, "#pm5", "!mode")
-    expect_notice(u, r"moody modes: ask code\*$")
+    expect_notice(u, "#pm5", r"moody modes: ask code\*$")
     u.quit()
 
 
@@ -1101,8 +1114,8 @@ def test_pm5_unknown_mode():
     time.sleep(0.3)
     lines += u.sync()
     send(u, "#pm5x", "!mode")
-    m = expect_notice(u, r"moody modes: ")
-    if not any(re.search(r"NOTICE pm5x :moody has no mode plan", l) for l in lines) \
+    m = expect_notice(u, "#pm5x", r"moody modes: ")
+    if not any(re.search(r"NOTICE #pm5x :moody has no mode plan", l) for l in lines) \
             or m.params[-1] != "moody modes: ask* code":
         raise TestFailure("!mode moody plan (not a mode moody offers): %r, then %r"
                           % ([l for l in lines if " NOTICE " in l], m.params[-1]))
@@ -1118,7 +1131,7 @@ def test_pm5_modes_after_daemon_restart():
     if not out or not out[-1].endswith("<pm5r> back again"):
         raise TestFailure("keeper after the restart: %r" % out)
     send(u, "#keep", "!mode")
-    expect_notice(u, r"keeper modes: ask code\*$")
+    expect_notice(u, "#keep", r"keeper modes: ask code\*$")
     out, _ = ask(u, "#keep", "/mode", "keeper")
     if out != ["mode code"]:
         raise TestFailure("keeper's mode in #keep after the restart: %r" % out)
@@ -1133,13 +1146,81 @@ def test_pm5_mode_reapplied_after_daemon_restart():
     u = joined(mclient(p, "pm5f"), "#forget")
     out, _ = ask(u, "#forget", "back again", "keeper", timeout=20)
     send(u, "#forget", "!mode")
-    m = expect_notice(u, r"keeper modes: ")
+    m = expect_notice(u, "#forget", r"keeper modes: ")
     out, _ = ask(u, "#forget", "/mode", "keeper")
     if out != ["mode code"] or m.params[-1] != "keeper modes: ask code*":
         raise TestFailure("mode code chosen before the daemon restart is not applied again "
                           "after session/load: !mode says %r, the agent says %r"
                           % (m.params[-1], out))
     u.quit()
+
+
+# ---------------------------------------------------------------- TN-11
+
+def test_tn11_bang_reply_in_channel():
+    """TN-11: the replies to ! commands typed in a channel are NOTICEs from the server
+    to that channel, sent to the person who typed them alone (their client shows them in
+    the channel's window): another member gets none of them, and none is stored. Typed
+    in a query, they stay NOTICEs to the person's nick."""
+    srv = S()
+    u = joined(mclient(srv, "tn11u", caps=HCAPS), "#tn11")
+    v = joined(mclient(srv, "tn11v"), "#tn11")
+    v.sync()
+    send(u, "#tn11", "!stop")
+    m = u.expect_msg(r" NOTICE ")
+    if (m.source, m.params) != (HOST, ["#tn11", "Nothing to stop here"]):
+        raise TestFailure("!stop in #tn11: %r" % m.raw)
+    send(u, "#tn11", "!help")
+    nts = [parse(l) for l in u.sync() if parse(l).command == "NOTICE"]
+    if not nts or any((n.source, n.params[0]) != (HOST, "#tn11") for n in nts) \
+            or not nts[-1].params[-1].startswith("Server commands: !stop"):
+        raise TestFailure("!help in #tn11: %r" % [n.raw for n in nts])
+    send(u, "#tn11", "!stpo")
+    u.expect(r"^(?:@\S+ )?:irc\.test NOTICE #tn11 :No command !stpo here \(did you mean "
+             r"!stop\?\)")
+    # The other member sees the commands typed, never the replies.
+    got = v.sync()
+    if [l for l in got if parse(l).command == "NOTICE"] or \
+            len([l for l in got if parse(l).command == "PRIVMSG"]) != 3:
+        raise TestFailure("tn11v got another's replies, or not the 3 commands: %r" % got)
+    # Not stored: the channel's history has the commands, no server NOTICE.
+    hist = chathistory(u, "#tn11")
+    if [m.raw for m in hist if m.command == "NOTICE"]:
+        raise TestFailure("a reply to a ! command is in #tn11's history: %r"
+                          % [m.raw for m in hist])
+    # In a query: to the nick, as ever.
+    u.send("PRIVMSG alice :!stop")
+    m = u.expect_msg(r" NOTICE ")
+    if (m.source, m.params) != (HOST, ["tn11u", "Nothing to stop here"]):
+        raise TestFailure("!stop in a query with alice: %r" % m.raw)
+    u.quit()
+    v.quit()
+
+
+def test_tn11_outsider_gets_channel_context():
+    """TN-11: someone outside a -n channel has no window for it, so the reply to a !
+    command typed there goes to their nick, tagged +draft/channel-context=<channel> when
+    they negotiated message-tags, and plain otherwise."""
+    srv = S()
+    u = joined(mclient(srv, "tn11op"), "#tn11x")
+    u.send("MODE #tn11x -n")
+    u.send("INVITE alice #tn11x")
+    u.expect(r":alice!\S+ JOIN #tn11x", 10)
+    tagged = mclient(srv, "tn11o")
+    tagged.send("PRIVMSG #tn11x :!status")
+    m = tagged.expect_msg(r" NOTICE ")
+    want = "!status is for the members of #tn11x: join it first"
+    if (m.source, m.params, m.tags.get("+draft/channel-context")) != \
+            (HOST, ["tn11o", want], "#tn11x"):
+        raise TestFailure("!status from outside #tn11x, with message-tags: %r" % m.raw)
+    plain = mclient(srv, "tn11p", caps="")
+    plain.send("PRIVMSG #tn11x :!status")
+    plain.expect(r"^:irc\.test NOTICE tn11p :%s$" % re.escape(want))
+    # Those in the channel get nothing of it.
+    if [l for l in u.sync() if parse(l).command == "NOTICE"]:
+        raise TestFailure("tn11op got the outsiders' replies")
+    for c in (u, tagged, plain):
+        c.quit()
 
 
 if __name__ == "__main__":

@@ -553,7 +553,7 @@ def test_l3_waiting_prompts_per_account_tls():
     a2 = connect(uniq("alicr"), tls=True, account="alice")
     a2.join(chans[16])
     a2.send("PRIVMSG %s :tally: one more" % chans[16])
-    a2.expect(r"NOTICE %s :You have 16 prompts waiting" % re.escape(a2.nick), timeout=10)
+    a2.expect(r"NOTICE %s :You have 16 prompts waiting" % re.escape(chans[16]), timeout=10)
     b = connect(uniq("bobq"), tls=True, account="bob")
     b.join(chans[0])
     b.send("PRIVMSG %s :tally: mine" % chans[0])
@@ -625,7 +625,7 @@ def test_i5_moderated_channel():
     op.send("MODE %s +m" % chan)
     op.expect(r" MODE %s \+m" % re.escape(chan))
     op.send("PRIVMSG %s :echo: are you there" % chan)
-    op.expect(r"NOTICE %s :echo cannot speak in" % re.escape(op.nick), timeout=10)
+    op.expect(r"NOTICE %s :echo cannot speak in" % re.escape(chan), timeout=10)
     op.send("MODE %s +v echo" % chan)
     op.expect(r" MODE %s \+v echo" % re.escape(chan))
     op.send("PRIVMSG %s :echo: now" % chan)
@@ -645,11 +645,11 @@ def test_i5_banned_mid_answer():
     wait_answer(op, "echo", r"secret line 1 ")
     op.send("MODE %s +b echo!*@*" % chan)
     op.expect(r" MODE %s \+b " % re.escape(chan))
-    lines = op.collect_until(r"NOTICE %s :echo cannot speak in" % re.escape(op.nick),
+    lines = op.collect_until(r"NOTICE %s :echo cannot speak in" % re.escape(chan),
                              timeout=10)
     # Ask again: refused at once, and nothing of the old answer came in between.
     op.send("PRIVMSG %s :echo: again" % chan)
-    lines += op.collect_until(r"NOTICE %s :echo cannot speak in" % re.escape(op.nick),
+    lines += op.collect_until(r"NOTICE %s :echo cannot speak in" % re.escape(chan),
                               timeout=10)
     after = [t for t in agent_texts(lines[1:], "echo") if "secret line 10" in t]
     if after:

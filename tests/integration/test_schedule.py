@@ -190,6 +190,9 @@ def ask(c, target, text, agent, timeout=15, where=None, want=None):
             turn.append(line)
         if typing == "done" and active:
             out = agent_lines(turn, agent, where)
+            # TN-12: where others are, the answer's first line names the asker.
+            if out and out[0].startswith(c.nick + ": "):
+                out[0] = out[0][len(c.nick) + 2:]
             if want is None or want(out):
                 return out, seen
             turn, active = [], False
@@ -264,14 +267,20 @@ def firings(lines, target, name):
     return [parse(l) for l in lines if rx.search(l)]
 
 
-def server_notices(lines, nick):
-    return [parse(l).params[-1] for l in lines
-            if re.match(r"^(?:@\S+ )?:%s NOTICE %s :" % (re.escape(HOST), re.escape(nick)), l)]
+def server_notices(lines, *targets):
+    """The texts of the server's NOTICEs to any of targets among lines."""
+    rx = re.compile(r"^(?:@\S+ )?:%s NOTICE (?:%s) :" % (
+        re.escape(HOST), "|".join(re.escape(t) for t in targets)), re.I)
+    return [parse(l).params[-1] for l in lines if rx.match(l)]
 
 
 def user_cmd(c, target, text):
-    """A ! command; return the server NOTICEs to c that it produced (up to a PING)."""
+    """A ! command; return the server NOTICEs to c that it produced (up to a PING):
+    to the channel it was typed in (TN-11), or to c's nick (in a query, or from
+    outside the channel)."""
     c.send("PRIVMSG %s :%s" % (target, text))
+    if target.startswith("#"):
+        return server_notices(c.sync(), c.nick, target)
     return server_notices(c.sync(), c.nick)
 
 
@@ -884,7 +893,8 @@ def test_sc4_scheduled_turn_approves_nothing():
         m = u.expect_msg(r":sched!\S+ NOTICE #sc4 :card (\d+): sched asks to ", 10)
         n0 = int(re.search(r"card (\d+):", m.params[-1]).group(1))
         u.send("PRIVMSG #sc4 :!allow %d" % n0)
-        u.expect(r":sched!\S+ PRIVMSG #sc4 :permission granted \(allow-once\)$", 10)
+        # TN-12: two people are here, so the answer names u4.
+        u.expect(r":sched!\S+ PRIVMSG #sc4 :u4: permission granted \(allow-once\)$", 10)
         sid = scheduled_id(mcp(u, "#sc4", "sched", "schedule",
                                {"name": "risky4", "prompt": "perm rotate the logs",
                                 "in_seconds": 1}))
