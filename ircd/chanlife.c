@@ -127,20 +127,24 @@ chanlife_op(struct channel *ch, const struct client *c, int on)
 	}
 }
 
-void
+int64_t
 chanlife_joined(struct channel *ch, const struct client *c)
 {
 	struct convkey own, conv;
 	struct store *s;
+	int64_t left;
 
 	if ((s = chanlife_store()) == NULL)
-		return;
+		return -1;
 	/* The first member in: no longer empty, whatever was stored. */
 	if (ch->nmembers == 1 && ch->stored)
 		history_channel_save(ch);
 	chanlife_keys(c, &own, NULL);
 	history_channel_conv(ch, &conv);
+	/* Before this stay is recorded, which may continue the last. */
+	left = store_member_left(s, conv.s, own.s);
 	store_member_join(s, conv.s, own.s);
+	return left >= 0 ? left : -1;
 }
 
 void

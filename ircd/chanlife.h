@@ -30,8 +30,13 @@ const struct store_who *chanlife_reader(const struct channel *,
 int	chanlife_is_op(const struct channel *, const struct client *);
 /* c became op of ch (on) or stopped being one: remember it (accounts stored). */
 void	chanlife_op(struct channel *, const struct client *, int on);
-/* Membership, from channel_add and channel_remove: c's stays. */
-void	chanlife_joined(struct channel *, const struct client *);
+/*
+ * Membership, from channel_add and channel_remove: c's stays. joined
+ * returns the id of the newest message c had when its principal last
+ * left ch, -1 when it never was here, is here on another connection
+ * too, or nothing is stored (HS-3: what it missed).
+ */
+int64_t	chanlife_joined(struct channel *, const struct client *);
 void	chanlife_parted(struct channel *, const struct client *);
 /* c quits: its connection holds nothing any more. Before it leaves its channels. */
 void	chanlife_quit(const struct client *);

@@ -157,7 +157,7 @@ channel_add(struct channel *ch, struct client *c, unsigned modes)
 	c->nchannels++;
 	if (c->flags & CLIENT_SERVICE)
 		ch->nservices++;
-	chanlife_joined(ch, c);
+	m->left_at = chanlife_joined(ch, c);
 	if (c->ops->joined != NULL)
 		c->ops->joined(c, ch);
 	return m;

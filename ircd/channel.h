@@ -22,6 +22,11 @@ struct member {
 	struct client		*client;
 	struct channel		*channel;
 	unsigned		 modes;
+	/*
+	 * HS-3: the newest message it had when it last left, for the JOIN
+	 * replay of what it missed; -1: the last lines instead.
+	 */
+	int64_t			 left_at;
 };
 
 struct ban {

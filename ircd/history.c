@@ -349,6 +349,8 @@ struct replay {
 	struct client	*c;
 	const char	*batch;
 	int		 time_prefix;
+	int64_t		 after;		/* only newer messages: what c missed */
+	int		 any;		/* history_replay_any found one */
 };
 
 static void
@@ -356,7 +358,18 @@ history_replay_one(const struct store_msg *sm, void *arg)
 {
 	struct replay *r = arg;
 
-	history_send_msg(r->c, sm, r->batch, r->time_prefix);
+	if (sm->id > r->after)
+		history_send_msg(r->c, sm, r->batch, r->time_prefix);
+}
+
+/* Would c's replay of ch, of messages newer than after, hold any? */
+static void
+history_replay_any(const struct store_msg *sm, void *arg)
+{
+	struct replay *r = arg;
+
+	if (sm->id > r->after)
+		r->any = 1;
 }
 
 void
@@ -367,13 +380,35 @@ history_replay_join(struct client *c, struct channel *ch)
 	char ref[16];
 	struct replay r;
 	struct chanlife_who w;
+	struct member *m;
+	const struct store_who *who;
 
-	/* A client with chathistory asks for what it wants (HS-3). */
+	/*
+	 * A client with chathistory asks for what it wants (HS-3); a bot
+	 * reads what it is sent from now on.
+	 */
 	if (store == NULL || ircd.conf->history_replay <= 0 ||
-	    (c->caps & CAP_CHATHISTORY))
+	    (c->caps & CAP_CHATHISTORY) || (c->umodes & UMODE_BOT) ||
+	    (m = channel_member(ch, c)) == NULL)
 		return;
 	history_channel_conv(ch, &conv);
+	/* AU-7: of a closed channel, only what c was there for. */
+	who = chanlife_reader(ch, c, &w);
+	/*
+	 * HS-3: who left and comes back gets what it missed since (the
+	 * newest history-replay of it, and nothing when nothing was said);
+	 * anyone else the last history-replay lines.
+	 */
 	r.c = c;
+	r.after = m->left_at;
+	r.any = 0;
+	if (r.after >= 0) {
+		/* Nothing missed: no empty batch either. */
+		store_history_query_as(store, conv.s, who, STORE_LATEST, NULL,
+		    NULL, 1, history_replay_any, &r);
+		if (!r.any)
+			return;
+	}
 	r.batch = NULL;
 	r.time_prefix = !(c->caps & CAP_SERVER_TIME);
 	if (c->caps & CAP_BATCH) {
@@ -382,10 +417,8 @@ history_replay_join(struct client *c, struct channel *ch)
 		client_send(c, ":%s BATCH +%s chathistory %s", ircd.conf->name, ref,
 		    ch->name);
 	}
-	/* AU-7: of a closed channel, only what c was there for. */
-	store_history_query_as(store, conv.s, chanlife_reader(ch, c, &w),
-	    STORE_LATEST, NULL, NULL, ircd.conf->history_replay,
-	    history_replay_one, &r);
+	store_history_query_as(store, conv.s, who, STORE_LATEST, NULL, NULL,
+	    ircd.conf->history_replay, history_replay_one, &r);
 	if (r.batch != NULL)
 		client_send(c, ":%s BATCH -%s", ircd.conf->name, ref);
 }

@@ -128,6 +128,34 @@ store_member_since(struct store *s, const char *conv, const char *principal)
 	return id;
 }
 
+int64_t
+store_member_left(struct store *s, const char *conv, const char *principal)
+{
+	sqlite3_stmt *st;
+	int64_t id = -1;
+	int rc;
+
+	st = store_stmt(s, SQL_MEMBER_LEFT,
+	    "SELECT parted\n"
+	    "FROM memberships\n"
+	    "WHERE conv = ?1 AND principal = ?2\n"
+	    "ORDER BY joined DESC, rowid DESC\n"
+	    "LIMIT 1");
+	if (st == NULL)
+		return -2;
+	store_bind_text(st, 1, conv);
+	store_bind_text(st, 2, principal);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL)
+		id = sqlite3_column_int64(st, 0);
+	else if (rc != SQLITE_ROW && rc != SQLITE_DONE) {
+		store_fail(s, "membership end");
+		id = -2;
+	}
+	sqlite3_reset(st);
+	return id;
+}
+
 int
 store_members_reset(struct store *s)
 {

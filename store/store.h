@@ -242,13 +242,16 @@ int	store_channel_retire(struct store *, const char *conv, const char *tag);
  * stay is open changes nothing, so the caller parts a principal only
  * when its last connection leaves. forget: every stay of a principal (a
  * connection that quit). since: the newest id of the channel when the
- * open stay began, -1 when there is none. reset, at start: open stays
+ * open stay began, -1 when there is none. left: the newest id when the
+ * principal's last stay ended, -1 when it never had one or one is still
+ * open, -2 on error (HS-3: what it missed). reset, at start: open stays
  * end where their history ends, and connections of the last run go.
  */
 int	store_member_join(struct store *, const char *conv, const char *principal);
 int	store_member_part(struct store *, const char *conv, const char *principal);
 int	store_member_forget(struct store *, const char *principal);
 int64_t	store_member_since(struct store *, const char *conv, const char *principal);
+int64_t	store_member_left(struct store *, const char *conv, const char *principal);
 int	store_members_reset(struct store *);
 
 /*

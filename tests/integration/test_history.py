@@ -930,6 +930,56 @@ def test_au7_returning_member_reads_only_their_time():
         c.quit()
 
 
+def test_hs3_replay_of_what_was_missed():
+    """HS-3 (revised): carol (logged in, without draft/chathistory) leaves #hs3 and comes
+    back: her JOIN replay is what was said while she was away, not the last 50 lines;
+    nothing at all when nothing was said (no empty batch); after a disconnection, what
+    was said since; more than history-replay missed: the newest history-replay of it. A
+    second connection of hers while she is in, and anyone who never was here, get the
+    last lines; a bot (+B) gets none."""
+    p = PServer("hs3", history_replay=4, config_extra=accounts())
+    try:
+        al = cclient(p, "alice30", ALL_CAPS, sasl="alice")
+        al.join("#hs3")
+        first = say(al, "#hs3", ["before %d" % i for i in range(6)])
+        caps = "batch server-time message-tags"
+        ca = cclient(p, "carol30", caps, sasl="carol")
+        _, after = joined(ca, "#hs3")
+        same(_privmsgs(after), first[-4:], "carol's first JOIN: the last history-replay")
+        ca.send("PART #hs3")
+        ca.expect(r" PART #hs3")
+        away = say(al, "#hs3", ["while carol was away 1", "while carol was away 2"])
+        _, after = joined(ca, "#hs3")
+        same(_privmsgs(after), away, "back after a PART: what she missed")
+        ca.send("PART #hs3")
+        ca.expect(r" PART #hs3")
+        _, after = joined(ca, "#hs3")
+        if _privmsgs(after) or [l for l in after if " BATCH " in l]:
+            raise TestFailure("HS-3: nothing was said, yet a replay: %r" % after)
+        ca.quit()
+        time.sleep(0.1)
+        gone = say(al, "#hs3", ["while carol was offline %d" % i for i in range(6)])
+        ca = cclient(p, "carol31", caps, sasl="carol")
+        _, after = joined(ca, "#hs3")
+        same(_privmsgs(after), gone[-4:], "back on a new connection: the newest 4 missed")
+        c2 = cclient(p, "carol32", caps, sasl="carol")
+        _, after = joined(c2, "#hs3")
+        same(_privmsgs(after), gone[-4:], "a second connection while she is in")
+        new = cclient(p, "newbie30", caps)
+        _, after = joined(new, "#hs3")
+        same(_privmsgs(after), gone[-4:], "someone new: the last lines")
+        bot = cclient(p, "bot30", caps)
+        bot.send("MODE bot30 +B")
+        bot.expect(r" MODE bot30 :?\+B")
+        _, after = joined(bot, "#hs3")
+        if _privmsgs(after) or [l for l in after if " BATCH " in l]:
+            raise TestFailure("HS-3: a bot got a replay: %r" % after)
+        for c in (al, ca, c2, new, bot):
+            c.quit()
+    finally:
+        p.stop()
+
+
 def test_au7_ops_remembered_by_principal():
     """AU-7: an account made op (creator or +o) gets op back on every later JOIN, from any
     connection, until -o; a nick alone gets nothing; a connection without an account gets

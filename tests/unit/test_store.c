@@ -808,6 +808,36 @@ opcollect(const char *conv, const char *account, void *arg)
 	strlcat(out, account, 256);
 }
 
+/* HS-3: where a principal's last stay ended, for what it missed. */
+static void
+test_member_left(void)
+{
+	struct store *s;
+	int fail = 0;
+
+	s = store_open(path_in("left.db"), err, sizeof(err));
+	if (s == NULL)
+		exit(1);
+	fail |= add(s, "#y", "#y", "bob", "y1", 1000);
+	fail |= store_member_join(s, "#y", "a:alice");
+	fail |= add(s, "#y", "#y", "bob", "y2", 2000);
+	is_int(fail, 0, "bob talks, alice joins");
+	is_int(store_member_left(s, "#y", "a:alice"), -1,
+	    "no end while the stay is open");
+	is_int(store_member_left(s, "#y", "a:carol"), -1,
+	    "no end for one never in");
+	fail = store_member_part(s, "#y", "a:alice");
+	fail |= add(s, "#y", "#y", "bob", "y3", 3000);
+	is_int(fail, 0, "alice leaves; bob talks");
+	is_int(store_member_left(s, "#y", "a:alice"),
+	    raw_int(path_in("left.db"), "SELECT id FROM messages WHERE msgid = 'y2'"),
+	    "the last stay ended at the newest message then");
+	is_int(store_member_join(s, "#y", "a:alice"), 0, "alice comes back");
+	is_int(store_member_left(s, "#y", "a:alice"), -1,
+	    "in again: no end");
+	store_close(s);
+}
+
 /* AU-7: stays bound what a reader sees; a retired channel starts empty. */
 static void
 test_stays(void)
@@ -2189,6 +2219,7 @@ main(void)
 	test_prune();
 	test_channels();
 	test_stays();
+	test_member_left();
 	test_kv();
 	test_failures();
 	test_migrate();
