@@ -97,6 +97,7 @@ struct conn {
 	unsigned		 dead:1;	/* the socket is gone: write nothing */
 	unsigned		 discarding:1;	/* skipping the rest of an overlong line */
 	unsigned		 flood_exempt:1;
+	unsigned		 more:1;	/* a line waits behind this one */
 	unsigned		 ip_exempt:1;	/* from flood-exempt in the config */
 };
 
@@ -218,6 +219,21 @@ conn_penalty(struct conn *conn, unsigned ms)
 	if (conn->penalty < now)
 		conn->penalty = now;
 	conn->penalty += ms;
+}
+
+int64_t
+conn_next_line_ms(const struct conn *conn)
+{
+	uint64_t now = server_now_ms(), at = now;
+	uint64_t burst = (uint64_t)ircd.conf->flood_burst * 1000;
+
+	if (!conn->more)
+		return -1;
+	if (conn->delay_until > at)
+		at = conn->delay_until;
+	if (conn_flood_limited(conn) && conn->penalty > at + burst)
+		at = conn->penalty - burst;
+	return (int64_t)(at - now);
 }
 
 void
@@ -987,7 +1003,9 @@ conn_lines(struct conn *conn, const char *p, size_t n)
 			continue;
 		if (message_parse(conn_line, &m) != MSG_OK)
 			continue;
+		conn->more = off < n && conn_eol(p + off, n - off) != NULL;
 		command_dispatch(conn->client, &m);
+		conn->more = 0;
 		/* A huge turn goes out between two commands, not all at its end. */
 		if (wbuf_used() > CONN_FLUSH_AT)
 			conn_flush_all();

@@ -42,6 +42,12 @@ void		 conn_set_flood_exempt(struct conn *, int exempt);
 void		 conn_resume(struct conn *);
 /* Hold back the client's next lines for ms, exempt or not (failed logins). */
 void		 conn_delay(struct conn *, unsigned ms);
+/*
+ * While one of the client's lines runs: in how many ms its next line,
+ * received already, runs (flood control may hold it back), or -1 when
+ * none has come. A paste is one prompt whatever held its lines (TN-10).
+ */
+int64_t		 conn_next_line_ms(const struct conn *);
 /* Must this client log in before registering (SEC-1)? */
 int		 conn_needs_auth(const struct conn *);
 int		 conn_is_tls(const struct conn *);

@@ -23,6 +23,7 @@
 #include "ircd/client.h"
 #include "ircd/clock.h"
 #include "ircd/conf.h"
+#include "ircd/conn.h"
 #include "ircd/history.h"
 #include "ircd/reply.h"
 #include "ircd/xmalloc.h"
@@ -188,12 +189,29 @@ turn_paste_into(const struct conv *conv, const struct convkey *who)
 	return last;
 }
 
+/*
+ * TN-10: till when a prompt of from waits for the rest of a paste: the
+ * window from now, or from when from's next line, received already but
+ * held back by flood control, will run; 0 for no wait.
+ */
+static uint64_t
+turn_hold_until(struct client *from)
+{
+	uint64_t window = (uint64_t)ircd.conf->paste_window;
+	int64_t next;
+
+	if (window == 0)
+		return 0;
+	next = from->conn != NULL ? conn_next_line_ms(from->conn) : -1;
+	return server_now_ms() + window + (next > 0 ? (uint64_t)next : 0);
+}
+
 /* Join text (message hid) to t's prompt: 0 when t is full already. */
 static int
-turn_paste(struct turn *t, const char *text, int64_t hid)
+turn_paste(struct turn *t, struct client *from, const char *text,
+    int64_t hid)
 {
 	size_t have = strlen(t->text), more = strlen(text);
-	uint64_t window = (uint64_t)ircd.conf->paste_window;
 
 	if (t->npasted + 1 >= TURN_PASTE_LINES ||
 	    have + 1 + more > TURN_PASTE_BYTES)
@@ -204,8 +222,8 @@ turn_paste(struct turn *t, const char *text, int64_t hid)
 	t->pasted = xreallocarray(t->pasted, t->npasted + 1,
 	    sizeof(*t->pasted));
 	t->pasted[t->npasted++] = hid;
-	if (window > 0)
-		t->hold_until = server_now_ms() + window;
+	if (ircd.conf->paste_window > 0)
+		t->hold_until = turn_hold_until(from);
 	turn_paste_arm(server_now_ms());
 	return 1;
 }
@@ -274,7 +292,7 @@ turn_enqueue(struct conv *conv, struct client *from, const char *speaker,
 		history_principal(from, &who);
 		/* TN-10: a line of a paste, or typed while the prompt waits. */
 		if (text[0] != '/' && (t = turn_paste_into(conv, &who)) != NULL &&
-		    turn_paste(t, text, hid))
+		    turn_paste(t, from, text, hid))
 			return;
 		TAILQ_FOREACH(t, &waiting, entry) {
 			if (strcmp(t->principal.s, who.s) == 0)
@@ -319,9 +337,8 @@ turn_enqueue(struct conv *conv, struct client *from, const char *speaker,
 		t->principal = who;
 		strlcpy(t->addr, from->ip, sizeof(t->addr));
 		/* TN-10: a moment for the rest of a paste to join it. */
-		if (text[0] != '/' && ircd.conf->paste_window > 0)
-			t->hold_until = server_now_ms() +
-			    (uint64_t)ircd.conf->paste_window;
+		if (text[0] != '/')
+			t->hold_until = turn_hold_until(from);
 	}
 	/*
 	 * TN-2: say so when the agent is busy in another conversation,

@@ -872,6 +872,27 @@ def test_tn10_paste_is_one_prompt():
         srv.stop()
 
 
+def test_tn10_paste_held_by_flood_control():
+    """TN-10: a paste of 14 lines sent at once by a client that is not flood-exempt: the
+    server's flood control runs the lines past its burst one a second, yet they were
+    received together, so they are still one prompt and one answer."""
+    srv = Server(history_replay=0, paste_window=700,
+                 config_extra=agent_section("p10f", "alice", "#pflood"))
+    try:
+        u = mclient(srv, "pfl")
+        joined(u, "#pflood")
+        lines = ["@alice line 0"] + ["line %d" % i for i in range(1, 14)]
+        u.send_raw(b"".join(b"PRIVMSG #pflood :%s\r\n" % l.encode() for l in lines))
+        got = until_done(u, "alice", "#pflood", 30)
+        want_echo(said(got, "alice", "#pflood"), "<pfl> alice line 0\n" + "\n".join(
+            "  line %d" % i for i in range(1, 14)), "TN-10 a paste held by flood control")
+        if said(u.sync(), "alice"):
+            raise TestFailure("TN-10: a second answer to the paste")
+        u.quit()
+    finally:
+        srv.stop()
+
+
 def test_rt7_ss1_private_session():
     """RT-7/SS-1: a private message is answered in private, in its own session: what was
     said in #rt7 never reaches it, and the private talk never reaches #rt7's session."""
