@@ -88,7 +88,7 @@ callbacks_text(struct acp_session *s, const struct acp_text *txt, void *arg)
 	if (txt->replay || txt->kind != ACP_TEXT_AGENT || t == NULL ||
 	    t->cancelled)
 		return;
-	stream_text(t, txt->text, txt->len);
+	stream_text(t, txt->text, txt->len, txt->message_id);
 }
 
 static void
