@@ -19,6 +19,7 @@
 #include "ircd/bridge/agent.h"
 #include "ircd/bridge/dispatch.h"
 #include "ircd/bridge/ircfmt.h"
+#include "ircd/bridge/phrase.h"
 #include "ircd/bridge/plan.h"
 #include "ircd/bridge/stream.h"
 #include "ircd/bridge/turn.h"
@@ -70,6 +71,14 @@
  */
 #define STREAM_MAX_TOOLS	32
 /*
+ * TN-5: tool calls refused (on a card, by the policy) a turn remembers,
+ * so that their lines say so; past it, the oldest is forgotten and its
+ * line says only that it failed. A call fails soon after its refusal.
+ */
+#define STREAM_MAX_REFUSALS	16
+#define STREAM_REFUSAL_IDLEN	128	/* a longer id is not remembered */
+#define STREAM_REFUSAL_WHYLEN	64	/* "refused by the policy deny-all" */
+/*
  * TN-13: a line not ended yet starts to go out once it holds more than
  * STREAM_EARLY_LINES lines' worth; what cannot be formatted yet (a "**"
  * whose closer has not come) is looked at again when STREAM_SETTLE_STEP
@@ -105,6 +114,12 @@ struct stream {
 	size_t		 unsettled;	/* bytes when nothing settled; 0 */
 	int		 bold_open;	/* a piece sent ended inside bold */
 	char		*message;	/* TN-13: the model message's id */
+	/* TN-5: tool calls refused, and why; a ring, the oldest replaced. */
+	struct {
+		char	id[STREAM_REFUSAL_IDLEN];
+		char	why[STREAM_REFUSAL_WHYLEN];
+	}		 refused[STREAM_MAX_REFUSALS];
+	size_t		 nrefused;	/* ever: the next slot is mod the size */
 	struct event	*typing;
 	char		*tools[STREAM_MAX_TOOLS];	/* shown (TN-5) */
 	size_t		 ntools;
@@ -724,22 +739,30 @@ stream_silence(struct turn *t)
 	}
 }
 
-static const char *
-stream_tool_verb(const char *kind)
+void
+stream_refused(struct turn *t, const char *tool_id, const char *why)
 {
-	static const struct { const char *kind, *verb; } verbs[] = {
-		{ "read", "read" }, { "edit", "edited" },
-		{ "delete", "deleted" }, { "move", "moved" },
-		{ "search", "searched" },
-		{ "execute", "ran" }, { "think", "thought about" },
-		{ "fetch", "fetched" },
-	};
-	size_t i;
+	struct stream *st = t->stream;
+	size_t slot = st->nrefused % STREAM_MAX_REFUSALS;
 
-	for (i = 0; i < sizeof(verbs) / sizeof(verbs[0]); i++)
-		if (kind != NULL && strcmp(kind, verbs[i].kind) == 0)
-			return verbs[i].verb;
-	return "used";
+	if (tool_id == NULL || strlen(tool_id) >= sizeof(st->refused[0].id))
+		return;
+	strlcpy(st->refused[slot].id, tool_id, sizeof(st->refused[0].id));
+	strlcpy(st->refused[slot].why, why, sizeof(st->refused[0].why));
+	st->nrefused++;
+}
+
+/* Why tool call id of st was refused, or NULL: it was not (TN-5). */
+static const char *
+stream_refusal(const struct stream *st, const char *id)
+{
+	size_t i, n = st->nrefused < STREAM_MAX_REFUSALS ? st->nrefused :
+	    STREAM_MAX_REFUSALS;
+
+	for (i = 0; i < n; i++)
+		if (strcmp(st->refused[i].id, id) == 0)
+			return st->refused[i].why;
+	return NULL;
 }
 
 /*
@@ -771,13 +794,18 @@ stream_plan(struct turn *t, const struct acp_plan_entry *e, size_t n)
 		stream_hold(st);
 }
 
-/* TN-5: a finished tool call is one ACTION line, once per call. */
+/*
+ * TN-5: a finished tool call is one ACTION line, once per call, saying
+ * what it did ("* alice wrote q.txt"), tried ("tried to run `make` —
+ * failed") or did not do and why ("did not write q.txt: card 2 was
+ * denied").
+ */
 void
 stream_tool(struct turn *t, const struct acp_tool *tool)
 {
 	struct stream *st = t->stream;
 	struct conv *cv = t->conv;
-	const char *what;
+	const char *why = NULL;
 	char line[IRC_LINELEN];
 	size_t i;
 	int failed;
@@ -804,9 +832,15 @@ stream_tool(struct turn *t, const struct acp_tool *tool)
 	st->tool_lines++;
 	/* Whatever was streamed before the tool goes out before it. */
 	stream_flush(st, 1);
-	what = tool->path != NULL ? tool->path : tool->title;
-	snprintf(line, sizeof(line), "%s %s%s", stream_tool_verb(tool->kind),
-	    what, failed ? " \xe2\x80\x94 failed" : "");
+	/*
+	 * In phrase.c's words, true to what happened: a call refused on its
+	 * card or by the policy did not happen, and the line says why.
+	 */
+	if (failed)
+		why = stream_refusal(st, tool->id);
+	phrase_tool_line(line, sizeof(line), tool, cv->agent->conf->cwd,
+	    why != NULL ? PHRASE_REFUSED : failed ? PHRASE_FAILED : PHRASE_DONE,
+	    why);
 	for (i = 0; line[i] != '\0'; i++)
 		if (line[i] == '\r' || line[i] == '\n')
 			line[i] = ' ';
