@@ -77,6 +77,7 @@ enum conf_type {
 	T_CHANLIST,
 	T_PERMS,
 	T_TOOLS,
+	T_FORMAT,	/* TN-13: irc or plain */
 	T_USERS,	/* AU-2: "*", "logged-in" or accounts */
 	T_ACCOUNTS,	/* accounts an [account] section defines */
 	T_MODEIDS,	/* AU-3: ACP mode ids, or "*" */
@@ -168,6 +169,7 @@ static const struct conf_key conf_keys[] = {
 	{ SEC_AGENT, "description",	T_STR,		G(description), 0, 0, 0 },
 	{ SEC_AGENT, "permissions",	T_PERMS,	G(permissions), 0, 0, 0 },
 	{ SEC_AGENT, "tools",		T_TOOLS,	G(tools), 0, 0, 0 },
+	{ SEC_AGENT, "format",		T_FORMAT,	G(format), 0, 0, 0 },
 	{ SEC_AGENT, "users",		T_USERS,	G(users), 0, 0, 0 },
 	{ SEC_AGENT, "admins",		T_ACCOUNTS,	G(admins), 0, 0, 0 },
 	{ SEC_AGENT, "modes",		T_MODEIDS,	G(modes), 0, 0, 0 },
@@ -1055,6 +1057,12 @@ conf_set(struct conf_parser *p, const struct conf_key *k, char *v)
 			    "show or hide", k->name, v);
 		conf_set_str((char **)(base + k->offset), xstrdup(v));
 		break;
+	case T_FORMAT:
+		if (strcmp(v, "irc") != 0 && strcmp(v, "plain") != 0)
+			return conf_error(p, p->line, "bad %s \"%s\": expected "
+			    "irc or plain", k->name, v);
+		conf_set_str((char **)(base + k->offset), xstrdup(v));
+		break;
 	case T_USERS:
 	case T_ACCOUNTS:
 		return conf_set_accounts(p, k, v, (char ***)(base + k->offset));
@@ -1140,6 +1148,8 @@ conf_section_end(struct conf_parser *p)
 			g->permissions = xstrdup("ask");
 		if (g->tools == NULL)
 			g->tools = xstrdup("show");
+		if (g->format == NULL)
+			g->format = xstrdup("irc");
 		break;
 	case SEC_NONE:
 	case SEC_SERVER:
@@ -1622,6 +1632,7 @@ conf_free(struct conf *c)
 		free(c->agents[i].description);
 		free(c->agents[i].permissions);
 		free(c->agents[i].tools);
+		free(c->agents[i].format);
 		conf_strv_free(c->agents[i].users);
 		conf_strv_free(c->agents[i].admins);
 		conf_strv_free(c->agents[i].modes);

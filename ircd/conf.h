@@ -77,6 +77,7 @@ struct conf_agent {
 	char	*description;
 	char	*permissions;	/* ask | allow-reads | allow-all | deny-all */
 	char	*tools;		/* show | hide */
+	char	*format;	/* TN-13: irc (Markdown as IRC bold) | plain */
 	/*
 	 * AU-2: who may talk to it: NULL for the default ("*" on a server
 	 * without [account], else "logged-in"), else a NULL-terminated list

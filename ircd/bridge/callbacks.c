@@ -88,7 +88,7 @@ callbacks_text(struct acp_session *s, const struct acp_text *txt, void *arg)
 	if (txt->replay || txt->kind != ACP_TEXT_AGENT || t == NULL ||
 	    t->cancelled)
 		return;
-	stream_text(t, txt->text, txt->len);
+	stream_text(t, txt->text, txt->len, txt->message_id);
 }
 
 static void
@@ -140,6 +140,15 @@ callbacks_permission(struct acp_session *s, const struct acp_permission *p,
 		if (p->options[i].kind == want)
 			break;
 	card_auto(cv, p, policy, i < p->noptions ? &p->options[i] : NULL);
+	/* TN-5: the tool call's line will say the policy refused it. */
+	if (want == ACP_PERM_REJECT_ONCE && cv->turn != NULL &&
+	    p->tool != NULL) {
+		char why[64];
+
+		snprintf(why, sizeof(why), "refused by the policy %s",
+		    policy_name(policy));
+		stream_refused(cv->turn, p->tool->id, why);
+	}
 	acp_session_permit(s, p->id, i < p->noptions ? p->options[i].id : NULL);
 }
 

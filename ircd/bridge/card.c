@@ -19,6 +19,7 @@
 #include "ircd/bridge/card.h"
 #include "ircd/bridge/conv.h"
 #include "ircd/bridge/phrase.h"
+#include "ircd/bridge/stream.h"
 #include "ircd/bridge/turn.h"
 #include "ircd/channel.h"
 #include "ircd/client.h"
@@ -67,6 +68,8 @@ struct card {
 	enum acp_perm_kind	 opt_kind[CARD_MAXOPTS];
 	size_t			 nopts;
 	struct event		*timeout;
+	/* TN-5: the tool call asked about, whose line says it was refused. */
+	char			*tool_id;
 	/* A card of the server's own (a schedule to approve): done says. */
 	void			(*done)(int allowed, void *arg);
 	void			*arg;
@@ -83,7 +86,20 @@ card_free(struct card *c)
 		turn_card_closed(c->turn);
 	if (c->timeout != NULL)
 		event_free(c->timeout);
+	free(c->tool_id);
 	free(c);
+}
+
+/* TN-5: the card refused its tool call; its line will say why. */
+static void
+card_refused(const struct card *c, const char *why)
+{
+	char text[64];
+
+	if (c->turn == NULL || c->tool_id == NULL)
+		return;
+	snprintf(text, sizeof(text), "card %u %s", c->n, why);
+	stream_refused(c->turn, c->tool_id, text);
 }
 
 static const char *
@@ -117,6 +133,7 @@ card_timeout_cb(evutil_socket_t fd, short what, void *arg)
 		done(0, darg);
 		return;
 	}
+	card_refused(c, "had no answer in time");
 	acp_session_permit(c->conv->session, c->id,
 	    card_option(c, ACP_PERM_REJECT_ONCE));
 	card_free(c);
@@ -171,6 +188,8 @@ card_open(struct conv *cv, struct turn *t, const struct acp_permission *p)
 	c->conv = cv;
 	c->turn = t;
 	c->id = p->id;
+	if (p->tool != NULL && p->tool->id != NULL)
+		c->tool_id = xstrdup(p->tool->id);
 	if (t != NULL && t->principal.s[0] != '\0') {
 		strlcpy(c->requester, t->requester, sizeof(c->requester));
 		c->principal = t->principal;
@@ -393,6 +412,8 @@ card_answer(struct client *from, const char *key, struct channel *ch,
 	}
 	snprintf(line, sizeof(line), "card %u: %s by %s", pick->n, word, from->nick);
 	agent_emit(pick->conv, "NOTICE", line);
+	if (kind == ACP_PERM_REJECT_ONCE)
+		card_refused(pick, "was denied");
 	acp_session_permit(pick->conv->session, pick->id, opt);
 	card_free(pick);
 }

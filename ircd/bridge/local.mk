@@ -22,6 +22,7 @@ libbridge_a_SOURCES = \
 	ircd/bridge/prompt.c ircd/bridge/prompt.h \
 	ircd/bridge/plan.c ircd/bridge/plan.h \
 	ircd/bridge/phrase.c ircd/bridge/phrase.h \
+	ircd/bridge/ircfmt.c ircd/bridge/ircfmt.h \
 	ircd/bridge/route.c ircd/bridge/route.h \
 	ircd/bridge/pairrate.c ircd/bridge/pairrate.h \
 	ircd/bridge/mention.c ircd/bridge/mention.h \

@@ -6,7 +6,8 @@
  * fake.txt" and "schedule (agentircd MCP Server)". A card copying them
  * reads "gemini wants to Writing to ...", and a title is the agent's
  * claim, not what will run. So the phrase comes from the input first,
- * which is what the tool will really do, and from the title last.
+ * which is what the tool will really do, and from the title last. The
+ * same words, in the past tense, tell what a finished call did (TN-5).
  */
 #include "compat.h"
 
@@ -237,5 +238,89 @@ phrase_tool(char *buf, size_t len, const struct acp_tool *t, const char *cwd)
 	else
 		phrase_title(out, sizeof(out), t->title);
 	cJSON_Delete(raw);
+	return acp_plain(buf, len, out, strlen(out));
+}
+
+/*
+ * The past tense of a phrase's verb, its first word: the irregular ones
+ * phrases and adapters' titles use, else the regular rule ("touch"
+ * "touched", "create" "created", "copy" "copied").
+ */
+static void
+phrase_past(char *buf, size_t len, const char *verb, size_t n)
+{
+	static const struct { const char *verb, *past; } irregular[] = {
+		{ "begin", "began" }, { "build", "built" }, { "commit",
+		"committed" }, { "cut", "cut" }, { "do", "did" }, { "find",
+		"found" }, { "get", "got" }, { "give", "gave" }, { "go", "went" },
+		{ "make", "made" }, { "overwrite", "overwrote" }, { "plan",
+		"planned" }, { "put", "put" }, { "read", "read" }, { "rerun",
+		"reran" }, { "rewrite", "rewrote" }, { "run", "ran" }, { "say",
+		"said" }, { "see", "saw" }, { "send", "sent" }, { "set", "set" },
+		{ "split", "split" }, { "stop", "stopped" }, { "take", "took" },
+		{ "think", "thought" }, { "undo", "undid" }, { "write", "wrote" },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(irregular) / sizeof(irregular[0]); i++)
+		if (strlen(irregular[i].verb) == n &&
+		    strncmp(verb, irregular[i].verb, n) == 0) {
+			snprintf(buf, len, "%s", irregular[i].past);
+			return;
+		}
+	if (n > 0 && verb[n - 1] == 'e')
+		snprintf(buf, len, "%.*sd", (int)n, verb);
+	else if (n > 1 && verb[n - 1] == 'y' &&
+	    strchr("aeiou", verb[n - 2]) == NULL)
+		snprintf(buf, len, "%.*sied", (int)(n - 1), verb);
+	else
+		snprintf(buf, len, "%.*sed", (int)n, verb);
+}
+
+size_t
+phrase_tool_line(char *buf, size_t len, const struct acp_tool *t,
+    const char *cwd, enum phrase_outcome outcome, const char *why)
+{
+	static const struct { const char *kind, *verb; } kinds[] = {
+		{ "read", "read" }, { "edit", "edit" }, { "delete", "delete" },
+		{ "move", "move" }, { "search", "search" },
+		{ "execute", "run" }, { "fetch", "fetch" },
+	};
+	char what[PHRASE_MAX], out[PHRASE_MAX * 2], past[32];
+	const char *q;
+	size_t i, w;
+
+	phrase_tool(what, sizeof(what), t, cwd);
+	/*
+	 * A title phrase_tool could only quote ("use "end.c"") says more
+	 * with the kind's verb once the call is done: the tool was used,
+	 * and what it was for is known ("edit end.c").
+	 */
+	if (strncmp(what, "use \"", 5) == 0 && t->kind != NULL &&
+	    (q = strrchr(what + 5, '"')) != NULL)
+		for (i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++)
+			if (strcmp(t->kind, kinds[i].kind) == 0) {
+				snprintf(out, sizeof(out), "%s %.*s",
+				    kinds[i].verb, (int)(q - (what + 5)),
+				    what + 5);
+				strlcpy(what, out, sizeof(what));
+				break;
+			}
+	switch (outcome) {
+	case PHRASE_REFUSED:
+		snprintf(out, sizeof(out), "did not %s: %s", what,
+		    why != NULL ? why : "it was refused");
+		break;
+	case PHRASE_FAILED:
+		snprintf(out, sizeof(out), "tried to %s \xe2\x80\x94 failed",
+		    what);
+		break;
+	case PHRASE_DONE:
+	default:
+		w = strcspn(what, " ");
+		phrase_past(past, sizeof(past), what, w);
+		snprintf(out, sizeof(out), "%s%s", past, what + w);
+		break;
+	}
 	return acp_plain(buf, len, out, strlen(out));
 }

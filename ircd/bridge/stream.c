@@ -1,9 +1,11 @@
 /*
- * stream.c: an agent's answer as IRC lines (TN-3, TN-4, TN-5). What it
- * streams is cut into lines, stored and sent as they complete; code
- * fences keep their lines, paragraphs go to draft/multiline clients as
- * one batch, typing notifications show it is at work, each tool call is
- * one ACTION line, and the answer waits for readers who fall behind.
+ * stream.c: an agent's answer as IRC lines (TN-3, TN-4, TN-5, TN-13).
+ * What it streams is cut into lines, made to read well on IRC
+ * (ircfmt.c), stored and sent as they complete, and a long paragraph
+ * before it ends; code fences keep their lines, paragraphs go to
+ * draft/multiline clients as one batch, typing notifications show it is
+ * at work, each tool call is one ACTION line, and the answer waits for
+ * readers who fall behind.
  */
 #include "compat.h"
 
@@ -16,6 +18,8 @@
 #include "acp/acp.h"
 #include "ircd/bridge/agent.h"
 #include "ircd/bridge/dispatch.h"
+#include "ircd/bridge/ircfmt.h"
+#include "ircd/bridge/phrase.h"
 #include "ircd/bridge/plan.h"
 #include "ircd/bridge/stream.h"
 #include "ircd/bridge/turn.h"
@@ -67,6 +71,23 @@
  */
 #define STREAM_MAX_TOOLS	32
 /*
+ * TN-5: tool calls refused (on a card, by the policy) a turn remembers,
+ * so that their lines say so; past it, the oldest is forgotten and its
+ * line says only that it failed. A call fails soon after its refusal.
+ */
+#define STREAM_MAX_REFUSALS	16
+#define STREAM_REFUSAL_IDLEN	128	/* a longer id is not remembered */
+#define STREAM_REFUSAL_WHYLEN	64	/* "refused by the policy deny-all" */
+/*
+ * TN-13: a line not ended yet starts to go out once it holds more than
+ * STREAM_EARLY_LINES lines' worth; what cannot be formatted yet (a "**"
+ * whose closer has not come) is looked at again when STREAM_SETTLE_STEP
+ * more bytes came, not at every chunk, so that an unclosed marker does
+ * not make each chunk a scan of the whole line.
+ */
+#define STREAM_EARLY_LINES	2
+#define STREAM_SETTLE_STEP	64
+/*
  * AU-9, L2: tool lines a turn shows; past it they are counted, and one
  * line at the end says how many more there were. A tool line costs a
  * line of text against the answer's pacing, too.
@@ -82,7 +103,23 @@ struct stream {
 	/* What the agent said that is not sent yet: up to a line's end. */
 	char		*buf;
 	size_t		 len, cap;
-	int		 in_fence;	/* inside a ``` block */
+	/*
+	 * TN-13: the line being sent, formatted for IRC (fences, TAB
+	 * columns), and its start formatted already but not sent: less
+	 * than a line's worth, which the rest of the line continues.
+	 */
+	struct ircfmt	 fmt;
+	char		*carry;
+	size_t		 clen, ccap;
+	size_t		 unsettled;	/* bytes when nothing settled; 0 */
+	int		 bold_open;	/* a piece sent ended inside bold */
+	char		*message;	/* TN-13: the model message's id */
+	/* TN-5: tool calls refused, and why; a ring, the oldest replaced. */
+	struct {
+		char	id[STREAM_REFUSAL_IDLEN];
+		char	why[STREAM_REFUSAL_WHYLEN];
+	}		 refused[STREAM_MAX_REFUSALS];
+	size_t		 nrefused;	/* ever: the next slot is mod the size */
 	struct event	*typing;
 	char		*tools[STREAM_MAX_TOOLS];	/* shown (TN-5) */
 	size_t		 ntools;
@@ -135,6 +172,8 @@ stream_free(struct stream *st)
 	for (i = 0; i < st->ntools; i++)
 		free(st->tools[i]);
 	free(st->plan);
+	free(st->message);
+	free(st->carry);
 	free(st->buf);
 	free(st->para);
 	free(st);
@@ -265,17 +304,47 @@ stream_say(struct conv *cv, struct turn *t, const char *text, size_t len,
 	stream_send(cv, t, "PRIVMSG", text, len, action);
 }
 
+/*
+ * A line of the answer is cut into pieces that fit (message_split); all
+ * of them, or only those the rest of the line cannot change (early).
+ */
 struct say {
-	struct conv	*cv;
-	struct turn	*t;
+	struct stream	*st;
+	const char	*text;
+	size_t		 len, budget;
+	int		 all;
+	size_t		 done;		/* the text's bytes sent */
+	int		 stopped;	/* a piece was not whole: no more */
 };
 
 static void
 stream_say_piece(const char *piece, size_t len, void *arg)
 {
 	struct say *s = arg;
+	struct stream *st = s->st;
+	char line[IRC_LINELEN];
+	size_t i, off = (size_t)(piece - s->text);
 
-	stream_say(s->cv, s->t, piece, len, 0);
+	/* A piece is whole when the text went on past its window. */
+	if (s->stopped || (!s->all && s->len - off <= s->budget)) {
+		s->stopped = 1;
+		return;
+	}
+	s->done = off + len;
+	/*
+	 * TN-13: a client ends bold at the end of each message, so a piece
+	 * that starts inside bold opens it again (the line's spare bytes
+	 * have room for it).
+	 */
+	if (st->bold_open && len + 1 < sizeof(line)) {
+		line[0] = IRCFMT_BOLD_CHAR;
+		memcpy(line + 1, piece, len);
+		stream_say(st->turn->conv, st->turn, line, len + 1, 0);
+	} else
+		stream_say(st->turn->conv, st->turn, piece, len, 0);
+	for (i = 0; i < len; i++)
+		if (piece[i] == IRCFMT_BOLD_CHAR)
+			st->bold_open = !st->bold_open;
 }
 
 /* The bytes a line may carry after ":nick!agent@host PRIVMSG target :". */
@@ -330,50 +399,124 @@ stream_names(const char *line, size_t len, const char *nick)
 	return casemap_cmp(word, nick) == 0;
 }
 
+/* TN-13: format the agent's markup for IRC, unless it is format = plain. */
+static int
+stream_fmtflags(const struct conv *cv)
+{
+	const char *format = cv->agent->conf->format;
+
+	return format != NULL && strcmp(format, "plain") == 0 ? 0 :
+	    IRCFMT_MARKDOWN;
+}
+
+/*
+ * Part of a line (all of it when end) formatted for IRC onto the carry.
+ * TN-12: the first line of the answer starts with the asker's nick,
+ * cut with the line so that each piece still fits.
+ */
+static void
+stream_carry(struct stream *st, const char *text, size_t len, int end)
+{
+	struct turn *t = st->turn;
+	char nick[NICKLEN + 1];
+	size_t need = ircfmt_size(text, len) + sizeof(nick) + 2, n, at;
+
+	if (st->clen + need > st->ccap) {
+		st->ccap = (st->clen + need) * 2;
+		st->carry = xreallocarray(st->carry, st->ccap, 1);
+	}
+	at = st->clen;
+	n = ircfmt_line(&st->fmt, text, len, stream_fmtflags(t->conv), end,
+	    st->carry + at);
+	st->clen += n;
+	if (st->addressed || n == 0)
+		return;
+	st->addressed = 1;
+	if (stream_asker(t, nick, sizeof(nick)) &&
+	    !stream_names(st->carry + at, n, nick)) {
+		n = strlen(nick);
+		memmove(st->carry + at + n + 2, st->carry + at, st->clen - at);
+		memcpy(st->carry + at, nick, n);
+		memcpy(st->carry + at + n, ": ", 2);
+		st->clen += n + 2;
+	}
+}
+
+/*
+ * Send the carry's pieces: all (the line ended), or the whole ones only;
+ * what is not sent stays for the rest of the line.
+ */
+static void
+stream_pieces(struct stream *st, int all)
+{
+	struct say s = { st, st->carry, st->clen,
+	    stream_budget(st->turn->conv), all, 0, 0 };
+
+	if (st->clen > 0)
+		message_split(st->carry, st->clen, s.budget, stream_say_piece,
+		    &s);
+	if (all || s.done >= st->clen) {
+		st->clen = 0;
+		if (all)
+			st->bold_open = 0;
+		return;
+	}
+	memmove(st->carry, st->carry + s.done, st->clen - s.done);
+	st->clen -= s.done;
+}
+
 /* One complete line of the answer: code fences keep their lines (TN-4). */
 static void
 stream_line(struct stream *st, const char *line, size_t len)
 {
 	struct turn *t = st->turn;
 	struct conv *cv = t->conv;
-	struct say s = { cv, t };
-	char nick[NICKLEN + 1];
-	char *named;
-	size_t i = 0, n;
+	size_t i = 0;
 
 	st->sent += len + OUT_LINE_COST * (1 + len / stream_budget(cv));
+	st->unsettled = 0;
 	while (i < len && (line[i] == ' ' || line[i] == '\t'))
 		i++;
-	if (len - i >= 3 && strncmp(line + i, "```", 3) == 0)
-		st->in_fence = !st->in_fence;
-	if (i == len) {
-		/* Blank lines are not sent, but inside code, as one space. */
-		if (st->in_fence)
+	if (i == len && st->clen == 0 && !st->fmt.cont) {
+		/*
+		 * Blank lines are not sent, but inside code, as one space
+		 * (TN-13).
+		 */
+		if (st->fmt.in_fence)
 			stream_say(cv, t, " ", 1, 0);
 		else
 			stream_paragraph_end(st);
 		return;
 	}
-	/*
-	 * TN-12: the first line of the answer starts with the asker's nick,
-	 * cut with the line so that each piece still fits.
-	 */
-	if (!st->addressed) {
-		st->addressed = 1;
-		if (stream_asker(t, nick, sizeof(nick)) &&
-		    !stream_names(line, len, nick)) {
-			n = strlen(nick);
-			named = xmalloc(n + 2 + len);
-			memcpy(named, nick, n);
-			memcpy(named + n, ": ", 2);
-			memcpy(named + n + 2, line, len);
-			message_split(named, n + 2 + len, stream_budget(cv),
-			    stream_say_piece, &s);
-			free(named);
-			return;
-		}
+	stream_carry(st, line, len, 1);
+	stream_pieces(st, 1);
+}
+
+/*
+ * TN-13: a line not ended yet (a paragraph) that holds more than
+ * STREAM_EARLY_LINES lines' worth starts to go out: the part of it that
+ * what may still come cannot change (ircfmt_settled), in the pieces
+ * that are whole. Returns the bytes of text taken.
+ */
+static size_t
+stream_early(struct stream *st, const char *text, size_t len)
+{
+	struct conv *cv = st->turn->conv;
+	size_t budget = stream_budget(cv), n;
+
+	if (st->clen + len <= STREAM_EARLY_LINES * budget ||
+	    (st->unsettled > 0 && len < st->unsettled + STREAM_SETTLE_STEP))
+		return 0;
+	if ((n = ircfmt_settled(&st->fmt, text, len,
+	    stream_fmtflags(cv))) == 0) {
+		st->unsettled = len;
+		return 0;
 	}
-	message_split(line, len, stream_budget(cv), stream_say_piece, &s);
+	st->unsettled = 0;
+	st->sent += n + OUT_LINE_COST * (n / budget);
+	stream_carry(st, text, n, 0);
+	stream_pieces(st, 0);
+	return n;
 }
 
 /*
@@ -396,9 +539,17 @@ stream_flush(struct stream *st, int all)
 		stream_line(st, st->buf + start, i - start);
 		start = i + 1;
 	}
-	if (all && start < st->len) {
+	if (all && (start < st->len || st->clen > 0)) {
 		stream_line(st, st->buf + start, st->len - start);
 		start = st->len;
+	}
+	/*
+	 * A long paragraph starts before it ends (TN-13); what it sent
+	 * counts against the slice as lines do, and past it the rest waits.
+	 */
+	if (!all && !full && st->len > start) {
+		start += stream_early(st, st->buf + start, st->len - start);
+		full = st->sent >= slice && start < st->len;
 	}
 	/* A line that never ends is sent in pieces rather than kept growing. */
 	if (!all && !full && st->len - start > STREAM_MAX) {
@@ -462,12 +613,27 @@ stream_hold(struct stream *st)
 	stream_drain_later(st, 0);
 }
 
-/* A chunk of the answer: the lines it completes go out (TN-4). */
+/*
+ * A chunk of the answer: the lines it completes go out (TN-4). TN-13: a
+ * chunk of another model message (message, when the adapter names them)
+ * starts a line of its own, so that two messages never run together.
+ */
 void
-stream_text(struct turn *t, const char *text, size_t len)
+stream_text(struct turn *t, const char *text, size_t len, const char *message)
 {
 	struct stream *st = t->stream;
+	int other;
 
+	if (message != NULL) {
+		other = st->message != NULL && strcmp(st->message, message) != 0;
+		if (other && (st->clen > 0 ||
+		    (st->len > 0 && st->buf[st->len - 1] != '\n')))
+			stream_text(t, "\n", 1, NULL);
+		if (st->message == NULL || other) {
+			free(st->message);
+			st->message = xstrdup(message);
+		}
+	}
 	if (st->len + len + 1 > st->cap) {
 		st->cap = (st->len + len + 1) * 2;
 		st->buf = xreallocarray(st->buf, st->cap, 1);
@@ -568,26 +734,35 @@ stream_silence(struct turn *t)
 	if (t->stream->held) {
 		/* Its answer to the cancel waits behind the hold: let it in. */
 		t->stream->len = 0;
+		t->stream->clen = 0;
 		stream_drain_later(t->stream, 0);
 	}
 }
 
-static const char *
-stream_tool_verb(const char *kind)
+void
+stream_refused(struct turn *t, const char *tool_id, const char *why)
 {
-	static const struct { const char *kind, *verb; } verbs[] = {
-		{ "read", "read" }, { "edit", "edited" },
-		{ "delete", "deleted" }, { "move", "moved" },
-		{ "search", "searched" },
-		{ "execute", "ran" }, { "think", "thought about" },
-		{ "fetch", "fetched" },
-	};
-	size_t i;
+	struct stream *st = t->stream;
+	size_t slot = st->nrefused % STREAM_MAX_REFUSALS;
 
-	for (i = 0; i < sizeof(verbs) / sizeof(verbs[0]); i++)
-		if (kind != NULL && strcmp(kind, verbs[i].kind) == 0)
-			return verbs[i].verb;
-	return "used";
+	if (tool_id == NULL || strlen(tool_id) >= sizeof(st->refused[0].id))
+		return;
+	strlcpy(st->refused[slot].id, tool_id, sizeof(st->refused[0].id));
+	strlcpy(st->refused[slot].why, why, sizeof(st->refused[0].why));
+	st->nrefused++;
+}
+
+/* Why tool call id of st was refused, or NULL: it was not (TN-5). */
+static const char *
+stream_refusal(const struct stream *st, const char *id)
+{
+	size_t i, n = st->nrefused < STREAM_MAX_REFUSALS ? st->nrefused :
+	    STREAM_MAX_REFUSALS;
+
+	for (i = 0; i < n; i++)
+		if (strcmp(st->refused[i].id, id) == 0)
+			return st->refused[i].why;
+	return NULL;
 }
 
 /*
@@ -619,13 +794,18 @@ stream_plan(struct turn *t, const struct acp_plan_entry *e, size_t n)
 		stream_hold(st);
 }
 
-/* TN-5: a finished tool call is one ACTION line, once per call. */
+/*
+ * TN-5: a finished tool call is one ACTION line, once per call, saying
+ * what it did ("* alice wrote q.txt"), tried ("tried to run `make` —
+ * failed") or did not do and why ("did not write q.txt: card 2 was
+ * denied").
+ */
 void
 stream_tool(struct turn *t, const struct acp_tool *tool)
 {
 	struct stream *st = t->stream;
 	struct conv *cv = t->conv;
-	const char *what;
+	const char *why = NULL;
 	char line[IRC_LINELEN];
 	size_t i;
 	int failed;
@@ -652,9 +832,15 @@ stream_tool(struct turn *t, const struct acp_tool *tool)
 	st->tool_lines++;
 	/* Whatever was streamed before the tool goes out before it. */
 	stream_flush(st, 1);
-	what = tool->path != NULL ? tool->path : tool->title;
-	snprintf(line, sizeof(line), "%s %s%s", stream_tool_verb(tool->kind),
-	    what, failed ? " \xe2\x80\x94 failed" : "");
+	/*
+	 * In phrase.c's words, true to what happened: a call refused on its
+	 * card or by the policy did not happen, and the line says why.
+	 */
+	if (failed)
+		why = stream_refusal(st, tool->id);
+	phrase_tool_line(line, sizeof(line), tool, cv->agent->conf->cwd,
+	    why != NULL ? PHRASE_REFUSED : failed ? PHRASE_FAILED : PHRASE_DONE,
+	    why);
 	for (i = 0; line[i] != '\0'; i++)
 		if (line[i] == '\r' || line[i] == '\n')
 			line[i] = ' ';

@@ -22,10 +22,19 @@ void		 stream_free(struct stream *);
  */
 void	stream_send(struct conv *, struct turn *, const char *cmd,
 	    const char *text, size_t len, int action);
-/* A chunk of t's answer as it streams. */
-void	stream_text(struct turn *, const char *text, size_t len);
+/*
+ * A chunk of t's answer as it streams; message: the id of the model
+ * message it belongs to, or NULL (TN-13).
+ */
+void	stream_text(struct turn *, const char *text, size_t len,
+	    const char *message);
 /* A tool call of t that finished (TN-5). */
 void	stream_tool(struct turn *, const struct acp_tool *);
+/*
+ * TN-5: tool call tool_id of t was refused, why ("card 2 was denied",
+ * "refused by the policy deny-all"): its line says so when it fails.
+ */
+void	stream_refused(struct turn *, const char *tool_id, const char *why);
 /* TN-14: a plan, shown as one line when it is new or changed. */
 struct acp_plan_entry;
 void	stream_plan(struct turn *, const struct acp_plan_entry *, size_t n);

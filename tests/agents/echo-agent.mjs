@@ -19,7 +19,10 @@
 //                     C0 controls, IRC colours and bidi overrides, as a
 //                     hostile agent's would (AU-6)
 // Prompt commands: /perm <what>, /dirty (M2: a permission whose title hides
-//   a command, with the real one in rawInput), /plan, /replan (a plan sent
+//   a command, with the real one in rawInput), /write <path> (TN-5: asks to
+//   write a new file, as claude's Write does: kind edit, the path in
+//   locations and rawInput; the call completes when allowed and fails when
+//   refused), /plan, /replan (a plan sent
 //   twice unchanged, then changed, between two texts; not announced), /crash, /burst-exit <words>, /hang,
 //   /garbage <n>, /huge <bytes>, /hugegarbage <bytes>, /deaf <n>, /mode,
 //   /title <text> (session_info_update), /config (config_option_update and
@@ -180,6 +183,10 @@ async function turn(sid, s, text, signal) {
   const arg = rest.join(" ");
   if (cmd === "/perm") return permTurn(sid, s, arg, signal);
   if (cmd === "/dirty") return permTurn(sid, s, arg, signal, DIRTY_CALL);
+  if (cmd === "/write") return permTurn(sid, s, arg, signal, {
+    title: `Write ${arg}`, kind: "edit", locations: [{ path: arg }],
+    rawInput: { file_path: arg, content: "pretend\n" },
+  });
   if (cmd === "/plan") {
     await update(sid, { sessionUpdate: "plan", entries: [
       { content: "Read the prompt", priority: "high", status: "completed" },

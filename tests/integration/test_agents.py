@@ -1181,6 +1181,8 @@ def _check_tn4(msgs, lines, what):
     for n, line in enumerate(lines):
         if line.lstrip(" \t").startswith("```"):
             fence = not fence
+        # TN-13: a TAB arrives as spaces to the next multiple of 8 columns.
+        line = line.expandtabs(8)
         if not line.strip():
             if fence:
                 if gi >= len(got) or got[gi].strip():
@@ -1213,7 +1215,7 @@ def test_tn4_200_lines_long_utf8_code():
     """TN-4/AG-5: a 200-line answer streamed in odd chunks from an agent with a 30-byte
     nick in a 50-byte channel: in order, nothing dropped, lines <= 512 bytes, long lines
     cut between words (or UTF-8 characters), code fences keep their lines and
-    indentation, blank lines outside code not sent."""
+    indentation, blank lines outside code not sent; a TAB arrives as spaces (TN-13)."""
     srv = shared()
     u = mclient(srv, "tn4u")
     joined(u, LONGCHAN)

@@ -1,5 +1,6 @@
 /*
- * test_phrase.c: PM-1, AU-6, a tool call in words for a card
+ * test_phrase.c: PM-1, AU-6, TN-5, a tool call in words for a card and
+ * for its line once finished
  * (ircd/bridge/phrase.c), from the shapes the real adapters send
  * (reference/real-adapters-offline.md; tests/integration/test_adapters.py
  * drives the adapters themselves).
@@ -96,6 +97,54 @@ static const struct phrase_case cases[] = {
 	  "{\"command\":\"rm \\u202e-rf\\u0007 /\"}", 0, "run `rm -rf /`" },
 };
 
+struct line_case {
+	const char		*name;
+	const char		*title, *kind, *path, *raw;
+	int			 creates;
+	enum phrase_outcome	 outcome;
+	const char		*why;
+	const char		*want;
+};
+
+/* TN-5: a finished tool call's line, after "* <agent> ". */
+static const struct line_case tool_lines[] = {
+	{ "a new file written", "Write q.txt", "edit", CWD "/q.txt",
+	  "{\"file_path\":\"" CWD "/q.txt\",\"content\":\"x\"}", 0,
+	  PHRASE_DONE, NULL, "wrote q.txt" },
+	{ "a command run", "make", "execute", NULL,
+	  "{\"command\":\"make\"}", 0, PHRASE_DONE, NULL, "ran `make`" },
+	{ "a failed command: tried to", "make", "execute", NULL,
+	  "{\"command\":\"make\"}", 0, PHRASE_FAILED, NULL,
+	  "tried to run `make` \xe2\x80\x94 failed" },
+	{ "denied on its card: what did not happen, and why",
+	  "Write q.txt", "edit", CWD "/q.txt",
+	  "{\"file_path\":\"q.txt\",\"content\":\"x\"}", 0,
+	  PHRASE_REFUSED, "card 2 was denied",
+	  "did not write q.txt: card 2 was denied" },
+	{ "refused by the policy", "Delete a", "delete", CWD "/a", NULL, 0,
+	  PHRASE_REFUSED, "refused by the policy deny-all",
+	  "did not delete a: refused by the policy deny-all" },
+	{ "an edit", "Edit src/a.c", "edit", CWD "/src/a.c",
+	  "{\"file_path\":\"" CWD "/src/a.c\",\"old_string\":\"a\"}", 0,
+	  PHRASE_DONE, NULL, "edited src/a.c" },
+	{ "a read keeps its spelling", "Read a.c", "read", CWD "/a.c", NULL,
+	  0, PHRASE_DONE, NULL, "read a.c" },
+	{ "an MCP tool used", "mcp__agentircd__schedule", "other", NULL, NULL,
+	  0, PHRASE_DONE, NULL, "used agentircd's schedule tool" },
+	{ "a title's own verb: create, regular", "Create notes.txt", "other",
+	  NULL, NULL, 0, PHRASE_DONE, NULL, "created notes.txt" },
+	{ "a title's own verb: touch", "Touch b", "other", NULL, NULL, 0,
+	  PHRASE_DONE, NULL, "touched b" },
+	{ "a title's own verb: copy", "Copy b", "other", NULL, NULL, 0,
+	  PHRASE_DONE, NULL, "copied b" },
+	{ "a title only quoted: the kind's verb says it", "end.c", "edit",
+	  NULL, NULL, 0, PHRASE_DONE, NULL, "edited end.c" },
+	{ "a tool's name with no kind's verb stays quoted", "WebSearch",
+	  "other", NULL, NULL, 0, PHRASE_DONE, NULL, "used \"WebSearch\"" },
+	{ "refused, no reason known", "make", "execute", NULL, NULL, 0,
+	  PHRASE_REFUSED, NULL, "did not run `make`: it was refused" },
+};
+
 int
 main(void)
 {
@@ -126,5 +175,17 @@ main(void)
 	t.path = CWD "/a";
 	phrase_tool(buf, sizeof(buf), &t, NULL);
 	is_str(buf, "edit " CWD "/a", "no working directory: the path whole");
+	for (i = 0; i < sizeof(tool_lines) / sizeof(tool_lines[0]); i++) {
+		memset(&t, 0, sizeof(t));
+		t.title = tool_lines[i].title;
+		t.kind = tool_lines[i].kind;
+		t.path = tool_lines[i].path;
+		t.raw_input = tool_lines[i].raw;
+		t.creates = tool_lines[i].creates;
+		n = phrase_tool_line(buf, sizeof(buf), &t, CWD,
+		    tool_lines[i].outcome, tool_lines[i].why);
+		is_str(buf, tool_lines[i].want, tool_lines[i].name);
+		is_int((int)n, (int)strlen(buf), "its length");
+	}
 	return tap_done();
 }
