@@ -26,6 +26,7 @@ from ircharness import (SLOW, Client, Server, TestFailure, hash_password,  # noq
 from agentharness import NODE, SDK, joined, require_agent  # noqa: E402
 
 require_agent("echo-agent.mjs")
+MCPAGENT = require_agent("mcp-agent.mjs")
 
 TMP = tempfile.mkdtemp(prefix="agentircd-reload-")
 # In every agent's command line: the agent processes of this run are found by it.
@@ -118,9 +119,9 @@ def _cleanup():
 atexit.register(_cleanup)
 
 
-def server(sections):
+def server(sections, **kw):
     return Server(flood_exempt="127.0.0.0/8", history_replay=0,
-                  config_extra=oper_section() + sections)
+                  config_extra=oper_section() + sections, **kw)
 
 
 def rewrite(srv, sections, broken=""):
@@ -412,6 +413,34 @@ def test_rehash_command_does_as_sighup_and_says_what_it_did():
         answer(c, "fresh", "#rh", r"heard: .*hello")
         for x in (c, o2, p):
             x.quit()
+    finally:
+        srv.stop()
+
+
+def test_removed_agent_schedules_kept_not_firing_back_with_it():
+    """SC-7: the schedules of an agent a reload removes stay stored but do not fire while
+    it is away; added back, the agent has them again and they fire."""
+    sect = ("[agent sched]\ncommand = %s %s %s-sched\nchannels = #rs\nusers = *\n"
+            "env = MCP_AGENT_TIMEOUT_MS=8000\n\n" % (NODE, MCPAGENT, TOKEN))
+    srv = server(sect, schedule_minute=1)
+    header = r"NOTICE #rs :\[schedule sch_\d+ \"tick\" "
+    try:
+        c = oper(srv, "alice", "#rs")
+        c.send("PRIVMSG #rs :sched: mcp schedule " + json.dumps(
+            {"name": "tick", "prompt": "tick", "in_seconds": 1, "every_minutes": 1},
+            separators=(",", ":")))
+        answer(c, "sched", "#rs", r"tool: scheduled sch_\d+")
+        c.expect(header, 10)
+        rewrite(srv, "")
+        hup(srv)
+        c.expect(r"^:sched!agent@irc\.test QUIT ", 10)
+        c.drain(0.3)
+        c.assert_nothing(3.0 * SLOW, header)
+        rewrite(srv, sect)
+        hup(srv)
+        c.expect(r"^:sched!agent@irc\.test JOIN #rs", 10)
+        c.expect(header, 10)
+        c.quit()
     finally:
         srv.stop()
 
