@@ -279,6 +279,15 @@ void		 acp_agent_stop(struct acp_agent *);
 /* Forget failures and the broken state (INVITE, config reload). */
 void		 acp_agent_reset(struct acp_agent *);
 /*
+ * A config reload: cfg's command, cwd and env (copied) are what the next
+ * process starts with; a running one keeps what it was started with, and
+ * its sessions keep its cwd. The other fields of cfg are not read. -1,
+ * and nothing changes, when the command cannot be parsed or cwd is not
+ * absolute.
+ */
+int		 acp_agent_reconfigure(struct acp_agent *,
+		    const struct acp_agent_config *);
+/*
  * Backpressure: while held (on), nothing more the agent says is read or
  * passed on; it may be called from inside a callback, which then is the
  * last until released. Released (off), what was read is passed on, in

@@ -91,6 +91,9 @@ struct acp_agent {
 	char			*name, *command, *cwd, *auth_method;
 	char			**argv;
 	char			**env;
+	/* acp_agent_reconfigure(): taken at the next spawn, or NULL */
+	char			*next_command, *next_cwd;
+	char			**next_argv, **next_env;
 	struct acp_callbacks	 cb;
 	void			*arg;
 	enum agent_state	 state;

@@ -36,6 +36,7 @@ static void	agent_gc_cb(evutil_socket_t, short, void *);
 static void	agent_eof_cb(evutil_socket_t, short, void *);
 static void	agent_resume_cb(evutil_socket_t, short, void *);
 static void	agent_stdout_eof(struct evbuffer *, void *);
+static void	agent_next_take(struct acp_agent *);
 
 int
 acp_init(struct event_base *base)
@@ -599,6 +600,7 @@ agent_spawn(struct acp_agent *a)
 
 	a->eof = a->reaped = 0;
 	a->status = -1;
+	agent_next_take(a);
 	a->proc = acp_proc_spawn(a->base, a->name, a->argv, a->cwd,
 	    (const char *const *)a->env, &cbs, a, err, sizeof(err));
 	if (a->proc == NULL) {
@@ -701,6 +703,80 @@ acp_agent_reset(struct acp_agent *a)
 		a->state = AG_STOPPED;
 }
 
+/* What acp_agent_reconfigure() left for the next start, dropped. */
+static void
+agent_next_free(struct acp_agent *a)
+{
+	free(a->next_command);
+	free(a->next_cwd);
+	acp_argv_free(a->next_argv);
+	acp_argv_free(a->next_env);
+	a->next_command = a->next_cwd = NULL;
+	a->next_argv = a->next_env = NULL;
+}
+
+int
+acp_agent_reconfigure(struct acp_agent *a, const struct acp_agent_config *cfg)
+{
+	char **argv, **env, *command, *cwd;
+	const char *err;
+	char buf[4096];
+	size_t i, n = 0;
+
+	if (cfg->command == NULL ||
+	    (argv = acp_argv_parse(cfg->command, &err)) == NULL) {
+		acp_error("%s: bad command: %s", a->name,
+		    cfg->command == NULL ? "none" : err);
+		return -1;
+	}
+	if (cfg->cwd != NULL)
+		cwd = strdup(cfg->cwd);
+	else
+		cwd = strdup(getcwd(buf, sizeof(buf)) != NULL ? buf : "/");
+	for (i = 0; cfg->env != NULL && cfg->env[i] != NULL; i++)
+		n++;
+	env = calloc(n + 1, sizeof(*env));
+	for (i = 0; env != NULL && i < n; i++)
+		if ((env[i] = strdup(cfg->env[i])) == NULL)
+			break;
+	command = strdup(cfg->command);
+	if (cwd == NULL || env == NULL || i < n || command == NULL ||
+	    cwd[0] != '/') {
+		if (cwd != NULL && cwd[0] != '/')
+			acp_error("%s: cwd must be absolute", a->name);
+		acp_argv_free(argv);
+		acp_argv_free(env);
+		free(cwd);
+		free(command);
+		return -1;
+	}
+	/* A second reload before the start: the last one wins. */
+	agent_next_free(a);
+	a->next_command = command;
+	a->next_argv = argv;
+	a->next_cwd = cwd;
+	a->next_env = env;
+	return 0;
+}
+
+/* At a spawn: what a reload asked for becomes what the agent runs. */
+static void
+agent_next_take(struct acp_agent *a)
+{
+	if (a->next_argv == NULL)
+		return;
+	free(a->command);
+	free(a->cwd);
+	acp_argv_free(a->argv);
+	acp_argv_free(a->env);
+	a->command = a->next_command;
+	a->cwd = a->next_cwd;
+	a->argv = a->next_argv;
+	a->env = a->next_env;
+	a->next_command = a->next_cwd = NULL;
+	a->next_argv = a->next_env = NULL;
+}
+
 static void
 agent_destroy(struct acp_agent *a)
 {
@@ -726,6 +802,7 @@ agent_destroy(struct acp_agent *a)
 	if (a->resume_ev != NULL)
 		event_free(a->resume_ev);
 	cJSON_Delete(a->auth_methods);
+	agent_next_free(a);
 	acp_argv_free(a->argv);
 	acp_argv_free(a->env);
 	free(a->name);

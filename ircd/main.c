@@ -106,7 +106,7 @@ main_warn_cwds(const struct conf *cf)
 	free(dbdir);
 }
 
-/* Agents keep their running section over a REHASH; the warning is the file's. */
+/* AU-10: the new file's agents' cwds are checked as at start. */
 static void
 main_rehash(const struct conf *old, const struct conf *new)
 {

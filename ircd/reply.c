@@ -59,6 +59,21 @@ reply_notice(struct client *c, const char *fmt, ...)
 }
 
 void
+reply_opers(const char *fmt, ...)
+{
+	char text[IRC_LINELEN];
+	struct client *c;
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(text, sizeof(text), fmt, ap);
+	va_end(ap);
+	TAILQ_FOREACH(c, &ircd.all, entry)
+		if ((c->flags & CLIENT_REGISTERED) && client_is_oper(c))
+			reply_notice(c, "*** %s", text);
+}
+
+void
 reply_notice_in(struct client *c, const char *where, const char *fmt, ...)
 {
 	char text[IRC_LINELEN], ctx[CHANNELLEN * 2 + 1];

@@ -13,6 +13,12 @@ void	reply(struct client *, int numeric, ...);
 void	reply_notice(struct client *, const char *fmt, ...)
 	    __attribute__((format(printf, 2, 3)));
 /*
+ * ":<server> NOTICE <nick> :*** text" to every IRC operator (a rehash
+ * says what it did, or why it changed nothing).
+ */
+void	reply_opers(const char *fmt, ...)
+	    __attribute__((format(printf, 1, 2)));
+/*
  * TN-11: a reply to what c typed in channel where ("#chan"; NULL or a
  * nick for a private conversation: then as reply_notice). To c alone, as
  * ":<server> NOTICE #chan :text", so that clients show it in the channel's

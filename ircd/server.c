@@ -30,6 +30,7 @@
 #include "ircd/isupport.h"
 #include "ircd/listen.h"
 #include "ircd/log.h"
+#include "ircd/reply.h"
 #include "ircd/verify.h"
 #include "ircd/whowas.h"
 
@@ -223,8 +224,10 @@ server_shutdown(const char *reason)
 
 /*
  * SIGHUP and REHASH: accounts, operators and the MOTD come from the file
- * again, and TLS listeners load their certificates again. Connected
- * clients stay; a config with an error changes nothing.
+ * again, and TLS listeners load their certificates again; the [agent]
+ * sections are the rehash hook's (the bridge adds, removes and changes
+ * agents, and says so). Connected clients stay; a config with an error
+ * changes nothing, and the operators are told why.
  */
 void
 server_rehash(void)
@@ -235,6 +238,7 @@ server_rehash(void)
 
 	if ((nc = conf_load(ircd.conf->path, err, sizeof(err))) == NULL) {
 		log_warnx("rehash: %s; keeping the running configuration", err);
+		reply_opers("Rehash refused, nothing changed: %s", err);
 		return;
 	}
 	hook_rehash(ircd.conf, nc);
@@ -248,6 +252,9 @@ server_rehash(void)
 	SWAP(opers);
 	SWAP(nopers);
 	SWAP(motd);
+	/* The hook has pointed what it keeps of [agent] at the new array. */
+	SWAP(agents);
+	SWAP(nagents);
 #undef SWAP
 	conf_free(nc);
 	motd_load();

@@ -456,6 +456,18 @@ agent_join_stored(const char *conv, const char *name, void *arg)
 		channel_add(ch, a->client, 0);
 }
 
+/* What acp/ is told of section ca: the process to start, and how. */
+static void
+agent_acp_config(const struct conf_agent *ca, struct acp_agent_config *cfg)
+{
+	memset(cfg, 0, sizeof(*cfg));
+	cfg->name = ca->name;
+	cfg->command = ca->command;
+	cfg->cwd = ca->cwd;
+	cfg->env = (const char **)(void *)ca->env;
+	cfg->turn_timeout_ms = ircd.conf->turn_timeout * 1000;
+}
+
 static struct agent *
 agent_new(const struct conf_agent *ca)
 {
@@ -467,6 +479,13 @@ agent_new(const struct conf_agent *ca)
 
 	if (client_find_any(ca->name) != NULL) {
 		log_warnx("agent %s: the nick is taken", ca->name);
+		free(a);
+		return NULL;
+	}
+	agent_acp_config(ca, &cfg);
+	if ((a->acp = acp_agent_new(pool, &cfg, &callbacks_acp, a)) == NULL) {
+		/* conf.c checked the command: out of memory, or a bad cwd. */
+		log_warnx("agent %s: cannot be set up", ca->name);
 		free(a);
 		return NULL;
 	}
@@ -484,13 +503,6 @@ agent_new(const struct conf_agent *ca)
 	c->umodes |= UMODE_BOT;		/* AG-1 */
 	client_register(c);
 
-	memset(&cfg, 0, sizeof(cfg));
-	cfg.name = ca->name;
-	cfg.command = ca->command;
-	cfg.cwd = ca->cwd;
-	cfg.env = (const char **)(void *)ca->env;
-	cfg.turn_timeout_ms = ircd.conf->turn_timeout * 1000;
-	a->acp = acp_agent_new(pool, &cfg, &callbacks_acp, a);
 	TAILQ_INSERT_TAIL(&all_agents, a, entry);
 	agent_load_cmds(a);
 
@@ -501,12 +513,11 @@ agent_new(const struct conf_agent *ca)
 	return a;
 }
 
-int
-agent_init(void)
+/* acp/ and the process pool, once: a server may start with no agent. */
+static int
+agent_lib_start(void)
 {
-	size_t i;
-
-	if (ircd.conf->nagents == 0)
+	if (pool != NULL)
 		return 0;
 	acp_log_set(agent_acp_log, NULL, ACP_LOG_INFO);
 	if (acp_init(ircd.base) == -1) {
@@ -514,9 +525,121 @@ agent_init(void)
 		return -1;
 	}
 	pool = acp_pool_new(ircd.conf->max_loaded_agents);
+	return 0;
+}
+
+int
+agent_init(void)
+{
+	size_t i;
+
+	if (ircd.conf->nagents == 0)
+		return 0;
+	if (agent_lib_start() == -1)
+		return -1;
 	for (i = 0; i < ircd.conf->nagents; i++)
 		agent_new(&ircd.conf->agents[i]);
 	return 0;
+}
+
+/*
+ * A section added by a reload. Its channels are joined as anyone's JOIN
+ * is (the members see it come), which agent_new's start-up joins, made
+ * before anyone is connected, need not.
+ */
+struct agent *
+agent_add(const struct conf_agent *ca)
+{
+	struct agent *a;
+	struct member *m;
+
+	if (agent_lib_start() == -1 || (a = agent_new(ca)) == NULL)
+		return NULL;
+	TAILQ_FOREACH(m, &a->client->channels, by_client)
+		channel_send(m->channel, a->client, ":%s JOIN %s",
+		    a->client->prefix, m->channel->name);
+	return a;
+}
+
+/*
+ * A section a reload took away. What it did stays stored (history, its
+ * sessions, memberships, commands, schedules): a section with its name
+ * added again finds them, as a restart would.
+ */
+void
+agent_remove(struct agent *a, const char *quit, const char *why)
+{
+	struct client *c = a->client;
+
+	/* TN-9, as at shutdown: whoever waits on it is told it will not. */
+	turn_drop_agent(a, why);
+	/* SC-7: kept stored, but none fires for an agent that is not here. */
+	schedule_agent_gone(c->nick);
+	/* Its cards, MCP tokens and sessions go with its conversations. */
+	conv_free_all(a);
+	TAILQ_REMOVE(&all_agents, a, entry);
+	/* EOF, SIGTERM, SIGKILL after its grace: as at shutdown. */
+	acp_agent_free(a->acp);
+	agent_free_cmds(a);
+	/* No agent behind it: its parts below leave the memberships stored. */
+	c->priv = NULL;
+	client_exit(c, quit);
+	free(a);
+}
+
+int
+agent_reconfigure(struct agent *a)
+{
+	struct acp_agent_config cfg;
+
+	agent_acp_config(a->conf, &cfg);
+	if (acp_agent_reconfigure(a->acp, &cfg) == -1)
+		return -1;
+	if (!acp_agent_running(a->acp))
+		return 0;	/* it starts with the new one when next asked */
+	/* A running answer is never cut: its process stops when it ends. */
+	a->restart_pending = 1;
+	if (a->active == NULL)
+		agent_idle(a);
+	return 0;
+}
+
+void
+agent_idle(struct agent *a)
+{
+	if (!a->restart_pending || a->active != NULL)
+		return;
+	a->restart_pending = 0;
+	log_info("agent %s: stopping its process, to start the reloaded "
+	    "command at the next prompt", a->client->nick);
+	acp_agent_stop(a->acp);
+}
+
+void
+agent_join_conf(struct agent *a, const char *name)
+{
+	struct channel *ch;
+
+	if (!casemap_valid_channel(name, CHANNELLEN))
+		return;
+	if ((ch = channel_find(name)) == NULL)
+		ch = channel_create(name);
+	if (channel_member(ch, a->client) != NULL)
+		return;
+	/* Configured, like start-up's: max-channels is for what people ask. */
+	channel_add(ch, a->client, 0);
+	channel_send(ch, NULL, ":%s JOIN %s", a->client->prefix, ch->name);
+}
+
+void
+agent_part_conf(struct agent *a, struct channel *ch, const char *reason)
+{
+	if (channel_member(ch, a->client) == NULL)
+		return;
+	channel_send(ch, NULL, ":%s PART %s :%s", a->client->prefix, ch->name,
+	    reason);
+	/* As a KICK: its session there closes, its schedules there end. */
+	channel_remove(ch, a->client);
 }
 
 void

@@ -42,6 +42,11 @@ struct agent {
 	int			 cmds_known;	/* announced once, ever */
 	/* AU-3: the mode a new session starts in, "" until one opened */
 	char			 mode_initial[AGENT_MODELEN];
+	/*
+	 * A reload changed its command while it answered: its process stops
+	 * when the answer ends, and the next prompt starts the new one.
+	 */
+	int			 restart_pending;
 };
 
 /* Every agent of the config. */
@@ -50,6 +55,23 @@ extern struct agent_list	all_agents;
 /* Create the configured agents and put them in their channels. */
 int	agent_init(void);
 void	agent_shutdown(void);
+/*
+ * A reload (reload.c). agent_add: the agent of section ca as if it had
+ * been there at start, or NULL (its nick is taken). agent_remove: it
+ * QUITs with reason quit; whoever waits on it is told why (TN-9), its
+ * process stops.
+ */
+struct agent	*agent_add(const struct conf_agent *ca);
+void		 agent_remove(struct agent *, const char *quit,
+		    const char *why);
+/* a's command, cwd and env of a->conf apply at its next process start. */
+int		 agent_reconfigure(struct agent *);
+/* a joins its configured channel name, or parts ch with reason. */
+void		 agent_join_conf(struct agent *, const char *name);
+void		 agent_part_conf(struct agent *, struct channel *,
+		    const char *reason);
+/* a's turn ended and it answers nowhere now (turn.c). */
+void		 agent_idle(struct agent *);
 
 /* The agent behind a client, or NULL for a person. */
 struct agent	*agent_of_client(const struct client *);

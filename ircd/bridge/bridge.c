@@ -12,6 +12,7 @@
 #include "ircd/bridge/dispatch.h"
 #include "ircd/bridge/mcp.h"
 #include "ircd/bridge/offline.h"
+#include "ircd/bridge/reload.h"
 #include "ircd/bridge/schedule.h"
 #include "ircd/casemap.h"
 #include "ircd/channel.h"
@@ -34,13 +35,17 @@ bridge_channel_gone(const struct channel *ch)
 	}
 }
 
-/* SC-7: the schedules of accounts the new file no longer has end. */
+/*
+ * SC-7: the schedules of accounts the new file no longer has end; the
+ * agents follow the new file's [agent] sections (reload.c).
+ */
 static void
 bridge_rehash(const struct conf *old, const struct conf *new)
 {
 	struct convkey key;
 	size_t i, j;
 
+	reload_agents(new);
 	for (i = 0; i < old->naccounts; i++) {
 		for (j = 0; j < new->naccounts; j++)
 			if (casemap_cmp(old->accounts[i].name,

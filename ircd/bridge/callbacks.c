@@ -73,7 +73,12 @@ callbacks_open(struct acp_session *s, enum acp_open_how how, const char *error,
 	}
 	store_session_set(history_store(), a->client->nick, cv->key,
 	    acp_session_id(cv->session), -1);
-	if (t != NULL)
+	/*
+	 * A prompt given while the process was stopping (a reload's new
+	 * command, SS-5's eviction) is acp/'s already: it goes out once
+	 * this returns, and a second one would be refused.
+	 */
+	if (t != NULL && !acp_session_in_turn(cv->session))
 		ask_send(t);
 }
 

@@ -6,6 +6,7 @@ noinst_LIBRARIES += libbridge.a
 libbridge_a_SOURCES = \
 	ircd/bridge/bridge.c ircd/bridge/bridge.h \
 	ircd/bridge/agent.c ircd/bridge/agent.h \
+	ircd/bridge/reload.c ircd/bridge/reload.h \
 	ircd/bridge/conv.c ircd/bridge/conv.h \
 	ircd/bridge/stream.c ircd/bridge/stream.h \
 	ircd/bridge/ask.c ircd/bridge/ask.h \

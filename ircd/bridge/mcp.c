@@ -651,6 +651,9 @@ mcp_init(void)
 	struct sockaddr_un sun;
 	ssize_t n;
 
+	/* Once: a reload adding the first agent calls it again. */
+	if (listener != NULL)
+		return 0;
 	if ((n = readlink("/proc/self/exe", exe, sizeof(exe) - 1)) <= 0) {
 		log_warn("mcp: cannot find my own binary");
 		return -1;

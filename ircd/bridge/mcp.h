@@ -12,6 +12,7 @@
 
 struct conv;
 
+/* Start the tool server; again when it runs is a no-op (a reload). */
 int	mcp_init(void);
 void	mcp_shutdown(void);
 /* The mcpServers JSON array for cv's session (makes its token). */

@@ -304,6 +304,12 @@ sched_fire_cb(evutil_socket_t fd, short what, void *arg)
 	s->slot = 0;		/* a paced turn, if it had one, is now */
 	if (strcmp(s->state, "pending") == 0)
 		return;		/* waits for a person's !allow */
+	/*
+	 * Its agent is not in the config (a reload removed it): kept as it
+	 * is, not fired, not moved on; it fires when the agent is back.
+	 */
+	if (agent_find(s->agent) == NULL)
+		return;
 	/* SC-3: one prompt waiting is enough; a blocked session gets no pile. */
 	if (turn_waiting_sched(s->id))
 		log_info("schedule sch_%lld: previous firing still waiting; skipped",
@@ -913,6 +919,32 @@ schedule_user_delete(struct client *c, const char *key, const char *id)
 	reply_notice_in(c, where, "Unscheduled sch_%lld \"%s\"",
 	    (long long)s->id, s->name);
 	sched_delete(s);
+}
+
+void
+schedule_agent_gone(const char *nick)
+{
+	struct sched *s;
+
+	TAILQ_FOREACH(s, &scheds, entry)
+		if (strcmp(s->agent, nick) == 0 && s->ev != NULL)
+			evtimer_del(s->ev);
+}
+
+void
+schedule_agent_back(struct agent *a)
+{
+	struct sched *s;
+
+	TAILQ_FOREACH(s, &scheds, entry) {
+		if (strcmp(s->agent, a->client->nick) != 0)
+			continue;
+		/* SC-2: one missed while it was away fires once, now. */
+		sched_arm(s);
+		if (strcmp(s->state, "pending") == 0)
+			sched_card_open(a, s, strncmp(s->owner, "a:", 2) == 0 ?
+			    s->owner + 2 : NULL);
+	}
 }
 
 void

@@ -31,6 +31,13 @@ void	schedule_user_list(struct client *, const char *key);
 void	schedule_user_delete(struct client *, const char *key, const char *id);
 /* A person wrote in conversation key: held firings made there go (SC-5). */
 void	schedule_person_spoke(const char *key);
+/*
+ * SC-7, issue 24: an agent a reload removed keeps its schedules stored,
+ * but none fires while it is away; one added back (by nick) has them
+ * armed again, and those waiting for consent ask again.
+ */
+void	schedule_agent_gone(const char *nick);
+void	schedule_agent_back(struct agent *);
 /* The agent left conversation key (KICK): its schedules there end (SC-7). */
 void	schedule_drop(struct agent *, const char *key);
 /*

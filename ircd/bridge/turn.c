@@ -404,11 +404,14 @@ turn_done(struct turn *t)
 	card_drop_turn(t);	/* its slot back first (TN-1), then freed */
 	TAILQ_REMOVE(&running, t, entry);
 	nrunning--;
-	if (conv->agent->active == conv)
-		conv->agent->active = NULL;
 	if (conv->turn == t)
 		conv->turn = NULL;
 	turn_free(t);
+	if (conv->agent->active == conv) {
+		conv->agent->active = NULL;
+		/* A reload's new command waits for this moment. */
+		agent_idle(conv->agent);
+	}
 	turn_kick();
 }
 
@@ -474,6 +477,45 @@ turn_drop_conv(struct conv *conv)
 		TAILQ_REMOVE(&waiting, t, entry);
 		turn_free(t);
 	}
+}
+
+void
+turn_drop_agent(struct agent *a, const char *why)
+{
+	struct turn *t, *tt;
+	char line[IRC_LINELEN];
+	const char *nick = a->client->nick;
+
+	/* Told as at a graceful shutdown: nobody waits for what never comes. */
+	TAILQ_FOREACH_SAFE(t, &waiting, entry, tt) {
+		if (t->conv->agent != a)
+			continue;
+		TAILQ_REMOVE(&waiting, t, entry);
+		if (t->requester[0] != '\0') {
+			snprintf(line, sizeof(line), "%s did not answer %s: %s",
+			    nick, t->requester, why);
+			conv_notice_stored(t->conv, line, strlen(line));
+		}
+		turn_free(t);
+	}
+	TAILQ_FOREACH_SAFE(t, &running, entry, tt) {
+		if (t->conv->agent != a)
+			continue;
+		if (!t->cancelled) {
+			stream_end(t, 1);
+			snprintf(line, sizeof(line), "%s was stopped: %s", nick,
+			    why);
+			conv_notice_stored(t->conv, line, strlen(line));
+		}
+		/* As turn_done: its cards give its slot back, then it goes. */
+		card_drop_turn(t);
+		TAILQ_REMOVE(&running, t, entry);
+		nrunning--;
+		t->conv->turn = NULL;
+		turn_free(t);
+	}
+	a->active = NULL;
+	turn_kick();
 }
 
 int

@@ -74,6 +74,12 @@ int	turn_stop(const char *key, const struct client *only,
 /* conv goes away (KICK): drop its waiting turns. */
 void	turn_drop_conv(struct conv *);
 /*
+ * Agent a goes away (a reload removed it): its running turn ends where
+ * it got to and its waiting ones are dropped, each said in its
+ * conversation, kept in history, with why ("it was removed ...").
+ */
+void	turn_drop_agent(struct agent *, const char *why);
+/*
  * TN-10: the agent that who's prompt in conversation key waits for, when
  * one agent only: a line that names nobody joins it (dispatch.c). NULL
  * when none waits.
