@@ -237,7 +237,14 @@ main(int argc, char *argv[])
 		case 'B':
 			return mcp_bridge_main(optarg);
 		case 'M':
-			return mkcert_run(optarg, "agentircd") == 0 ? EX_OK : EX_SOFTWARE;
+			switch (mkcert_run(optarg, "agentircd")) {
+			case 0:
+				return EX_OK;
+			case 2:
+				return EX_CANTCREAT;
+			default:
+				return EX_SOFTWARE;
+			}
 		case 'V':
 			printf("%s\n", IRCD_VERSION);
 			return EX_OK;

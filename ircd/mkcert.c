@@ -114,6 +114,16 @@ mkcert_run(const char *dir, const char *cn)
 	/* Absolute paths: the config reads paths relative to itself. */
 	snprintf(keypath, sizeof(keypath), "%s/agentircd.key", abs);
 	snprintf(certpath, sizeof(certpath), "%s/agentircd.crt", abs);
+	/*
+	 * A certificate there may be pinned by clients: a new one would lock
+	 * them out without a word. Making another is removing this one first.
+	 */
+	if (access(certpath, F_OK) == 0) {
+		fprintf(stderr, "agentircd: %s exists already; clients that "
+		    "pinned its fingerprint would refuse a new one: remove it "
+		    "first to make another\n", certpath);
+		return 2;
+	}
 	/* P-256: fast handshakes, and every client supports it. */
 	if ((key = EVP_EC_gen("P-256")) == NULL || (x = X509_new()) == NULL)
 		goto out;

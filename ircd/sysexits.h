@@ -11,6 +11,7 @@
 #define EX_UNAVAILABLE	69	/* a service does not answer */
 #define EX_SOFTWARE	70	/* an internal error */
 #define EX_OSERR	71	/* the system failed (fork, poll, memory) */
+#define EX_CANTCREAT	73	/* an output file would be overwritten */
 #define EX_IOERR	74	/* reading or writing failed */
 #define EX_CONFIG	78	/* the configuration is wrong */
 

@@ -133,6 +133,21 @@ def test_mkcert_fingerprint_matches():
     c.close()
 
 
+def test_mkcert_keeps_an_existing_certificate():
+    """--mkcert into a directory that has its certificate already changes nothing and
+    says why (clients may have pinned it), exit 73; the first run's files stay."""
+    c = mkcert()
+    d = os.path.dirname(c["cert"])
+    before = {f: open(os.path.join(d, f), "rb").read() for f in os.listdir(d)}
+    r = subprocess.run([daemon_path(), "--mkcert", d], stdout=subprocess.PIPE,
+                       stderr=subprocess.PIPE, timeout=60)
+    if r.returncode != 73 or b"exists already" not in r.stderr or r.stdout:
+        raise AssertionError("a second --mkcert: exit %d, %r, %r"
+                             % (r.returncode, r.stdout, r.stderr))
+    after = {f: open(os.path.join(d, f), "rb").read() for f in os.listdir(d)}
+    assert after == before, "the certificate or key changed"
+
+
 def test_l7_mkcert_symlink_and_mode():
     """SEC-5, L7: as the review did, --mkcert into a directory whose agentircd.key is a
     file of mode 0666, and into one whose agentircd.key is a symlink to another file:
