@@ -382,8 +382,14 @@ dispatch_channel(struct client *from, struct channel *ch, struct outmsg *om)
 			strlcat(list, "@", sizeof(list));
 			strlcat(list, n.agents[i], sizeof(list));
 		}
-		reply_notice_in(from, ch->name, "Several agents are in %s; "
-		    "name the one you mean: %s", ch->name, list);
+		/* UX review 22: a name typed wrong is said to be so. */
+		if (r.unknown[0] != '\0')
+			reply_notice_in(from, ch->name, "Nobody here is named "
+			    "%s; name one of the agents here: %s", r.unknown,
+			    list);
+		else
+			reply_notice_in(from, ch->name, "Several agents are in "
+			    "%s; name the one you mean: %s", ch->name, list);
 		break;
 	}
 	case ROUTE_NONE:

@@ -5,6 +5,7 @@
  */
 #include "compat.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -264,6 +265,10 @@ route_decide(const char *text, const struct route_names *names,
 			named = 1;
 		} else {
 			/* Nobody by that name: it is just text. */
+			if (res->unknown[0] == '\0' && res->ncandidates == 0)
+				snprintf(res->unknown, sizeof(res->unknown),
+				    "%.*s", (int)(m.len < NICKLEN ? m.len :
+				    NICKLEN), m.name);
 			memcpy(out, m.at, m.len + 1);
 			out += m.len + 1;
 			said = 1;

@@ -55,6 +55,8 @@ struct route_result {
 	 */
 	char			*text;
 	int			 human;		/* a human was named (RT-8) */
+	/* The first @word that named nobody here, for a better hint. */
+	char			 unknown[NICKLEN + 1];
 };
 
 /*

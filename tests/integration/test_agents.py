@@ -619,6 +619,23 @@ def test_rt1_ambiguous_prefix_and_rt3_choose():
     u.quit()
 
 
+def test_rt3_unknown_name_said():
+    """UX review 22: at a desk with several agents, "@zzz hello" names nobody here: the
+    NOTICE says so and lists the agents, rather than only "name the one you mean"."""
+    srv = shared()
+    u = mclient(srv, "unkn")
+    joined(u, "#unk")
+    for a in ("alpha", "amber"):
+        u.send("INVITE %s #unk" % a)
+        u.expect(r":%s!\S+ JOIN :?#unk" % a)
+    send(u, "#unk", "@zzz hello")
+    m = u.expect_msg(r"^(?:@\S+ )?:\S+ NOTICE #unk :Nobody here is named zzz; name one "
+                     r"of the agents here: @al", 10)
+    if "@alpha" not in m.params[-1] or "@amber" not in m.params[-1]:
+        raise TestFailure("the unknown-name NOTICE: %r" % m.raw)
+    u.quit()
+
+
 def test_rt2_tn1_mention_order():
     """RT-2/TN-1: "@bob @alice compare": bob answers first, then alice, whose prompt
     carries bob's answer."""

@@ -341,6 +341,21 @@ test_shared_channel(void)
 	is_str(who(), "alice", "desk: follow-up before the last speaker");
 }
 
+/* UX review 22: an @word that names nobody is kept for the hint. */
+static void
+test_unknown(void)
+{
+	names(three, 3, people, 2, NULL);
+	decide("@zzz hi");
+	is_int(r.outcome, ROUTE_CHOOSE, "a desk, nobody named: choose");
+	is_str(r.unknown, "zzz", "the unknown name is kept");
+	decide("hi @alice and @zzz");
+	is_str(r.unknown, "zzz", "kept beside a known one");
+	is_str(who(), "alice", "the known one answers");
+	decide("hi there");
+	is_str(r.unknown, "", "no @word, nothing kept");
+}
+
 /* RT-6: a bot names an agent exactly, or reaches none. */
 static void
 test_bot(void)
@@ -513,6 +528,7 @@ main(void)
 	test_fallback();
 	test_shared_channel();
 	test_bot();
+	test_unknown();
 	test_only_mentions();
 	test_humans();
 	test_text();
