@@ -1,5 +1,5 @@
 # lib.sh: what the end-to-end scripts share: TAP output, polling, starting
-# the daemon and bob. Sourced, not run. The script sets AGENTIRCD, LIMIT and
+# the daemon, bob and WeeChat. Sourced, not run. The script sets AGENTIRCD, LIMIT and
 # TMP, defines bail, and writes $TMP/agentircd.conf listening on $PORT
 # (free_port) before ircd_start; ircd_start sets IRCD_PID, bob_start BOB_PID.
 # shellcheck shell=sh disable=SC2317 # functions called through check and wait_for
@@ -59,4 +59,44 @@ bob_start() {
 	    </dev/null 2>>"$TMP/bob.log" &
 	# shellcheck disable=SC2034 # the script's cleanup kills it
 	BOB_PID=$!
+}
+
+# WeeChat, headless, driven through its FIFO pipe; its buffers are read from
+# its logger's files. The script sets WC (its home), FIFO, LOGS and TMP.
+# skip_unless_weechat: TAP's skip-all when WeeChat or its FIFO plugin is
+# missing (the plugin comes in weechat-plugins, not in weechat-core).
+skip_unless_weechat() {
+	if ! command -v weechat-headless >/dev/null 2>&1; then
+		echo "1..0 # SKIP weechat missing"
+		exit 0
+	fi
+	for f in /usr/lib/*/weechat/plugins/fifo.so \
+	    /usr/lib/weechat/plugins/fifo.so \
+	    /usr/local/lib/weechat/plugins/fifo.so; do
+		[ -e "$f" ] && return 0
+	done
+	echo "1..0 # SKIP weechat fifo plugin missing (weechat-plugins)"
+	exit 0
+}
+fifo_ready() { [ -p "$FIFO" ]; }
+# fifo_send: copy stdin to WeeChat's FIFO pipe. Opening a FIFO blocks until
+# someone reads it: if WeeChat is gone, give up after a while.
+# shellcheck disable=SC2016 # $1 is expanded by the inner sh
+fifo_send() {
+	fifo_ready && timeout "$LIMIT" sh -c 'cat >"$1"' sh "$FIFO"
+}
+# weechat_start: start it with its own home and no server (the command line
+# only sets up the test's plumbing: the FIFO pipe, logs written at once);
+# sets WC_PID and waits for the pipe, or bails.
+weechat_start() {
+	mkdir -p "$WC"
+	weechat-headless --dir "$WC" \
+	    -r "/set fifo.file.path $FIFO" \
+	    -r "/set fifo.file.enabled on" \
+	    -r "/set logger.file.path $LOGS" \
+	    -r "/set logger.file.flush_delay 0" \
+	    </dev/null >"$TMP/weechat.out" 2>&1 &
+	WC_PID=$!
+	wait_for "$LIMIT" fifo_ready ||
+	    bail "weechat-headless did not open its FIFO pipe"
 }

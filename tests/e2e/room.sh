@@ -17,17 +17,15 @@
 set -u
 
 SRCDIR=${SRCDIR:-.}
-for tool in irssi tmux node python3 weechat-headless; do
+# TAP output, polling, free_port, ircd_start, WeeChat: see lib.sh.
+. "$(dirname "$0")/lib.sh"
+skip_unless_weechat
+for tool in irssi tmux node python3; do
 	if ! command -v "$tool" >/dev/null 2>&1; then
 		echo "1..0 # SKIP $tool missing"
 		exit 0
 	fi
 done
-if ! ls /usr/lib/*/weechat/plugins/fifo.so >/dev/null 2>&1 &&
-   ! ls /usr/lib/weechat/plugins/fifo.so >/dev/null 2>&1; then
-	echo "1..0 # SKIP weechat fifo plugin missing (weechat-plugins)"
-	exit 0
-fi
 if [ ! -d "$SRCDIR/tests/agents/node_modules" ]; then
 	echo "1..0 # SKIP tests/agents/node_modules missing (npm ci in tests/agents)"
 	exit 0
@@ -60,7 +58,6 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 1' HUP INT TERM
 
-. "$(dirname "$0")/lib.sh"
 # irssi's screen (the window on show: #room's, once joined).
 screen() { tmux -L "$TSOCK" capture-pane -p -J -t room -S -200 2>/dev/null; }
 screen_has() { screen | grep -Eq -- "$1"; }
@@ -73,11 +70,6 @@ irssi_type() {
 room_log() { cat "$LOGS/irc.agentircd.#room.weechatlog" 2>/dev/null; }
 room_has() { room_log | grep -Eq -- "$1"; }
 room_count() { room_log | grep -Ec -- "$1"; }
-fifo_ready() { [ -p "$FIFO" ]; }
-# shellcheck disable=SC2016 # $1 is expanded by the inner sh
-fifo_send() {
-	fifo_ready && timeout "$LIMIT" sh -c 'cat >"$1"' sh "$FIFO"
-}
 carol_type() { printf 'irc.agentircd.#room *%s\n' "$1" | fifo_send; }
 show() {
 	echo "# --- irssi screen"; screen | tail -n 40 | sed 's/^/# /'
@@ -118,16 +110,8 @@ CONF
 
 ircd_start "the config with two demo agents"
 
-# carol: WeeChat, headless, plain text on loopback.
-mkdir -p "$WC"
-weechat-headless --dir "$WC" \
-    -r "/set fifo.file.path $FIFO" \
-    -r "/set fifo.file.enabled on" \
-    -r "/set logger.file.path $LOGS" \
-    -r "/set logger.file.flush_delay 0" \
-    </dev/null >"$TMP/weechat.out" 2>&1 &
-WC_PID=$!
-wait_for "$LIMIT" fifo_ready || bail "weechat-headless did not open its FIFO pipe"
+# carol: WeeChat, headless (weechat_start in lib.sh), plain text on loopback.
+weechat_start
 {
 	echo "core.weechat */server add agentircd 127.0.0.1/$PORT"
 	echo "core.weechat */set irc.server.agentircd.nicks carol"

@@ -9,20 +9,9 @@
 # shellcheck disable=SC2317 # functions called through check and wait_for
 set -u
 
-if ! command -v weechat-headless >/dev/null 2>&1; then
-	echo "1..0 # SKIP weechat missing"
-	exit 0
-fi
-# The FIFO plugin comes in weechat-plugins, not in weechat-core.
-fifo_plugin=
-for f in /usr/lib/*/weechat/plugins/fifo.so /usr/lib/weechat/plugins/fifo.so \
-    /usr/local/lib/weechat/plugins/fifo.so; do
-	[ -e "$f" ] && fifo_plugin=$f
-done
-if [ -z "$fifo_plugin" ]; then
-	echo "1..0 # SKIP weechat fifo plugin missing (weechat-plugins)"
-	exit 0
-fi
+# TAP output, polling, free_port, ircd_start, bob_start, WeeChat: lib.sh.
+. "$(dirname "$0")/lib.sh"
+skip_unless_weechat
 if ! command -v python3 >/dev/null 2>&1 || ! command -v openssl >/dev/null 2>&1; then
 	echo "1..0 # SKIP python3/openssl missing"
 	exit 0
@@ -53,22 +42,13 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 1' HUP INT TERM
 
-# TAP output, polling, free_port, ircd_start, bob_start: see lib.sh.
-. "$(dirname "$0")/lib.sh"
 # WeeChat's logger writes one file per buffer: the server's and #e2e's.
 server_log() { cat "$LOGS/irc.server.agentircd.weechatlog" 2>/dev/null; }
 channel_log() { cat "$LOGS/irc.agentircd.#e2e.weechatlog" 2>/dev/null; }
 server_has() { server_log | grep -Eq -- "$1"; }
 channel_has() { channel_log | grep -Eq -- "$1"; }
 have() { [ -e "$TMP/bob.$1" ]; }
-fifo_ready() { [ -p "$FIFO" ]; }
 weechat_alive() { kill -0 "$WC_PID" 2>/dev/null; }
-# fifo_send: copy stdin to WeeChat's FIFO pipe. Opening a FIFO blocks until
-# someone reads it: if WeeChat is gone, give up after a while.
-# shellcheck disable=SC2016 # $1 is expanded by the inner sh
-fifo_send() {
-	fifo_ready && timeout "$LIMIT" sh -c 'cat >"$1"' sh "$FIFO"
-}
 # type BUFFER TEXT: what a user types in WeeChat's BUFFER (core.weechat,
 # irc.server.agentircd, irc.agentircd.#e2e), through the FIFO pipe.
 type_line() {
@@ -145,18 +125,9 @@ bob_start weechat "$TMP/tls/agentircd.crt"
 wait_for "$LIMIT" have joined || bail "bob did not register over TLS and join #e2e"
 ok "a raw TLS client registers and joins #e2e"
 
-# alice: the real WeeChat, headless, with its own home and no server. The
-# command line only sets up the test's plumbing: where the FIFO pipe is, and
-# logs written at once. The server comes from the user guide's commands.
-mkdir -p "$WC"
-weechat-headless --dir "$WC" \
-    -r "/set fifo.file.path $FIFO" \
-    -r "/set fifo.file.enabled on" \
-    -r "/set logger.file.path $LOGS" \
-    -r "/set logger.file.flush_delay 0" \
-    </dev/null >"$TMP/weechat.out" 2>&1 &
-WC_PID=$!
-wait_for "$LIMIT" fifo_ready || bail "weechat-headless did not open its FIFO pipe"
+# alice: the real WeeChat, headless (weechat_start in lib.sh). The server
+# comes from the user guide's commands.
+weechat_start
 
 # The user guide's WeeChat commands, with this test's port, fingerprint and
 # channel, typed in WeeChat's core buffer.

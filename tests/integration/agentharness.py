@@ -2,6 +2,7 @@
 agents' location and the skip when they are not installed, and the helpers that talk
 to an agent through a channel."""
 
+import json
 import os
 import re
 import shutil
@@ -14,6 +15,25 @@ SRCDIR = os.environ.get("SRCDIR") or REPO
 AGENTS_DIR = os.path.join(SRCDIR, "tests", "agents")
 SDK = os.path.join(AGENTS_DIR, "node_modules", "@agentclientprotocol", "sdk")
 NODE = shutil.which("node")
+
+
+# How every agent a test writes (write_agent) ends: it serves ACP on stdio
+# until the daemon closes its stdin. The agent's source names the SDK's
+# module as %(sdk)s, calls its builder "app" and keeps the client in "client".
+AGENT_MAIN = """const conn = app.connect(acp.ndJsonStream(Writable.toWeb(process.stdout), Readable.toWeb(process.stdin)));
+client = conn.client;
+await conn.closed;
+process.exit(0);
+"""
+
+
+def write_agent(path, source):
+    """Write a test's own ACP agent, on the official SDK, to path: source with the
+    SDK's module filled in for %(sdk)s, then AGENT_MAIN."""
+    with open(path, "w") as f:
+        f.write(source % {"sdk": json.dumps("file://" + os.path.join(
+            SDK, "dist", "v1", "stable", "acp.js"))} + AGENT_MAIN)
+    return path
 
 
 def require_agent(script):

@@ -37,7 +37,8 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from ircharness import (PersistentServer, SLOW, Client, Server, Shared, TestFailure,  # noqa: E402
                         daemon_path, free_port, isupport, nick_of, parse, run_tests,
                         wait_port)
-from agentharness import (NODE, SDK, is_from, joined, require_agent, send, until_done)  # noqa: E402
+from agentharness import (NODE, SDK, is_from, joined, require_agent,
+                        send, until_done, write_agent)  # noqa: E402
 
 ECHO = require_agent("echo-agent.mjs")
 
@@ -124,18 +125,11 @@ const app = acp
   .onNotification(acp.methods.agent.session.cancel, async () => {
     for (const r of cancels.splice(0)) r();
   });
-const conn = app.connect(acp.ndJsonStream(Writable.toWeb(process.stdout), Readable.toWeb(process.stdin)));
-client = conn.client;
-await conn.closed;
-process.exit(0);
 """
 
 SCRIPT_DIR = os.path.join(TMP, "script")
 os.makedirs(SCRIPT_DIR)
-SCRIPT = os.path.join(TMP, "script-agent.mjs")
-with open(SCRIPT, "w") as f:
-    f.write(SCRIPT_AGENT % {"sdk": json.dumps("file://" + os.path.join(
-        SDK, "dist", "v1", "stable", "acp.js"))})
+SCRIPT = write_agent(os.path.join(TMP, "script-agent.mjs"), SCRIPT_AGENT)
 
 
 def script(name, chunks):

@@ -5,7 +5,6 @@ the config's directory, and a cwd holding the config is warned about), and an ac
 [channel #x] ops gets op on JOIN, logged in over SASL or PASS, on a loopback and a TLS listener."""
 
 import base64
-import json
 import os
 import re
 import resource
@@ -19,7 +18,7 @@ import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from ircharness import Client, Server, daemon_path, free_port, parse, run_tests  # noqa: E402
-from agentharness import NODE, SDK, require_agent  # noqa: E402
+from agentharness import NODE, require_agent, write_agent  # noqa: E402
 
 require_agent("echo-agent.mjs")
 
@@ -64,16 +63,9 @@ const app = acp
     return { stopReason: "end_turn" };
   })
   .onNotification(acp.methods.agent.session.cancel, async () => {});
-const conn = app.connect(acp.ndJsonStream(Writable.toWeb(process.stdout), Readable.toWeb(process.stdin)));
-client = conn.client;
-await conn.closed;
-process.exit(0);
 """
 
-ENV = os.path.join(TMP, "env-agent.mjs")
-with open(ENV, "w") as f:
-    f.write(ENV_AGENT % {"sdk": json.dumps("file://" + os.path.join(
-        SDK, "dist", "v1", "stable", "acp.js"))})
+ENV = write_agent(os.path.join(TMP, "env-agent.mjs"), ENV_AGENT)
 
 
 def agent(name, *lines):

@@ -39,7 +39,8 @@ import uuid
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from ircharness import (PersistentServer, SLOW, Client, Server, Shared, TestFailure,  # noqa: E402
                         daemon_path, parse, run_tests)
-from agentharness import (NODE, SDK, is_from, joined, require_agent, send, until_done)  # noqa: E402
+from agentharness import (NODE, is_from, joined, require_agent, send,
+                        until_done, write_agent)  # noqa: E402
 
 ECHO = require_agent("echo-agent.mjs")
 
@@ -104,16 +105,9 @@ const app = acp
     return { stopReason: "end_turn" };
   })
   .onNotification(acp.methods.agent.session.cancel, async () => {});
-const conn = app.connect(acp.ndJsonStream(Writable.toWeb(process.stdout), Readable.toWeb(process.stdin)));
-client = conn.client;
-await conn.closed;
-process.exit(0);
 """
 
-TOOL = os.path.join(TMP, "tool-agent.mjs")
-with open(TOOL, "w") as f:
-    f.write(TOOL_AGENT % {"sdk": json.dumps("file://" + os.path.join(
-        SDK, "dist", "v1", "stable", "acp.js"))})
+TOOL = write_agent(os.path.join(TMP, "tool-agent.mjs"), TOOL_AGENT)
 
 
 def state_dir(name):

@@ -21,7 +21,6 @@ $PRINCIPAL_LOG; anything else: "heard: <text>".
 """
 
 import base64
-import json
 import os
 import re
 import shutil
@@ -35,7 +34,7 @@ import uuid
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from ircharness import (SLOW, Client, Server, TestFailure, daemon_path, free_port,  # noqa: E402
                         parse, run_tests, wait_port)
-from agentharness import NODE, SDK, is_from, require_agent  # noqa: E402
+from agentharness import NODE, is_from, require_agent, write_agent  # noqa: E402
 
 require_agent("echo-agent.mjs")
 
@@ -114,16 +113,9 @@ const app = acp
   .onNotification(acp.methods.agent.session.cancel, async ({ params }) => {
     cancelled.add(params.sessionId);
   });
-const conn = app.connect(acp.ndJsonStream(Writable.toWeb(process.stdout), Readable.toWeb(process.stdin)));
-client = conn.client;
-await conn.closed;
-process.exit(0);
 """
 
-SCRIPT = os.path.join(TMP, "principal-agent.mjs")
-with open(SCRIPT, "w") as f:
-    f.write(AGENT % {"sdk": json.dumps("file://" + os.path.join(
-        SDK, "dist", "v1", "stable", "acp.js"))})
+SCRIPT = write_agent(os.path.join(TMP, "principal-agent.mjs"), AGENT)
 
 
 def _cleanup():

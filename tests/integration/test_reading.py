@@ -32,7 +32,8 @@ import uuid
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from ircharness import (SLOW, Client, Shared, TestFailure, parse, run_tests)  # noqa: E402
-from agentharness import (NODE, SDK, is_from, joined, require_agent, send, until_done)  # noqa: E402
+from agentharness import (NODE, is_from, joined, require_agent, send,
+                        until_done, write_agent)  # noqa: E402
 
 ECHO = require_agent("echo-agent.mjs")
 
@@ -91,18 +92,11 @@ const app = acp
     return { stopReason: "end_turn" };
   })
   .onNotification(acp.methods.agent.session.cancel, async () => {});
-const conn = app.connect(acp.ndJsonStream(Writable.toWeb(process.stdout), Readable.toWeb(process.stdin)));
-client = conn.client;
-await conn.closed;
-process.exit(0);
 """
 
 SCRIPT_DIR = os.path.join(TMP, "script")
 os.makedirs(SCRIPT_DIR)
-SCRIPT = os.path.join(TMP, "reading-agent.mjs")
-with open(SCRIPT, "w") as f:
-    f.write(SCRIPT_AGENT % {"sdk": json.dumps("file://" + os.path.join(
-        SDK, "dist", "v1", "stable", "acp.js"))})
+SCRIPT = write_agent(os.path.join(TMP, "reading-agent.mjs"), SCRIPT_AGENT)
 
 
 def script(name, chunks):

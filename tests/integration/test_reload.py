@@ -23,7 +23,7 @@ import uuid
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from ircharness import (SLOW, Client, Server, TestFailure, hash_password,  # noqa: E402
                         parse, run_tests)
-from agentharness import NODE, SDK, joined, require_agent  # noqa: E402
+from agentharness import NODE, joined, require_agent, write_agent  # noqa: E402
 
 require_agent("echo-agent.mjs")
 MCPAGENT = require_agent("mcp-agent.mjs")
@@ -64,16 +64,9 @@ const app = acp
     return { stopReason: "end_turn" };
   })
   .onNotification(acp.methods.agent.session.cancel, async () => {});
-const conn = app.connect(acp.ndJsonStream(Writable.toWeb(process.stdout), Readable.toWeb(process.stdin)));
-client = conn.client;
-await conn.closed;
-process.exit(0);
 """
 
-SCRIPT = os.path.join(TMP, "reload-agent.mjs")
-with open(SCRIPT, "w") as f:
-    f.write(AGENT % {"sdk": json.dumps("file://" + os.path.join(
-        SDK, "dist", "v1", "stable", "acp.js"))})
+SCRIPT = write_agent(os.path.join(TMP, "reload-agent.mjs"), AGENT)
 
 PW = "reload-secret"
 _OPER = []
