@@ -102,46 +102,19 @@ store_member_forget(struct store *s, const char *principal)
 	return store_step_done(s, st, "forget memberships");
 }
 
-int64_t
-store_member_since(struct store *s, const char *conv, const char *principal)
+/*
+ * The one id the query sql (statement which) gives for conv and principal:
+ * -1 when it gives no row or NULL, -2 on error (what, for the log).
+ */
+static int64_t
+store_member_id(struct store *s, enum store_sql which, const char *sql,
+    const char *conv, const char *principal, const char *what)
 {
 	sqlite3_stmt *st;
 	int64_t id = -1;
 	int rc;
 
-	st = store_stmt(s, SQL_MEMBER_SINCE,
-	    "SELECT joined\n"
-	    "FROM memberships\n"
-	    "WHERE conv = ?1 AND principal = ?2 AND parted IS NULL\n"
-	    "ORDER BY joined\n"
-	    "LIMIT 1");
-	if (st == NULL)
-		return -1;
-	store_bind_text(st, 1, conv);
-	store_bind_text(st, 2, principal);
-	rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW)
-		id = sqlite3_column_int64(st, 0);
-	else if (rc != SQLITE_DONE)
-		store_fail(s, "membership start");
-	sqlite3_reset(st);
-	return id;
-}
-
-int64_t
-store_member_left(struct store *s, const char *conv, const char *principal)
-{
-	sqlite3_stmt *st;
-	int64_t id = -1;
-	int rc;
-
-	st = store_stmt(s, SQL_MEMBER_LEFT,
-	    "SELECT parted\n"
-	    "FROM memberships\n"
-	    "WHERE conv = ?1 AND principal = ?2\n"
-	    "ORDER BY joined DESC, rowid DESC\n"
-	    "LIMIT 1");
-	if (st == NULL)
+	if ((st = store_stmt(s, which, sql)) == NULL)
 		return -2;
 	store_bind_text(st, 1, conv);
 	store_bind_text(st, 2, principal);
@@ -149,11 +122,35 @@ store_member_left(struct store *s, const char *conv, const char *principal)
 	if (rc == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL)
 		id = sqlite3_column_int64(st, 0);
 	else if (rc != SQLITE_ROW && rc != SQLITE_DONE) {
-		store_fail(s, "membership end");
+		store_fail(s, what);
 		id = -2;
 	}
 	sqlite3_reset(st);
 	return id;
+}
+
+int64_t
+store_member_since(struct store *s, const char *conv, const char *principal)
+{
+	int64_t id = store_member_id(s, SQL_MEMBER_SINCE,
+	    "SELECT joined\n"
+	    "FROM memberships\n"
+	    "WHERE conv = ?1 AND principal = ?2 AND parted IS NULL\n"
+	    "ORDER BY joined\n"
+	    "LIMIT 1", conv, principal, "membership start");
+
+	return id < 0 ? -1 : id;
+}
+
+int64_t
+store_member_left(struct store *s, const char *conv, const char *principal)
+{
+	return store_member_id(s, SQL_MEMBER_LEFT,
+	    "SELECT parted\n"
+	    "FROM memberships\n"
+	    "WHERE conv = ?1 AND principal = ?2\n"
+	    "ORDER BY joined DESC, rowid DESC\n"
+	    "LIMIT 1", conv, principal, "membership end");
 }
 
 int
