@@ -26,7 +26,8 @@
 //   twice unchanged, then changed, between two texts; not announced), /crash, /burst-exit <words>, /hang,
 //   /garbage <n>, /huge <bytes>, /hugegarbage <bytes>, /deaf <n>, /mode,
 //   /title <text> (session_info_update), /config (config_option_update and
-//   the value as text), anything else is echoed.
+//   the value as text), anything else is echoed, each '@' followed by a
+//   zero-width space so that the echo names nobody (MN-1).
 // Config option: "verbose" (boolean), set with session/set_config_option;
 //   not kept in ECHO_AGENT_STATE, so after a load it is false again unless
 //   the client re-applies it.
@@ -277,7 +278,10 @@ async function turn(sid, s, text, signal) {
   }
   await update(sid, { sessionUpdate: "agent_thought_chunk", content: { type: "text", text: "echoing" } });
   const head = COUNT ? `echo (${sessions.size} sessions): ` : "echo: ";
-  const words = (head + text).split(/(?<= )/);
+  // An echo quotes the transcript, "@bob" included: a zero-width space
+  // after each '@' keeps it from naming anyone (MN-1), so that echoes wake
+  // no agent. ircharness.py drops it from what the tests read.
+  const words = (head + text.replace(/@/g, "@\u200b")).split(/(?<= )/);
   for (const w of words) {
     if (signal.aborted) return "cancelled";
     await say(sid, w);

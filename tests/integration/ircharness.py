@@ -441,6 +441,8 @@ class Client:
         while b"\n" in self.buf:
             raw, self.buf = self.buf.split(b"\n", 1)
             line = raw.rstrip(b"\r").decode("utf-8", "replace")
+            # The echo agent's mark that its quoted @names name nobody (MN-1).
+            line = line.replace("\u200b", "")
             self.lines.append(line)
             self.pending.append(line)
             if self.autopong:
