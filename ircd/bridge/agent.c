@@ -18,6 +18,7 @@
 #include "ircd/bridge/authority.h"
 #include "ircd/bridge/callbacks.h"
 #include "ircd/bridge/dispatch.h"
+#include "ircd/bridge/handoff.h"
 #include "ircd/bridge/schedule.h"
 #include "ircd/bridge/stream.h"
 #include "ircd/bridge/turn.h"
@@ -659,6 +660,7 @@ agent_shutdown(void)
 	}
 	conv_shutdown();
 	dispatch_shutdown();
+	handoff_shutdown();
 	if (pool != NULL) {
 		acp_pool_free(pool);
 		pool = NULL;

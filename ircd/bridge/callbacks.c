@@ -15,6 +15,7 @@
 #include "ircd/bridge/ask.h"
 #include "ircd/bridge/authority.h"
 #include "ircd/bridge/callbacks.h"
+#include "ircd/bridge/handoff.h"
 #include "ircd/bridge/card.h"
 #include "ircd/bridge/policy.h"
 #include "ircd/bridge/stream.h"
@@ -193,6 +194,9 @@ callbacks_turn_end(struct acp_session *s, const struct acp_turn_end *e,
 	    e->timed_out);
 	switch (e->stop) {
 	case ACP_STOP_END_TURN:
+		/* MN-2: a clean end only; a failed or stopped turn wakes nobody. */
+		if (!e->cancelled && !t->cancelled)
+			handoff_answered(t);
 		break;
 	case ACP_STOP_CANCELLED:
 	case ACP_STOP_ERROR:

@@ -26,6 +26,7 @@ libbridge_a_SOURCES = \
 	ircd/bridge/ircfmt.c ircd/bridge/ircfmt.h \
 	ircd/bridge/route.c ircd/bridge/route.h \
 	ircd/bridge/pairrate.c ircd/bridge/pairrate.h \
+	ircd/bridge/handoff.c ircd/bridge/handoff.h \
 	ircd/bridge/mention.c ircd/bridge/mention.h \
 	ircd/bridge/policy.c ircd/bridge/policy.h \
 	ircd/bridge/authority.c ircd/bridge/authority.h

@@ -86,6 +86,8 @@
  * not make each chunk a scan of the whole line.
  */
 #define STREAM_EARLY_LINES	2
+/* MN-1: what of an answer is read for mentions; past it, nothing is. */
+#define STREAM_SAID_MAX		(64 * 1024)
 #define STREAM_SETTLE_STEP	64
 /*
  * AU-9, L2: tool lines a turn shows; past it they are counted, and one
@@ -141,6 +143,15 @@ struct stream {
 	struct event	*drain;		/* the next check */
 	uint64_t	 wait_since;	/* server_now_ms(); 0: not waiting */
 	char		*plan;		/* the plan line last shown (TN-14) */
+	/*
+	 * MN-1: the answer as the agent wrote it, for the names it may
+	 * wake (up to STREAM_SAID_MAX), and its PRIVMSGs as stored: the
+	 * first one's msgid and history id, and the last one's id.
+	 */
+	char		*said;
+	size_t		 saidlen;
+	char		 first_msgid[64];
+	int64_t		 first_hid, last_hid;
 	int		 addressed;	/* TN-12: its first line is out */
 };
 
@@ -173,6 +184,7 @@ stream_free(struct stream *st)
 		free(st->tools[i]);
 	free(st->plan);
 	free(st->message);
+	free(st->said);
 	free(st->carry);
 	free(st->buf);
 	free(st->para);
@@ -221,6 +233,15 @@ stream_send(struct conv *cv, struct turn *t, const char *cmd, const char *text,
 	outmsg_render(&om);
 	if (history_add(a->client, cv->key, &om) == -1)
 		return;
+	/* MN-2: the answer's stored lines, which a woken agent reads. */
+	if (st != NULL && !action && strcmp(cmd, "PRIVMSG") == 0) {
+		if (st->first_hid == 0) {
+			st->first_hid = om.hid;
+			strlcpy(st->first_msgid, om.msgid,
+			    sizeof(st->first_msgid));
+		}
+		st->last_hid = om.hid;
+	}
 	/*
 	 * TN-4: clients with draft/multiline get the paragraph as one batch
 	 * when it ends; the others each line as it comes.
@@ -634,6 +655,20 @@ stream_text(struct turn *t, const char *text, size_t len, const char *message)
 			st->message = xstrdup(message);
 		}
 	}
+	/* MN-1: kept whole, or not at all past the cap (said stays NUL-ended). */
+	if (st->saidlen != (size_t)-1) {
+		if (st->saidlen + len > STREAM_SAID_MAX) {
+			free(st->said);
+			st->said = NULL;
+			st->saidlen = (size_t)-1;
+		} else {
+			st->said = xreallocarray(st->said, st->saidlen + len + 1,
+			    1);
+			memcpy(st->said + st->saidlen, text, len);
+			st->saidlen += len;
+			st->said[st->saidlen] = '\0';
+		}
+	}
 	if (st->len + len + 1 > st->cap) {
 		st->cap = (st->len + len + 1) * 2;
 		st->buf = xreallocarray(st->buf, st->cap, 1);
@@ -711,6 +746,18 @@ stream_end(struct turn *t, int rest)
 		st->typing = NULL;
 	}
 	stream_typing(t->conv, "done");
+}
+
+const char *
+stream_said(const struct turn *t, const char **msgid, int64_t *first,
+    int64_t *last)
+{
+	const struct stream *st = t->stream;
+
+	*msgid = st->first_msgid;
+	*first = st->first_hid;
+	*last = st->last_hid;
+	return st->saidlen == (size_t)-1 ? NULL : st->said;
 }
 
 /*

@@ -42,6 +42,13 @@ void	stream_plan(struct turn *, const struct acp_plan_entry *, size_t n);
 void	stream_typing_start(struct turn *);
 /* t ended; rest: what is not sent yet goes out (not after !stop). */
 void	stream_end(struct turn *, int rest);
+/*
+ * MN-1: what t's agent wrote, NUL-ended (NULL when it was too long to be
+ * read for names), and its stored lines: the first's msgid and history
+ * id, the last's id (0 when none was stored).
+ */
+const char *stream_said(const struct turn *, const char **msgid,
+	    int64_t *first, int64_t *last);
 /* Nobody reads t any more: the rest is stored, then silence (AU-4). */
 void	stream_orphan(struct turn *);
 /* Nothing more is said for t: what waits is dropped (TN-6, AG-2). */

@@ -182,9 +182,10 @@ turn_paste_into(const struct conv *conv, const struct convkey *who)
 {
 	struct turn *t, *last = NULL;
 
+	/* A turn another agent's answer woke (MN-2) is that agent's words. */
 	TAILQ_FOREACH(t, &waiting, entry)
-		if (t->conv == conv && t->sched == 0 && t->text[0] != '/' &&
-		    strcmp(t->principal.s, who->s) == 0)
+		if (t->conv == conv && t->sched == 0 && t->depth == 0 &&
+		    t->text[0] != '/' && strcmp(t->principal.s, who->s) == 0)
 			last = t;
 	return last;
 }
@@ -236,7 +237,8 @@ turn_pasting(const char *key, const struct convkey *who)
 
 	TAILQ_FOREACH(t, &waiting, entry) {
 		if (strcmp(t->conv->key, key) != 0 || t->sched != 0 ||
-		    t->text[0] == '/' || strcmp(t->principal.s, who->s) != 0)
+		    t->depth != 0 || t->text[0] == '/' ||
+		    strcmp(t->principal.s, who->s) != 0)
 			continue;
 		if (a != NULL && a != t->conv->agent)
 			return NULL;	/* two agents: the line says which */
@@ -250,7 +252,8 @@ turn_answers(const struct turn *t, int64_t hid)
 {
 	size_t i;
 
-	if (hid == t->hid)
+	if (hid == t->hid || (t->hid_from > 0 && hid >= t->hid_from &&
+	    hid <= t->hid))
 		return 1;
 	for (i = 0; i < t->npasted; i++)
 		if (t->pasted[i] == hid)
@@ -355,6 +358,29 @@ refused:
 	if (conv->fresh && conv->turn == NULL && !conv->opening &&
 	    !turn_conv_waiting(conv) && !card_conv_open(conv))
 		conv_free(conv);
+}
+
+void
+turn_enqueue_woken(struct conv *conv, const struct turn *by, const char *text,
+    const char *msgid, int64_t hid_from, int64_t hid)
+{
+	struct turn *t = turn_new(conv, by->conv->agent->client->nick, text,
+	    msgid, hid);
+
+	conv->fresh = 0;
+	t->hid_from = hid_from;
+	/* AU-4: cards of the chain are the person's who started it. */
+	strlcpy(t->requester, by->requester, sizeof(t->requester));
+	t->principal = by->principal;
+	strlcpy(t->addr, by->addr, sizeof(t->addr));
+	t->depth = by->depth + 1;
+	/* At most HANDOFF_MAX_DEPTH names: it fits; cut, it still bounds. */
+	strlcpy(t->chain, by->chain, sizeof(t->chain));
+	if (t->chain[0] != '\0')
+		strlcat(t->chain, " ", sizeof(t->chain));
+	strlcat(t->chain, by->conv->agent->client->nick, sizeof(t->chain));
+	TAILQ_INSERT_TAIL(&waiting, t, entry);
+	turn_kick();
 }
 
 int

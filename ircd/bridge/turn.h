@@ -40,6 +40,15 @@ struct turn {
 	int64_t			*pasted;
 	size_t			 npasted;
 	uint64_t		 hold_until;
+	/*
+	 * MN-2, MN-4: a turn woken by another agent's answer: that answer's
+	 * lines are hid_from..hid (it reads them as its prompt, not twice in
+	 * its transcript), depth counts the agents between the person who
+	 * started the chain and this one, and chain names them.
+	 */
+	int64_t			 hid_from;
+	int			 depth;
+	char			 chain[4 * (NICKLEN + 1)];
 	int64_t			 sched;		/* the schedule firing, or 0 */
 	int			 started;
 	int			 cancelled;	/* !stop: say nothing more */
@@ -87,6 +96,15 @@ void	turn_drop_agent(struct agent *, const char *why);
 struct agent *turn_pasting(const char *key, const struct convkey *who);
 /* Is hid a message t answers (its first or a pasted line)? */
 int	turn_answers(const struct turn *, int64_t hid);
+/*
+ * MN-2: a turn of conv woken by the answer of by (a turn that ended):
+ * the answer is its prompt, said by by's agent; it answers for the person
+ * who started the chain, one agent deeper. hid_from..hid: the answer's
+ * stored lines; msgid: its first, for +reply.
+ */
+void	turn_enqueue_woken(struct conv *, const struct turn *by,
+	    const char *text, const char *msgid, int64_t hid_from,
+	    int64_t hid);
 /* Does a turn wait in conv? */
 int	turn_conv_waiting(const struct conv *);
 /* Is a turn of schedule id still waiting (SC-3)? */
