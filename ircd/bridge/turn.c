@@ -369,6 +369,7 @@ turn_enqueue_woken(struct conv *conv, const struct turn *by, const char *text,
 
 	conv->fresh = 0;
 	t->hid_from = hid_from;
+	t->how = TURN_WOKEN;
 	/* AU-4: cards of the chain are the person's who started it. */
 	strlcpy(t->requester, by->requester, sizeof(t->requester));
 	t->principal = by->principal;

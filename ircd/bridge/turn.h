@@ -17,6 +17,19 @@ struct conv;
 struct client;
 struct stream;
 
+/*
+ * MN-6: how a turn came to its agent. A turn named (a person's @mention
+ * or "nick:"), woken (another agent's answer) or sent by a tool carries
+ * the Summons block; one asked otherwise (a follow-up, a desk, a private
+ * message, a schedule's firing) does not.
+ */
+enum turn_how {
+	TURN_ASKED,
+	TURN_NAMED,
+	TURN_WOKEN,
+	TURN_TOOL
+};
+
 struct turn {
 	TAILQ_ENTRY(turn)	 entry;
 	struct conv		*conv;
@@ -47,6 +60,7 @@ struct turn {
 	 * started the chain and this one, and chain names them.
 	 */
 	int64_t			 hid_from;
+	enum turn_how		 how;
 	int			 depth;
 	char			 chain[4 * (NICKLEN + 1)];
 	int64_t			 sched;		/* the schedule firing, or 0 */
