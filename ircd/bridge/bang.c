@@ -561,7 +561,36 @@ cmd_help(struct here *h, const struct bang *b, const char *args)
 	    line);
 }
 
-/* CM-5: what each agent here is doing. */
+/*
+ * MN-4: a turn a chain of agents brought here, with the chain: "chain
+ * carol → alice → bob: bob answering". !stop here stops it (TN-6).
+ */
+static void
+status_chained(const struct turn *t, int running, void *arg)
+{
+	struct here *h = arg;
+	char chain[sizeof(t->chain) + 64];
+	const char *p;
+	size_t n;
+
+	strlcpy(chain, t->requester[0] != '\0' ? t->requester :
+	    "a schedule", sizeof(chain));
+	for (p = t->chain; *p != '\0'; p += n) {
+		while (*p == ' ')
+			p++;
+		n = strcspn(p, " ");
+		if (n == 0)
+			break;
+		strlcat(chain, " \xe2\x86\x92 ", sizeof(chain));	/* → */
+		snprintf(chain + strlen(chain), sizeof(chain) - strlen(chain),
+		    "%.*s", (int)n, p);
+	}
+	here_reply(h, "chain %s \xe2\x86\x92 %s: %s %s", chain,
+	    t->conv->agent->client->nick, t->conv->agent->client->nick,
+	    running ? "answering" : "waiting");
+}
+
+/* CM-5: what each agent here is doing, and the chains running here. */
 static void
 cmd_status(struct here *h, const struct bang *b, const char *args)
 {
@@ -589,6 +618,7 @@ cmd_status(struct here *h, const struct bang *b, const char *args)
 	}
 	if (h->n == 0)
 		here_reply(h, "No agent here");
+	turn_each_chained(h->key, status_chained, h);
 }
 
 /*

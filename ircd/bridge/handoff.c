@@ -17,6 +17,7 @@
 #include "ircd/bridge/conv.h"
 #include "ircd/bridge/handoff.h"
 #include "ircd/bridge/mention.h"
+#include "ircd/bridge/offline.h"
 #include "ircd/bridge/pairrate.h"
 #include "ircd/bridge/stream.h"
 #include "ircd/bridge/turn.h"
@@ -63,19 +64,24 @@ handoff_in_chain(const struct turn *t, const char *nick)
 	return 0;
 }
 
-/* The person of t's chain, connected now, or NULL (AU-4: a principal). */
+/*
+ * The person of t's chain, connected now, or NULL (AU-4: a principal).
+ * A schedule's firing answers for the person whose prompt made it, as
+ * their direct prompt would (SC-8): no further, and only while they are
+ * here to answer for it.
+ */
 static struct client *
 handoff_person(const struct turn *t)
 {
 	struct client *c;
 
-	if (t->principal.s[0] == '\0')
+	if (t->origin.s[0] == '\0')
 		return NULL;
 	TAILQ_FOREACH(c, &ircd.all, entry)
 		if ((c->flags & CLIENT_REGISTERED) &&
 		    !(c->flags & CLIENT_CLOSING) &&
 		    !(c->flags & CLIENT_SERVICE) &&
-		    history_principal_is(c, &t->principal))
+		    history_principal_is(c, &t->origin))
 			return c;
 	return NULL;
 }
@@ -141,6 +147,9 @@ handoff_answered(struct turn *t)
 	    (text = stream_said(t, &msgid, &first, &last)) == NULL ||
 	    last == 0)
 		return;
+	/* RT-8: people it names who are away are told when they are back. */
+	offline_keep_answer(self->client->nick, ch, text,
+	    (int64_t)client_time_now_ms());
 	mention_begin(&ms, text, MENTION_STRICT);
 	while (mention_next(&ms, &m)) {
 		/* MN-1: exact names of agents; itself and nobody say nothing. */

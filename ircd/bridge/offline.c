@@ -22,6 +22,8 @@
 
 /* Characters of a mention quoted when it is told: enough to know it. */
 #define OFFLINE_QUOTE	80
+/* Characters of an agent's answer kept for that (its names are in them). */
+#define OFFLINE_ANSWER_KEPT	400
 
 static int
 offline_account_online(const char *account)
@@ -34,16 +36,20 @@ offline_account_online(const char *account)
 	return 0;
 }
 
-/* Keep "@name" mentions of configured accounts nobody is logged in as. */
-void
-offline_keep(struct client *from, struct channel *ch, struct outmsg *om)
+/*
+ * Keep the "@name" mentions in text (read in mode) of configured accounts
+ * nobody is logged in as, said by from at time_ms in ch: kept is what is
+ * stored of text.
+ */
+static void
+offline_keep_text(const char *from, struct channel *ch, const char *text,
+    const char *kept, int64_t time_ms, enum mention_mode mode)
 {
 	struct mention_scan ms;
 	struct mention m;
 	size_t i;
 
-	/* The same mentions as routing finds (mention.c, people's rules). */
-	mention_begin(&ms, om->text, MENTION_PEOPLE);
+	mention_begin(&ms, text, mode);
 	while (mention_next(&ms, &m)) {
 		char word[NICKLEN + 1], folded[NICKLEN + 1];
 		struct client *c;
@@ -66,13 +72,38 @@ offline_keep(struct client *from, struct channel *ch, struct outmsg *om)
 			casemap_fold(folded, ircd.conf->accounts[i].name, sizeof(folded));
 			sm.account = folded;
 			sm.target = ch->name;
-			sm.from = from->nick;
-			sm.time = om->time_ms;
-			sm.text = om->text;
+			sm.from = from;
+			sm.time = time_ms;
+			sm.text = kept;
 			store_mention_add(history_store(), &sm);
 			break;
 		}
 	}
+}
+
+void
+offline_keep(struct client *from, struct channel *ch, struct outmsg *om)
+{
+	/* The same mentions as routing finds (mention.c, people's rules). */
+	offline_keep_text(from->nick, ch, om->text, om->text, om->time_ms,
+	    MENTION_PEOPLE);
+}
+
+void
+offline_keep_answer(const char *agent, struct channel *ch, const char *text,
+    int64_t time_ms)
+{
+	char *words;
+
+	if (ircd.conf->naccounts == 0)
+		return;
+	/*
+	 * An answer may be long: what is kept is its start, about what a
+	 * person's line would be (what is told is shorter still).
+	 */
+	words = prompt_shorten(text, OFFLINE_ANSWER_KEPT);
+	offline_keep_text(agent, ch, text, words, time_ms, MENTION_STRICT);
+	free(words);
 }
 
 struct told {

@@ -289,7 +289,8 @@ sched_fire(struct sched *s)
 		sched_notice(cv, line, strlen(line));
 	}
 	xasprintf(&text, "%s\n%s", header, s->prompt);
-	turn_enqueue_sched(cv, ircd.conf->name, text, s->id);
+	turn_enqueue_sched(cv, ircd.conf->name, text, s->id,
+	    s->owner[0] != '\0' ? s->owner : NULL);
 	free(text);
 }
 

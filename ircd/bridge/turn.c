@@ -338,6 +338,7 @@ turn_enqueue(struct conv *conv, struct client *from, const char *speaker,
 	if (from != NULL) {
 		strlcpy(t->requester, from->nick, sizeof(t->requester));
 		t->principal = who;
+		t->origin = who;
 		strlcpy(t->addr, from->ip, sizeof(t->addr));
 		/* TN-10: a moment for the rest of a paste to join it. */
 		if (text[0] != '/')
@@ -373,6 +374,7 @@ turn_enqueue_woken(struct conv *conv, const struct turn *by, const char *text,
 	/* AU-4: cards of the chain are the person's who started it. */
 	strlcpy(t->requester, by->requester, sizeof(t->requester));
 	t->principal = by->principal;
+	t->origin = by->origin;
 	strlcpy(t->addr, by->addr, sizeof(t->addr));
 	t->depth = by->depth + 1;
 	/* At most HANDOFF_MAX_DEPTH names: it fits; cut, it still bounds. */
@@ -382,6 +384,20 @@ turn_enqueue_woken(struct conv *conv, const struct turn *by, const char *text,
 	strlcat(t->chain, by->conv->agent->client->nick, sizeof(t->chain));
 	TAILQ_INSERT_TAIL(&waiting, t, entry);
 	turn_kick();
+}
+
+void
+turn_each_chained(const char *key,
+    void (*fn)(const struct turn *, int running, void *), void *arg)
+{
+	const struct turn *t;
+
+	TAILQ_FOREACH(t, &running, entry)
+		if (t->depth > 0 && strcmp(t->conv->key, key) == 0)
+			fn(t, 1, arg);
+	TAILQ_FOREACH(t, &waiting, entry)
+		if (t->depth > 0 && strcmp(t->conv->key, key) == 0)
+			fn(t, 0, arg);
 }
 
 int
@@ -397,12 +413,14 @@ turn_waiting_sched(int64_t id)
 
 void
 turn_enqueue_sched(struct conv *conv, const char *speaker, const char *text,
-    int64_t id)
+    int64_t id, const char *owner)
 {
 	struct turn *t = turn_new(conv, speaker, text, "", 0);
 
 	conv->fresh = 0;	/* in use: no longer a prompt's to refuse */
 	t->sched = id;
+	if (owner != NULL)
+		strlcpy(t->origin.s, owner, sizeof(t->origin.s));
 	TAILQ_INSERT_TAIL(&waiting, t, entry);
 	turn_kick();
 }

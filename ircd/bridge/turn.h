@@ -42,6 +42,12 @@ struct turn {
 	 * none; cards and private output follow it, never the nick.
 	 */
 	struct convkey		 principal;
+	/*
+	 * MN-4, SC-8: the person a chain started by this turn answers for:
+	 * the principal, or for a schedule's firing (which approves nothing
+	 * itself) the person whose prompt created the schedule.
+	 */
+	struct convkey		 origin;
 	char			 addr[64];	/* requester's address (AU-9) */
 	char			 msgid[64];	/* for +reply */
 	int64_t			 hid;		/* history id of the message */
@@ -119,13 +125,23 @@ int	turn_answers(const struct turn *, int64_t hid);
 void	turn_enqueue_woken(struct conv *, const struct turn *by,
 	    const char *text, const char *msgid, int64_t hid_from,
 	    int64_t hid);
+/*
+ * MN-4, !status: fn for each turn of conversation key that a chain of
+ * agents brought (depth > 0), the running ones first.
+ */
+void	turn_each_chained(const char *key,
+	    void (*fn)(const struct turn *, int running, void *), void *arg);
 /* Does a turn wait in conv? */
 int	turn_conv_waiting(const struct conv *);
 /* Is a turn of schedule id still waiting (SC-3)? */
 int	turn_waiting_sched(int64_t id);
-/* Queue a turn fired by schedule id (no person: it approves nothing). */
+/*
+ * Queue a turn fired by schedule id (no person: it approves nothing).
+ * owner is the principal whose prompt created it, or NULL: a chain the
+ * firing starts reaches no further than their direct prompt (SC-8).
+ */
 void	turn_enqueue_sched(struct conv *, const char *speaker, const char *text,
-	    int64_t id);
+	    int64_t id, const char *owner);
 /* How many turns wait for agent a (WHOIS). */
 size_t	turn_queued_for(const struct agent *);
 void	turn_shutdown(void);

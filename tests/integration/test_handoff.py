@@ -7,7 +7,8 @@ answers from the last line of its prompt: after "say: " it says the rest, with e
 "%1" made "@" and every "%N" made "%N-1" (so a person can write what an agent will
 write, and what the agent woken by it will write, without naming anyone themselves:
 "@alice say: ask %1bob" makes alice answer "ask @bob"); "fail: " says the rest, then
-fails the turn; anything else is answered "heard: <the last line>", its '@'s made '%'
+fails the turn; "sleep: " says it 4 s later (unless cancelled); the first of these words
+in the line counts; anything else is answered "heard: <the last line>", its '@'s made '%'
 (an echo names nobody).
 """
 
@@ -22,10 +23,12 @@ import tempfile
 import uuid
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from ircharness import Client, Server, TestFailure, parse, run_tests  # noqa: E402
+from ircharness import (Client, Server, TestFailure, hash_password, parse,  # noqa: E402
+                        run_tests)
 from agentharness import NODE, joined, require_agent, send, until_done, write_agent  # noqa: E402
 
 require_agent("echo-agent.mjs")
+MCPAGENT = require_agent("mcp-agent.mjs")
 
 TMP = tempfile.mkdtemp(prefix="agentircd-handoff-")
 TOKEN = "hotest%d%s" % (os.getpid(), uuid.uuid4().hex[:6])
@@ -35,6 +38,7 @@ import * as acp from %(sdk)s;
 import { Readable, Writable } from "node:stream";
 
 let client, n = 0;
+const sessions = new Map();
 const say = (sessionId, text) => client.notify(acp.methods.client.session.update,
   { sessionId, update: { sessionUpdate: "agent_message_chunk", content: { type: "text", text } } });
 const decode = (s) => s.replace(/%%(\d)/g, (_, d) => d === "1" ? "@" : "%%" + (Number(d) - 1));
@@ -51,17 +55,29 @@ const app = acp
     const sid = params.sessionId;
     const text = params.prompt.filter((b) => b.type === "text").map((b) => b.text).join(" ");
     const last = text.split("\n").pop();
-    let i = last.indexOf("fail: ");
-    if (i >= 0) {
-      await say(sid, decode(last.slice(i + 6)) + "\n");
+    // The first of its words in the line is what it does.
+    const m = /(fail|sleep|say): /.exec(last);
+    const rest = m ? decode(last.slice(m.index + m[0].length)) : "";
+    if (m && m[1] === "fail") {
+      await say(sid, rest + "\n");
       throw new Error("failed on purpose");
     }
-    i = last.indexOf("say: ");
+    if (m && m[1] === "sleep") {
+      // A slow answer: it says the rest after 4 s, unless cancelled.
+      const s = {};
+      sessions.set(sid, s);
+      const ok = await new Promise((res) => { s.cancel = () => res(false); setTimeout(() => res(true), 4000); });
+      if (!ok) return { stopReason: "cancelled" };
+      await say(sid, rest);
+      return { stopReason: "end_turn" };
+    }
     // What it heard, its names made no names: an echo wakes nobody.
-    await say(sid, i >= 0 ? decode(last.slice(i + 5)) : "heard: " + last.replace(/@/g, "%%"));
+    await say(sid, m ? rest : "heard: " + last.replace(/@/g, "%%"));
     return { stopReason: "end_turn" };
   })
-  .onNotification(acp.methods.agent.session.cancel, async () => {});
+  .onNotification(acp.methods.agent.session.cancel, async ({ params }) => {
+    sessions.get(params.sessionId)?.cancel?.();
+  });
 """
 
 SCRIPT = write_agent(os.path.join(TMP, "handoff-agent.mjs"), AGENT)
@@ -88,22 +104,31 @@ def _cleanup():
 atexit.register(_cleanup)
 
 _S = {}
+PASSWORD = "gina-pw-%s" % uuid.uuid4().hex[:8]
 
 
 def srv():
-    """One server: alice to erin in #ho; bob is also in #ho2, where alice is not."""
+    """One server: alice to erin in #ho and more; frank in #hojoin; planner (an agent
+    that calls the MCP tools, tests/agents/mcp-agent.mjs) in #hosched; an account gina."""
     s = _S.get("srv")
     if s is None or not s.alive():
+        planner = ("[agent planner]\ncommand = %s %s %s-planner\ndescription = planner\n"
+                   "users = *\nchannels = #hosched\n\n" % (NODE, MCPAGENT, TOKEN))
         s = Server(flood_exempt="127.0.0.0/8", history_replay=0, max_parallel_turns=4,
-                   config_extra="".join(agent(n, "#ho #hocycle #horate #hofail #hostrict")
-                                        for n in NAMES) + agent("frank", "#hojoin"))
+                   config_extra="".join(agent(n, "#ho #hocycle #horate #hofail #hostrict "
+                                              "#hosched #hostop #horth")
+                                        for n in NAMES) + agent("frank", "#hojoin")
+                   + planner + "[account gina]\npassword = %s\n\n"
+                   % hash_password(PASSWORD))
         _S["srv"] = s
     return s
 
 
-def person(nick, chan):
+def person(nick, chan, password=None):
     c = Client(srv())
     c.nick = nick
+    if password is not None:
+        c.send("PASS %s:%s" % (nick, password))
     c.send("CAP REQ :message-tags echo-message")
     c.expect(r" CAP \S+ ACK ")
     c.send("CAP END")
@@ -248,6 +273,92 @@ def test_mn2_named_agent_brought_in():
     got = said(lines, "bob", "#hojoin")
     if [m.params[-1] for m in got] != ["heard: <alice> %bob join us"]:
         raise TestFailure("MN-2: bob in #hojoin: %r" % [m.raw for m in got])
+    u.quit()
+
+
+def test_sc8_firing_chain_answers_for_its_creator():
+    """SC-8, MN-4: a schedule's firing answers for the person whose prompt made it: while
+    hu8 is here, the firing's answer naming @alice wakes her; once hu8 has left, the same
+    answer wakes nobody, and a NOTICE says why."""
+    u = person("hu8", "#hosched")
+    watch = person("hu8w", "#hosched")
+    for n, secs in (("here", 1), ("gone", 3)):
+        u.sync()        # what u saw of the last round
+        # \u0040 is '@' to the agent's JSON, and no mention in hu8's line.
+        send(u, "#hosched", 'planner: mcp schedule {"name":"%s","prompt":"ping \\u0040alice %s",'
+             '"in_seconds":%d}' % (n, n, secs))
+        done = until_done(u, "planner", "#hosched")
+        if not [m for m in said(done, "planner", "#hosched")
+                if "tool: scheduled sch_" in m.params[-1]]:
+            raise TestFailure("the schedule tool: %r" % done)
+        until_done(watch, "planner", "#hosched")      # the tool's answer, seen by watch
+        if n == "gone":
+            u.quit()
+        lines = until_done(watch, "planner", "#hosched", timeout=20)
+        if not [m for m in said(lines, "planner", "#hosched")
+                if m.params[-1] == "got: ping @alice %s" % n]:
+            raise TestFailure("the firing's answer: %r" % lines)
+        if n == "here":
+            got = said(until_done(watch, "alice", "#hosched"), "alice", "#hosched")
+            if [m.params[-1] for m in got] != ["heard: <planner> got: ping %%alice %s" % n]:
+                raise TestFailure("SC-8: the firing's @alice while hu8 is here: %r"
+                                  % [m.raw for m in got])
+        else:
+            lines = watch.collect_until(r"NOTICE #hosched :@alice was not woken", 10)
+            want = ("@alice was not woken by planner: no person who started this chain "
+                    "is here to answer for it")
+            if want not in notices(lines, "#hosched"):
+                raise TestFailure("SC-8: hu8 gone: %r" % notices(lines, "#hosched"))
+    watch.quit()
+
+
+def test_mn4_status_shows_and_stop_ends_a_chain():
+    """MN-4, CM-5, TN-6: while bob, woken by alice, is answering, !status shows the chain
+    hu9 -> alice -> bob; !stop ends it: bob's turn is stopped, and the @carol his answer
+    was going to name wakes nobody."""
+    u = person("hu9", "#hostop")
+    # bob's prompt ends "sleep: ...": he waits 4 s, then names carol.
+    send(u, "#hostop", "@alice say: %1bob sleep: %2carol late")
+    until_done(u, "alice", "#hostop")
+    u.expect(r":bob!\S+ TAGMSG #hostop", 10)
+    send(u, "#hostop", "!status")
+    st = u.collect_until(r"NOTICE #hostop :chain ", 5)
+    if "chain hu9 \u2192 alice \u2192 bob: bob answering" not in notices(st, "#hostop"):
+        raise TestFailure("MN-4: !status during the chain: %r" % notices(st, "#hostop"))
+    send(u, "#hostop", "!stop")
+    lines = until_done(u, "bob", "#hostop")
+    if not any("hu9 stopped bob's answer to hu9" in n for n in notices(lines, "#hostop")):
+        raise TestFailure("TN-6: !stop in the chain: %r" % notices(lines, "#hostop"))
+    send(u, "#hostop", "@carol are you there")
+    c = said(until_done(u, "carol", "#hostop"), "carol", "#hostop")
+    if [m.params[-1] for m in c] != ["heard: <hu9> carol are you there"]:
+        raise TestFailure("MN-2: a stopped chain woke carol: %r" % [m.raw for m in c])
+    send(u, "#hostop", "!status")
+    st = u.collect_until(r"NOTICE #hostop :erin: ", 5)
+    if [n for n in notices(st, "#hostop") if n.startswith("chain ")]:
+        raise TestFailure("!status after the chain: %r" % notices(st, "#hostop"))
+    u.quit()
+
+
+def test_rt8_answer_names_an_away_account():
+    """RT-8, MN-1: alice's answer names @gina, an account nobody is logged in to, and
+    `@dave` in backticks (no name): gina is told when she logs in, once, as for a
+    person's mention."""
+    u = person("hu10", "#horth")
+    send(u, "#horth", "@alice say: %1gina should look at this, not `%1dave`")
+    until_done(u, "alice", "#horth")
+    g = Client(srv())
+    g.nick = "gina"
+    g.send("PASS gina:%s" % PASSWORD)
+    g.register("gina")
+    got = g.collect_until(r"NOTICE gina :While you were away", 10)
+    got += g.collect_until(r"PONG", 5) if g.send("PING :x") is None else []
+    told = [parse(l).params[-1] for l in got if parse(l).command == "NOTICE"
+            and "While you were away" in l]
+    if len(told) != 1 or not re.match(r"While you were away, alice mentioned you in #horth "
+                                      r"at .*: @gina should look at this", told[0]):
+        raise TestFailure("RT-8: gina was told %r" % told)
+    g.quit()
     u.quit()
 
 
