@@ -29,6 +29,7 @@ const COMMANDS = [
   { name: "count", description: "Count up to N, one line at a time", input: { hint: "N (1-20)" } },
   { name: "touch", description: "Pretend to create a file, after asking permission", input: { hint: "file name" } },
   { name: "plan", description: "Show a sample plan" },
+  { name: "pass", description: "Hand your message to another agent: my answer names it, which wakes it", input: { hint: "agent [message]" } },
 ];
 const ABOUT = [
   "I am the agentircd demo agent: a small script, not an AI.",
@@ -127,6 +128,13 @@ async function answer(sid, s, prompt, signal) {
         { content: "Stream it back", priority: "low", status: "pending" },
       ] });
       return stream(sid, s, ["Plan sent (it is the same plan every time)."], signal);
+    case "/pass": {
+      // An answer that names an agent with "@" wakes it (the server's MN-1).
+      const [to, ...words] = rest;
+      if (!to || !/^[A-Za-z0-9_\-\[\]\\`^{}|]+$/.test(to))
+        return stream(sid, s, ["Name the agent to pass this to: /pass helper hello"], signal);
+      return stream(sid, s, [`Over to you, @${to}: ${words.join(" ") || "hello"}`], signal);
+    }
   }
   const last = prompt.trim().split("\n").pop();
   if (/\b(hi|hello|hey)\b/i.test(last))

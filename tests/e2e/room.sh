@@ -11,7 +11,9 @@
 #   the people and wakes no agent (RT-3);
 # - three lines pasted in irssi are one prompt, one answer (TN-10);
 # - while demo's permission card waits, helper answers carol (TN-1), and
-#   !status says what demo waits for; then !allow lets demo go on.
+#   !status says what demo waits for; then !allow lets demo go on;
+# - demo's answer naming @helper wakes helper, whose answer threads to it
+#   and answers alice, who started the chain (MN-1, MN-2).
 # Prints TAP. Environment: AGENTIRCD (the daemon), SRCDIR (source root).
 # shellcheck disable=SC2317 # functions called through check and wait_for
 set -u
@@ -82,7 +84,7 @@ bail() {
 	exit 1
 }
 
-echo "1..14"
+echo "1..15"
 
 PORT=$(free_port)
 cat >"$TMP/agentircd.conf" <<CONF
@@ -217,6 +219,18 @@ if wait_for "$LIMIT" screen_has '<[ @%+]?demo> alice: Allowed: I would have crea
 	ok "!allow lets demo go on"
 else
 	not_ok "!allow lets demo go on"
+fi
+
+# MN-1, MN-2: demo's answer names @helper, which wakes helper in #room; its
+# answer is for alice, who started the chain. (The demo's /pass writes
+# "Over to you, @helper: hello"; alice's own line names nobody but demo.)
+irssi_type "/say /demo:pass helper hello"
+if wait_for "$LIMIT" screen_has '<[ @%+]?demo> alice: Over to you, @helper: hello' &&
+   wait_for "$LIMIT" screen_has '<[ @%+]?helper> alice: Hello! I am the demo agent' &&
+   wait_for "$LIMIT" room_has 'helper	alice: Hello! I am the demo agent'; then
+	ok "demo's answer naming @helper wakes helper, seen in irssi and WeeChat"
+else
+	not_ok "demo's answer naming @helper wakes helper, seen in irssi and WeeChat"
 fi
 
 irssi_type "/quit e2e done"
