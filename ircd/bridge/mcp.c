@@ -55,6 +55,8 @@
 #define MCP_HTTP_TIMEOUT	15
 #define MCP_HTTP_CONNS_MAX	64
 #define MCP_HTTP_DEADLINE	20
+/* What a connection evhttp let go may still read until the sweep. */
+#define MCP_HTTP_LINGER_MAX	(MCP_MAXLINE + MCP_HTTP_HEADERS_MAX)
 /* The socket's directory in /tmp: this, the server's pid, a dot, mkdtemp's. */
 #define MCP_DIR_PREFIX	"agentircd-mcp."
 
@@ -78,8 +80,16 @@ struct mcp_conn {
  * An HTTP connection, by the bufferevent we make for evhttp and hold a
  * reference to. libevent 2.1 has no connection limit and tells nobody
  * when it frees a connection; freeing clears the callbacks, and our
- * reference keeps the struct readable until the sweep sees that. evhttp
- * closes the descriptor itself, so a swept entry holds none.
+ * reference keeps the struct readable until the sweep sees that.
+ *
+ * The bufferevent owns its descriptor (BEV_OPT_CLOSE_ON_FREE), so evhttp
+ * leaves it open and the sweep's last reference closes it. Were evhttp
+ * to close it, the bufferevent we keep would still have its events in
+ * the loop (evhttp often frees a connection with reading enabled), and
+ * the next socket given that number (an IRC client, an MCP bridge) would
+ * be read by them, or never polled: that connection stalled, its lines
+ * lost. Till the sweep, a freed connection reads at most
+ * MCP_HTTP_LINGER_MAX bytes more (nobody drains its buffer).
  */
 struct mcp_hconn {
 	TAILQ_ENTRY(mcp_hconn)	 entry;
@@ -445,9 +455,8 @@ mcp_hconn_late(evutil_socket_t fd, short what, void *arg)
 }
 
 /*
- * evhttp asks for each accepted connection's bufferevent (without
- * BEV_OPT_CLOSE_ON_FREE, as its own: it closes the socket). At the cap
- * the listener stops accepting: later connections wait in the kernel's
+ * evhttp asks for each accepted connection's bufferevent. At the cap the
+ * listener stops accepting: later connections wait in the kernel's
  * backlog, holding none of our descriptors, until one ends.
  */
 static struct bufferevent *
@@ -459,8 +468,14 @@ mcp_http_bev(struct event_base *base, void *arg)
 
 	(void)arg;
 	mcp_hconn_sweep(-1, 0, NULL);
-	if ((bev = bufferevent_socket_new(base, -1, 0)) == NULL)
+	if ((bev = bufferevent_socket_new(base, -1, BEV_OPT_CLOSE_ON_FREE)) ==
+	    NULL)
 		return NULL;
+	/*
+	 * evhttp drains the input as it parses (headers are capped, a body
+	 * moves to the request), so this binds only a connection it freed.
+	 */
+	bufferevent_setwatermark(bev, EV_READ, 0, MCP_HTTP_LINGER_MAX);
 	h = xcalloc(1, sizeof(*h));
 	if ((h->deadline = evtimer_new(base, mcp_hconn_late, h)) == NULL) {
 		free(h);

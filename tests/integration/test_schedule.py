@@ -1763,6 +1763,41 @@ def test_m3_http_connections_capped():
         c.quit()
 
 
+def test_m3_http_closed_connection_takes_no_descriptor():
+    """SEC-3, M3: an MCP request over HTTP with "Connection: close" is answered and its
+    connection closed; the IRC connection accepted right after it (which the kernel gives
+    the same descriptor number) registers. It stalled when evhttp closed the descriptor
+    while the bufferevent kept for its connection count still had its events in the
+    loop: the new socket was never polled (the flake of test_au5_h3_person_target_refused,
+    whose MCP bridge lost its tools/call after test_m3_http_connections_capped)."""
+    srv = S()
+    u = joined(mclient(srv, "ush6"), "#sech6")
+    u.send("INVITE httpy #sech6")
+    u.expect(r":httpy!\S+ JOIN #sech6")
+    d = session_of(u, "#sech6", "httpy")
+    e = [e for e in d["mcpServers"] if e.get("type") == "http"][0]
+    port = int(e["url"].split(":")[2].split("/")[0])
+    auth = {h["name"]: h["value"] for h in e.get("headers", [])}.get("Authorization", "")
+    body = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "ping"}).encode()
+    for i in range(3):
+        h = socket.create_connection(("127.0.0.1", port), timeout=10 * SLOW)
+        h.sendall(b"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:%d\r\nAuthorization: %s\r\n"
+                  b"Content-Type: application/json\r\nConnection: close\r\n"
+                  b"Content-Length: %d\r\n\r\n" % (port, auth.encode(), len(body)) + body)
+        data = b""
+        while True:
+            x = h.recv(4096)
+            if not x:
+                break
+            data += x
+        h.close()
+        if not data.startswith(b"HTTP/1.1 200 "):
+            raise TestFailure("M3: the ping over HTTP: %r" % data[:200])
+        c = mclient(srv, "ush6x%d" % i)     # registers, or fails saying what it saw
+        c.quit()
+    u.quit()
+
+
 # ---------------------------------------------------------------- AU-5, H3, M7, H4, I7
 #
 # Each on a plain loopback listener (S) and on a TLS listener with accounts (A, everyone
