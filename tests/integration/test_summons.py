@@ -10,7 +10,7 @@ writes every prompt it gets, block by block, as a JSON line to DUMP/<name>.jsonl
 answers from the last line of its prompt: after "say: " it says the rest, with every
 "%1" made "@" and every "%N" made "%N-1" (as in test_handoff.py: a person writes what
 an agent will write without naming anyone themselves); anything else is answered
-"ok".
+"ok". tests/agents/echo-agent.mjs is here too, in the mode that echoes the block.
 """
 
 import atexit
@@ -25,10 +25,10 @@ import tempfile
 import uuid
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from ircharness import Client, Server, TestFailure, run_tests  # noqa: E402
+from ircharness import Client, Server, TestFailure, parse, run_tests  # noqa: E402
 from agentharness import NODE, joined, require_agent, send, until_done, write_agent  # noqa: E402
 
-require_agent("echo-agent.mjs")
+ECHO = require_agent("echo-agent.mjs")
 
 TMP = tempfile.mkdtemp(prefix="agentircd-summons-")
 DUMP = os.path.join(TMP, "dump")
@@ -109,7 +109,11 @@ def srv():
                    config_extra="".join(agent(n, c) for n, c in (
                        ("alice", "#su #suchain #supub"), ("bob", "#su #suchain"),
                        ("carol", "#su #suchain"), ("dave", "#supub"),
-                       ("erin", "#sudesk"))))
+                       ("erin", "#sudesk")))
+                   # The echo agent, in the mode that echoes the block too.
+                   + "[agent echoer]\ncommand = %s %s %s-echoer\nusers = *\n"
+                   "channels = #suecho\nenv = ECHO_AGENT_SUMMONS=1\n\n"
+                   % (NODE, ECHO, TOKEN))
         _S["srv"] = s
     return s
 
@@ -297,6 +301,20 @@ def test_au8_secret_roster():
         raise TestFailure("AU-8: #susec leaks into #supub's prompt: %r" % blocks)
     for c in (s, s2, p):
         c.quit()
+
+
+
+def test_mn6_echo_agent_mode():
+    """MN-6: the echo agent with ECHO_AGENT_SUMMONS=1 echoes the Summons block too (by
+    default it leaves the block out, so other tests' echoes are the message)."""
+    u = person("sup7", "#suecho")
+    send(u, "#suecho", "@echoer hi")
+    said = [parse(l).params[-1] for l in until_done(u, "echoer", "#suecho")
+            if parse(l).command == "PRIVMSG" and parse(l).source.startswith("echoer!")]
+    text = "\n".join(said)
+    if "Called by sup7 (a person)." not in text or "<sup7> echoer hi" not in text:
+        raise TestFailure("MN-6: the echo agent's echo of a summons: %r" % said)
+    u.quit()
 
 
 if __name__ == "__main__":
