@@ -123,13 +123,25 @@ ask_transcript(struct turn *t, const char *where)
  * MN-6: who is in t's conversation, for the Summons block: the channel's
  * own members (AU-8: nothing of another channel), t's agent left out;
  * services are nobody one talks with. A bot that is no agent is listed
- * as a bot: it is somebody one may address, but no person.
+ * as a bot: it is somebody one may address, but no person. Of each kind
+ * the block names PROMPT_ROSTER_MAX and counts the rest, so that is all
+ * kept, however big the channel.
  */
 struct roster {
 	const struct agent	*self;
-	const char		**agents, **people, **bots;
+	const char		*agents[PROMPT_ROSTER_MAX];
+	const char		*people[PROMPT_ROSTER_MAX];
+	const char		*bots[PROMPT_ROSTER_MAX];
 	size_t			 na, np, nb;
 };
+
+static void
+ask_roster_keep(const char **names, size_t *n, const char *nick)
+{
+	if (*n < PROMPT_ROSTER_MAX)
+		names[*n] = nick;
+	(*n)++;
+}
 
 static void
 ask_roster_add(struct client *c, void *arg)
@@ -139,18 +151,12 @@ ask_roster_add(struct client *c, void *arg)
 
 	if (a == r->self || (a == NULL && (c->flags & CLIENT_SERVICE)))
 		return;
-	if (a != NULL) {
-		r->agents = xreallocarray(r->agents, r->na + 1,
-		    sizeof(*r->agents));
-		r->agents[r->na++] = c->nick;
-	} else if (c->umodes & UMODE_BOT) {
-		r->bots = xreallocarray(r->bots, r->nb + 1, sizeof(*r->bots));
-		r->bots[r->nb++] = c->nick;
-	} else {
-		r->people = xreallocarray(r->people, r->np + 1,
-		    sizeof(*r->people));
-		r->people[r->np++] = c->nick;
-	}
+	if (a != NULL)
+		ask_roster_keep(r->agents, &r->na, c->nick);
+	else if (c->umodes & UMODE_BOT)
+		ask_roster_keep(r->bots, &r->nb, c->nick);
+	else
+		ask_roster_keep(r->people, &r->np, c->nick);
 }
 
 /*
@@ -164,21 +170,18 @@ ask_summons(struct turn *t, const char *where)
 	struct roster r = { .self = cv->agent };
 	struct prompt_summons s;
 	struct channel *ch;
-	const char *peer[1];
-	char *text;
 
 	if (t->how == TURN_ASKED)
 		return NULL;
-	if (cv->private) {
-		/* Nobody else is in a private conversation. */
-		peer[0] = cv->target;
-		r.people = peer;
-		r.np = 1;
-	} else if ((ch = channel_find(cv->target)) != NULL)
+	/* A private conversation holds the person and the agent only. */
+	if (cv->private)
+		ask_roster_keep(r.people, &r.np, cv->target);
+	else if ((ch = channel_find(cv->target)) != NULL)
 		channel_each(ch, NULL, ask_roster_add, &r);
 	s.self = cv->agent->client->nick;
 	s.where = where;
 	s.person = t->requester;
+	/* A chain is what woke it, or a tool's; a person's name is none. */
 	s.chain = t->how == TURN_NAMED ? "" : t->chain;
 	s.tool = t->how == TURN_TOOL;
 	s.agents = r.agents;
@@ -187,12 +190,7 @@ ask_summons(struct turn *t, const char *where)
 	s.npeople = r.np;
 	s.bots = r.bots;
 	s.nbots = r.nb;
-	text = prompt_summons(&s);
-	free(r.agents);
-	if (!cv->private)
-		free(r.people);
-	free(r.bots);
-	return text;
+	return prompt_summons(&s);
 }
 
 static struct acp_prompt *

@@ -34,7 +34,9 @@ char	*prompt_build(const char *where, const struct prompt_line *lines,
 /*
  * MN-6: who summoned an agent, and who else is in the conversation. The
  * caller is the last agent of chain, else the person; the arrays are of
- * the conversation's own members only (AU-8), self left out.
+ * the conversation's own members only (AU-8), self left out. Each count
+ * is how many there are; only the first PROMPT_ROSTER_MAX names of an
+ * array are read, so a caller keeps no more.
  */
 struct prompt_summons {
 	const char		*self;		/* the agent summoned */

@@ -204,10 +204,14 @@ test_summons(void)
 		free(p);
 	}
 
-	/* A long roster: PROMPT_ROSTER_MAX names, then how many more. */
+	/*
+	 * A long roster: PROMPT_ROSTER_MAX names, then how many more; the
+	 * names past the bound are not read (NULL here), so a caller keeps
+	 * none of them.
+	 */
 	for (i = 0; i < PROMPT_ROSTER_MAX + 3; i++) {
 		snprintf(manybuf[i], sizeof(manybuf[i]), "p%zu", i);
-		many[i] = manybuf[i];
+		many[i] = i < PROMPT_ROSTER_MAX ? manybuf[i] : NULL;
 	}
 	s = (struct prompt_summons){ "alice", "#big", "p0", "", 0, none, 0,
 	    many, PROMPT_ROSTER_MAX + 3, none, 0 };
