@@ -40,15 +40,16 @@ char	*prompt_build(const char *where, const struct prompt_line *lines,
  */
 struct prompt_summons {
 	const char		*self;		/* the agent summoned */
-	const char		*where;		/* as for prompt_build */
-	const char		*person;	/* who started it, "" if nobody */
-	const char		*chain;		/* agents after person, space-separated */
-	int			 tool;		/* sent with a tool (MN-7) */
+	const char		*where;		/* as prompt_build's */
+	const char		*person;	/* who started it, or "" */
+	/* The agents after person, space-separated; "" when person called. */
+	const char		*chain;
+	int			 tool;		/* by a tool (MN-7) */
 	const char *const	*agents;	/* the other agents present */
 	size_t			 nagents;
 	const char *const	*people;	/* the people present */
 	size_t			 npeople;
-	const char *const	*bots;		/* bots (+B) present, not agents */
+	const char *const	*bots;		/* bots (+B), not agents */
 	size_t			 nbots;
 };
 

@@ -182,8 +182,9 @@ test_summons(void)
 		{ "an empty roster, a chain with no person",
 		  { "bob", "private conversation with carol", "", "alice", 1,
 		    none, 0, none, 0, none, 0 },
-		  "[summons]\nYou are bob, in private conversation with carol.\n"
-		  "Called by alice (an agent, with a tool), in a chain: alice.\n"
+		  "[summons]\nYou are bob, in private conversation with "
+		  "carol.\nCalled by alice (an agent, with a tool), in a "
+		  "chain: alice.\n"
 		  "Other agents here: nobody.\n"
 		  "People here: nobody.\n" SUMMONS_RULES },
 		{ "names with odd characters; no control character gets in",
