@@ -257,7 +257,9 @@ agent_ask(struct agent *a, struct client *from, const char *key,
 		return;
 	}
 	cv = conv_get(a, key, target, private);
-	turn_enqueue(cv, from, from->nick, text, om->msgid, om->hid);
+	/* A command (CM-2, CM-3): no Summons block, whoever named it. */
+	turn_enqueue(cv, from, from->nick, text, om->msgid, om->hid,
+	    TURN_ASKED);
 }
 
 /*

@@ -1,6 +1,7 @@
 /*
  * ask.c: a turn reaches its agent. The conversation's session is opened
- * first when it is not (SS-4), then the prompt goes: what the session
+ * first when it is not (SS-4), then the prompt goes: for a summoned
+ * agent who called it and who is here (MN-6), then what the session
  * has not seen, read from the store, and the message answered (prompt.c
  * words them). A cancelled turn is cancelled at the agent too (TN-6).
  */
@@ -53,11 +54,11 @@ ask_collect(const struct store_msg *sm, void *arg)
  * session has not seen, read from the store, and the message answered.
  */
 static char *
-ask_transcript(struct turn *t)
+ask_transcript(struct turn *t, const char *where)
 {
 	struct conv *cv = t->conv;
 	struct collect col = { NULL, 0, 0 };
-	char where[sizeof("private conversation with ") + CHANNELLEN], *text;
+	char *text;
 	const struct store_who *who = NULL;
 	struct chanlife_who w;
 	struct channel *ch;
@@ -108,11 +109,6 @@ ask_transcript(struct turn *t)
 			col.lines[kept++] = col.lines[i];
 	}
 	col.n = kept;
-	if (cv->private)
-		snprintf(where, sizeof(where), "private conversation with %s",
-		    cv->target);
-	else
-		strlcpy(where, cv->target, sizeof(where));
 	text = prompt_build(where, col.lines, col.n, t->hid, cv->carry,
 	    t->speaker, t->text, (size_t)ircd.conf->transcript_chars);
 	for (i = 0; i < col.n; i++) {
@@ -123,12 +119,86 @@ ask_transcript(struct turn *t)
 	return text;
 }
 
+/*
+ * MN-6: who is in t's conversation, for the Summons block: the channel's
+ * own members (AU-8: nothing of another channel), t's agent left out;
+ * services are nobody one talks with. A bot that is no agent is listed
+ * as a bot: it is somebody one may address, but no person. Of each kind
+ * the block names PROMPT_ROSTER_MAX and counts the rest, so that is all
+ * kept, however big the channel.
+ */
+struct roster {
+	const struct agent	*self;
+	const char		*agents[PROMPT_ROSTER_MAX];
+	const char		*people[PROMPT_ROSTER_MAX];
+	const char		*bots[PROMPT_ROSTER_MAX];
+	size_t			 na, np, nb;
+};
+
+static void
+ask_roster_keep(const char **names, size_t *n, const char *nick)
+{
+	if (*n < PROMPT_ROSTER_MAX)
+		names[*n] = nick;
+	(*n)++;
+}
+
+static void
+ask_roster_add(struct client *c, void *arg)
+{
+	struct roster *r = arg;
+	const struct agent *a = agent_of_client(c);
+
+	if (a == r->self || (a == NULL && (c->flags & CLIENT_SERVICE)))
+		return;
+	if (a != NULL)
+		ask_roster_keep(r->agents, &r->na, c->nick);
+	else if (c->umodes & UMODE_BOT)
+		ask_roster_keep(r->bots, &r->nb, c->nick);
+	else
+		ask_roster_keep(r->people, &r->np, c->nick);
+}
+
+/*
+ * MN-6: the Summons block of t, or NULL when it was not summoned (asked
+ * as a follow-up, at a desk, privately, by a schedule).
+ */
+static char *
+ask_summons(struct turn *t, const char *where)
+{
+	struct conv *cv = t->conv;
+	struct roster r = { .self = cv->agent };
+	struct prompt_summons s;
+	struct channel *ch;
+
+	if (t->how == TURN_ASKED)
+		return NULL;
+	/* A private conversation holds the person and the agent only. */
+	if (cv->private)
+		ask_roster_keep(r.people, &r.np, cv->target);
+	else if ((ch = channel_find(cv->target)) != NULL)
+		channel_each(ch, NULL, ask_roster_add, &r);
+	s.self = cv->agent->client->nick;
+	s.where = where;
+	s.person = t->requester;
+	/* A chain is what woke it, or a tool's; a person's name is none. */
+	s.chain = t->how == TURN_NAMED ? "" : t->chain;
+	s.tool = t->how == TURN_TOOL;
+	s.agents = r.agents;
+	s.nagents = r.na;
+	s.people = r.people;
+	s.npeople = r.np;
+	s.bots = r.bots;
+	s.nbots = r.nb;
+	return prompt_summons(&s);
+}
+
 static struct acp_prompt *
 ask_prompt(struct turn *t)
 {
 	struct conv *cv = t->conv;
 	struct acp_prompt *p = acp_prompt_new();
-	char *text;
+	char where[sizeof("private conversation with ") + CHANNELLEN], *text;
 
 	/*
 	 * CM-2: a slash command goes as the exact text, with no transcript,
@@ -139,7 +209,22 @@ ask_prompt(struct turn *t)
 		acp_prompt_text(p, t->text);
 		return p;
 	}
-	text = ask_transcript(t);
+	/* How both blocks name the conversation. */
+	if (cv->private)
+		snprintf(where, sizeof(where), "private conversation with %s",
+		    cv->target);
+	else
+		strlcpy(where, cv->target, sizeof(where));
+	/*
+	 * MN-6: the Summons block is a text block of its own, first: the
+	 * agent reads it as its situation, and the transcript's block stays
+	 * what it always was.
+	 */
+	if ((text = ask_summons(t, where)) != NULL) {
+		acp_prompt_text(p, text);
+		free(text);
+	}
+	text = ask_transcript(t, where);
 	acp_prompt_text(p, text);
 	free(text);
 	/* Everything up to now is in this prompt, or was let go (SS-2). */

@@ -353,8 +353,9 @@ dispatch_channel(struct client *from, struct channel *ch, struct outmsg *om)
 			    ch->name)))
 				continue;
 			cv = conv_get(a, key.s, ch->name, 0);
+			/* MN-6: a named agent is told who called it. */
 			turn_enqueue(cv, from, from->nick, r.text, om->msgid,
-			    om->hid);
+			    om->hid, r.named ? TURN_NAMED : TURN_ASKED);
 		}
 		break;
 	case ROUTE_AMBIGUOUS: {
@@ -425,5 +426,7 @@ dispatch_private(struct client *to, struct client *from, struct outmsg *om)
 	    (bot && !dispatch_bot_may(from, &p1, a, NULL)))
 		return;
 	cv = conv_get(a, key.s, from->nick, 1);
-	turn_enqueue(cv, from, from->nick, om->text, om->msgid, om->hid);
+	/* MN-6: a private message is asked, not a summons. */
+	turn_enqueue(cv, from, from->nick, om->text, om->msgid, om->hid,
+	    TURN_ASKED);
 }

@@ -15,6 +15,18 @@
  * message answered (a draft/multiline batch, a paste) is indented by
  * PROMPT_CONT, so that nobody can write an "[end]" or a "<owner> ..."
  * line of their own.
+ *
+ * A turn an agent was summoned to (MN-6) has a block of its own before
+ * that one, which the caller sends as a separate text block:
+ *   [summons]
+ *   You are alice, in #general.
+ *   Called by bob (a person).
+ *   Other agents here: carol.
+ *   People here: bob, dave.
+ *   Naming another agent with @name in your answer wakes it: its exact
+ *   name, outside code.
+ *   Naming yourself is ignored.
+ *   [end]
  */
 #include "compat.h"
 
@@ -138,5 +150,107 @@ prompt_build(const char *where, const struct prompt_line *lines,
 	sbuf_add(&b, speaker);
 	sbuf_add(&b, "> ");
 	sbuf_message(&b, text);
+	return b.s;
+}
+
+/*
+ * A name as the Summons block shows it: nicks are plain already, but a
+ * control character would break the block's lines, so none gets in.
+ */
+static void
+sbuf_name(struct sbuf *b, const char *name, size_t len)
+{
+	char *n = xstrndup(name, len), *p;
+
+	for (p = n; *p != '\0'; p++)
+		if ((unsigned char)*p < 0x20 || *p == 0x7f)
+			*p = '?';
+	sbuf_add(b, n);
+	free(n);
+}
+
+/* "label: a, b, c, and N more." or "label: nobody." (MN-6). */
+static void
+sbuf_roster(struct sbuf *b, const char *label, const char *const *names,
+    size_t n)
+{
+	char more[64];
+	size_t i;
+
+	sbuf_add(b, label);
+	if (n == 0)
+		sbuf_add(b, " nobody");
+	for (i = 0; i < n && i < PROMPT_ROSTER_MAX; i++) {
+		sbuf_add(b, i > 0 ? ", " : " ");
+		sbuf_name(b, names[i], strlen(names[i]));
+	}
+	if (n > PROMPT_ROSTER_MAX) {
+		snprintf(more, sizeof(more), ", and %zu more",
+		    n - PROMPT_ROSTER_MAX);
+		sbuf_add(b, more);
+	}
+	sbuf_add(b, ".\n");
+}
+
+char *
+prompt_summons(const struct prompt_summons *s)
+{
+	struct sbuf b = { NULL, 0, 0 };
+	const char *p, *caller = NULL, *arrow = "";
+	size_t n, callerlen = 0;
+
+	sbuf_add(&b, "[summons]\nYou are ");
+	sbuf_name(&b, s->self, strlen(s->self));
+	sbuf_add(&b, ", in ");
+	sbuf_add(&b, s->where);
+	sbuf_add(&b, ".\n");
+	/* The caller: the chain's last agent, else the person. */
+	for (p = s->chain; *p != '\0'; p += n) {
+		while (*p == ' ')
+			p++;
+		if ((n = strcspn(p, " ")) > 0) {
+			caller = p;
+			callerlen = n;
+		}
+	}
+	if (caller != NULL) {
+		sbuf_add(&b, "Called by ");
+		sbuf_name(&b, caller, callerlen);
+		sbuf_add(&b, s->tool ? " (an agent, with a tool)" :
+		    " (an agent, by naming you)");
+		/* "in a chain started by carol: carol → alice → bob" */
+		if (s->person[0] != '\0') {
+			sbuf_add(&b, ", in a chain started by ");
+			sbuf_name(&b, s->person, strlen(s->person));
+			sbuf_add(&b, ": ");
+			sbuf_name(&b, s->person, strlen(s->person));
+			arrow = " \xe2\x86\x92 ";	/* → */
+		} else
+			sbuf_add(&b, ", in a chain: ");
+		for (p = s->chain; *p != '\0'; p += n) {
+			while (*p == ' ')
+				p++;
+			if ((n = strcspn(p, " ")) == 0)
+				continue;
+			sbuf_add(&b, arrow);
+			sbuf_name(&b, p, n);
+			arrow = " \xe2\x86\x92 ";
+		}
+		sbuf_add(&b, ".\n");
+	} else if (s->person[0] != '\0') {
+		sbuf_add(&b, "Called by ");
+		sbuf_name(&b, s->person, strlen(s->person));
+		sbuf_add(&b, " (a person).\n");
+	} else
+		sbuf_add(&b, "Called by the server.\n");
+	sbuf_roster(&b, "Other agents here:", s->agents, s->nagents);
+	sbuf_roster(&b, "People here:", s->people, s->npeople);
+	if (s->nbots > 0)
+		sbuf_roster(&b, "Bots here:", s->bots, s->nbots);
+	/* MN-1's strict rules, said as the agent needs them: two sentences. */
+	sbuf_add(&b, "Naming another agent with @name in your answer wakes "
+	    "it: its exact name, outside code.\n"
+	    "Naming yourself is ignored.\n"
+	    "[end]\n");
 	return b.s;
 }

@@ -289,9 +289,10 @@ route_decide(const char *text, const struct route_names *names,
 		/* RT-4: only mentions. */
 		res->outcome = ROUTE_NONE;
 		res->nagents = 0;
-	} else if (res->nagents > 0)
+	} else if (res->nagents > 0) {
 		res->outcome = ROUTE_DISPATCH;
-	else if (human)
+		res->named = 1;
+	} else if (human)
 		res->outcome = ROUTE_NONE;	/* RT-8: a human was meant */
 	else
 		fallback(names, res);

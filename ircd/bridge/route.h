@@ -55,6 +55,12 @@ struct route_result {
 	 */
 	char			*text;
 	int			 human;		/* a human was named (RT-8) */
+	/*
+	 * ROUTE_DISPATCH: the agents were named ("@nick", "nick:"), not
+	 * reached as a follow-up or at a desk (RT-3); their turns carry
+	 * MN-6's Summons block.
+	 */
+	int			 named;
 	/* The first @word that named nobody here, for a better hint. */
 	char			 unknown[NICKLEN + 1];
 };

@@ -282,7 +282,7 @@ turn_new(struct conv *conv, const char *speaker, const char *text,
 
 void
 turn_enqueue(struct conv *conv, struct client *from, const char *speaker,
-    const char *text, const char *msgid, int64_t hid)
+    const char *text, const char *msgid, int64_t hid, enum turn_how how)
 {
 	struct agent *a = conv->agent;
 	struct turn *t;
@@ -295,8 +295,12 @@ turn_enqueue(struct conv *conv, struct client *from, const char *speaker,
 		history_principal(from, &who);
 		/* TN-10: a line of a paste, or typed while the prompt waits. */
 		if (text[0] != '/' && (t = turn_paste_into(conv, &who)) != NULL &&
-		    turn_paste(t, from, text, hid))
+		    turn_paste(t, from, text, hid)) {
+			/* MN-6: a line naming the agent made it a summons. */
+			if (how == TURN_NAMED)
+				t->how = TURN_NAMED;
 			return;
+		}
 		TAILQ_FOREACH(t, &waiting, entry) {
 			if (strcmp(t->principal.s, who.s) == 0)
 				n++;
@@ -335,6 +339,7 @@ turn_enqueue(struct conv *conv, struct client *from, const char *speaker,
 	}
 	conv->fresh = 0;
 	t = turn_new(conv, speaker, text, msgid, hid);
+	t->how = how;
 	if (from != NULL) {
 		strlcpy(t->requester, from->nick, sizeof(t->requester));
 		t->principal = who;

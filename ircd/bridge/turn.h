@@ -80,10 +80,12 @@ struct turn {
  * Queue a turn; tells from when it waits behind another conversation. A
  * person's line joins their prompt to the same agent in conv that has
  * not started yet (TN-10: a paste is one prompt), and a person's prompt
- * waits paste-window ms for such lines before it starts.
+ * waits paste-window ms for such lines before it starts. how: TURN_NAMED
+ * when from named the agent (MN-6), else TURN_ASKED.
  */
 void	turn_enqueue(struct conv *, struct client *from, const char *speaker,
-	    const char *text, const char *msgid, int64_t hid);
+	    const char *text, const char *msgid, int64_t hid,
+	    enum turn_how how);
 /*
  * TN-1: a card of t opened or closed (card.c). While one is open, t holds
  * no slot of max-parallel-turns, so a card nobody answers stalls nobody

@@ -193,7 +193,9 @@ const app = acp
     s.abort?.abort();
     const ac = new AbortController();
     s.abort = ac;
-    const prompt = params.prompt.map((b) => (b.type === "text" ? b.text : b.type === "resource_link" ? b.uri : "")).join(" ");
+    // MN-6's Summons block says who called; a script answers the message only.
+    const prompt = params.prompt.filter((b) => b.type !== "text" || !b.text.startsWith("[summons]"))
+      .map((b) => (b.type === "text" ? b.text : b.type === "resource_link" ? b.uri : "")).join(" ");
     s.history.push({ role: "user", text: prompt });
     let stopReason;
     try {

@@ -15,6 +15,10 @@
 //   ECHO_AGENT_STRICT_UTF8  1: a frame that is not valid UTF-8 ends the agent
 //                     (exit 3), as a strict peer (serde_json) cannot read it;
 //                     the SDK itself would quietly decode it with U+FFFD
+//   ECHO_AGENT_SUMMONS  1: echo MN-6's Summons block too (the daemon's first
+//                     text block, "[summons]" to "[end]", of a turn an agent
+//                     is named or woken to); else it is left out, so that
+//                     the echo of a named turn stays the message
 //   ECHO_AGENT_DIRTY  1: what it names (agentInfo, modes, commands) carries
 //                     C0 controls, IRC colours and bidi overrides, as a
 //                     hostile agent's would (AU-6)
@@ -45,6 +49,7 @@ const COUNT = process.env.ECHO_AGENT_COUNT === "1";
 const SET_DELAY = Number(process.env.ECHO_AGENT_SET_DELAY_MS || 0);
 const STRICT_UTF8 = process.env.ECHO_AGENT_STRICT_UTF8 === "1";
 const DIRTY = process.env.ECHO_AGENT_DIRTY === "1";
+const SUMMONS = process.env.ECHO_AGENT_SUMMONS === "1";
 const log = (...a) => console.error("[echo-agent]", ...a);
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 // Raw stdout, bypassing the SDK: for the garbage the tests need.
@@ -119,6 +124,7 @@ function loadState(id) {
 
 function render(blocks) {
   return blocks
+    .filter((b) => SUMMONS || b.type !== "text" || !b.text.startsWith("[summons]\n"))
     .map((b) => {
       if (b.type === "text") return b.text;
       if (b.type === "resource_link") return `[link ${b.uri}]`;

@@ -50,7 +50,9 @@ const app = acp
   }))
   .onRequest(acp.methods.agent.session.new, async () => ({ sessionId: "env_" + (++n) }))
   .onRequest(acp.methods.agent.session.prompt, async ({ params }) => {
-    const text = params.prompt.filter((b) => b.type === "text").map((b) => b.text).join(" ");
+    // MN-6's Summons block is test_summons.py's business, not this agent's.
+    const text = params.prompt.filter((b) => b.type === "text" && !b.text.startsWith("[summons]"))
+      .map((b) => b.text).join(" ");
     let m;
     if ((m = /\benv (\w+)\s*$/.exec(text)))
       await say(params.sessionId, "env " + m[1] + " " + (m[1] in process.env ? "set" : "unset"));

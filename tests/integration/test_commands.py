@@ -80,7 +80,9 @@ const app = acp
   })
   .onRequest(acp.methods.agent.session.prompt, async ({ params }) => {
     const sid = params.sessionId;
-    const text = params.prompt.filter((b) => b.type === "text").map((b) => b.text).join(" ");
+    // MN-6's Summons block is test_summons.py's business, not this agent's.
+    const text = params.prompt.filter((b) => b.type === "text" && !b.text.startsWith("[summons]"))
+      .map((b) => b.text).join(" ");
     const last = text.split("\n").pop();
     let m;
     if ((m = /^\/ask (\w+) (\S+)$/.exec(text))) {

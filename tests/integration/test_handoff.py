@@ -53,7 +53,9 @@ const app = acp
   .onRequest(acp.methods.agent.session.new, async () => ({ sessionId: "ho_" + (++n) + "_" + process.pid }))
   .onRequest(acp.methods.agent.session.prompt, async ({ params }) => {
     const sid = params.sessionId;
-    const text = params.prompt.filter((b) => b.type === "text").map((b) => b.text).join(" ");
+    // MN-6's Summons block is test_summons.py's business, not this agent's.
+    const text = params.prompt.filter((b) => b.type === "text" && !b.text.startsWith("[summons]"))
+      .map((b) => b.text).join(" ");
     const last = text.split("\n").pop();
     // The first of its words in the line is what it does.
     const m = /(fail|sleep|say): /.exec(last);

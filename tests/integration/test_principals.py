@@ -67,7 +67,9 @@ const app = acp
   .onRequest(acp.methods.agent.session.prompt, async ({ params }) => {
     const sid = params.sessionId;
     cancelled.delete(sid);
-    const text = params.prompt.filter((b) => b.type === "text").map((b) => b.text).join(" ");
+    // MN-6's Summons block is test_summons.py's business, not this agent's.
+    const text = params.prompt.filter((b) => b.type === "text" && !b.text.startsWith("[summons]"))
+      .map((b) => b.text).join(" ");
     const last = text.split("\n").pop().replace(/^<[^>]*> /, "").replace(/^\S+[:,] /, "");
     let m;
     if ((m = /^lines (\d+) (\d+)$/.exec(last))) {

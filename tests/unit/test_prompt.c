@@ -1,6 +1,7 @@
 /*
  * test_prompt.c: the prompt an agent reads (SS-2, SS-3, SS-4): the
- * transcript block, its limits and the speaker of the message answered.
+ * transcript block, its limits and the speaker of the message answered;
+ * MN-6's Summons block.
  */
 #include "compat.h"
 
@@ -135,11 +136,108 @@ test_multiline(void)
 	free(p);
 }
 
+#define SUMMONS_RULES \
+	"Naming another agent with @name in your answer wakes it: its " \
+	"exact name, outside code.\nNaming yourself is ignored.\n[end]\n"
+
+/* MN-6: who called, who is here, and the two sentences. */
+static void
+test_summons(void)
+{
+	static const char *const none[] = { "" };
+	static const char *const two[] = { "carol", "dave" };
+	static const char *const odd[] = { "[x]", "a|b", "^_`{}\\", "e\r\nf" };
+	static const char *const bot[] = { "ci" };
+	static const char *many[PROMPT_ROSTER_MAX + 3];
+	static char manybuf[PROMPT_ROSTER_MAX + 3][8];
+	struct {
+		const char		*name;
+		struct prompt_summons	 s;
+		const char		*want;
+	} cases[] = {
+		{ "a person named the agent",
+		  { "alice", "#general", "bob", "", 0, two, 1, two, 2,
+		    none, 0 },
+		  "[summons]\nYou are alice, in #general.\n"
+		  "Called by bob (a person).\n"
+		  "Other agents here: carol.\n"
+		  "People here: carol, dave.\n" SUMMONS_RULES },
+		{ "a chain: the caller is its last agent",
+		  { "carol", "#general", "dave", "alice bob", 0, two, 0, two,
+		    1, none, 0 },
+		  "[summons]\nYou are carol, in #general.\n"
+		  "Called by bob (an agent, by naming you), in a chain started "
+		  "by dave: dave \xe2\x86\x92 alice \xe2\x86\x92 bob.\n"
+		  "Other agents here: nobody.\n"
+		  "People here: carol.\n" SUMMONS_RULES },
+		{ "a tool, extra spaces in the chain",
+		  { "bob", "#x", "carol", "  alice ", 1, none, 0, two, 1,
+		    bot, 1 },
+		  "[summons]\nYou are bob, in #x.\n"
+		  "Called by alice (an agent, with a tool), in a chain started "
+		  "by carol: carol \xe2\x86\x92 alice.\n"
+		  "Other agents here: nobody.\n"
+		  "People here: carol.\n"
+		  "Bots here: ci.\n" SUMMONS_RULES },
+		{ "an empty roster, a chain with no person",
+		  { "bob", "private conversation with carol", "", "alice", 1,
+		    none, 0, none, 0, none, 0 },
+		  "[summons]\nYou are bob, in private conversation with "
+		  "carol.\nCalled by alice (an agent, with a tool), in a "
+		  "chain: alice.\n"
+		  "Other agents here: nobody.\n"
+		  "People here: nobody.\n" SUMMONS_RULES },
+		{ "names with odd characters; no control character gets in",
+		  { "a\nb", "#x", "[x]", "a|b", 0, odd, 4, odd, 2, none, 0 },
+		  "[summons]\nYou are a?b, in #x.\n"
+		  "Called by a|b (an agent, by naming you), in a chain started "
+		  "by [x]: [x] \xe2\x86\x92 a|b.\n"
+		  "Other agents here: [x], a|b, ^_`{}\\, e??f.\n"
+		  "People here: [x], a|b.\n" SUMMONS_RULES },
+	};
+	struct prompt_summons s;
+	char *p, want[2048];
+	size_t i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		p = prompt_summons(&cases[i].s);
+		is_str(p, cases[i].want, cases[i].name);
+		free(p);
+	}
+
+	/*
+	 * A long roster: PROMPT_ROSTER_MAX names, then how many more; the
+	 * names past the bound are not read (NULL here), so a caller keeps
+	 * none of them.
+	 */
+	for (i = 0; i < PROMPT_ROSTER_MAX + 3; i++) {
+		snprintf(manybuf[i], sizeof(manybuf[i]), "p%zu", i);
+		many[i] = i < PROMPT_ROSTER_MAX ? manybuf[i] : NULL;
+	}
+	s = (struct prompt_summons){ "alice", "#big", "p0", "", 0, none, 0,
+	    many, PROMPT_ROSTER_MAX + 3, none, 0 };
+	p = prompt_summons(&s);
+	snprintf(want, sizeof(want), "People here: p0");
+	for (i = 1; i < PROMPT_ROSTER_MAX; i++)
+		snprintf(want + strlen(want), sizeof(want) - strlen(want),
+		    ", p%zu", i);
+	strlcat(want, ", and 3 more.\n", sizeof(want));
+	ok(strstr(p, want) != NULL, "summons: a long roster is bounded");
+	ok(strstr(p, "p20") == NULL, "summons: past the bound, no name");
+	free(p);
+	s.npeople = PROMPT_ROSTER_MAX;
+	p = prompt_summons(&s);
+	ok(strstr(p, "more") == NULL && strstr(p, ", p19.\n") != NULL,
+	    "summons: exactly the bound is not cut");
+	free(p);
+}
+
 int
 main(void)
 {
 	test_shorten();
 	test_build();
 	test_multiline();
+	test_summons();
 	return tap_done();
 }

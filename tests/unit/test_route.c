@@ -519,6 +519,47 @@ test_text(void)
 	ok(1, "route_result_free twice is harmless");
 }
 
+/* MN-6: named agents carry the Summons block; those reached otherwise not. */
+static void
+test_named(void)
+{
+	static const struct {
+		const char	*text;
+		const char	*follow_up;
+		int		 desk;
+		const char	*who;
+		int		 named;
+		const char	*name;
+	} cases[] = {
+		{ "@alice look", NULL, 0, "alice", 1, "named: @mention" },
+		{ "bob: look", NULL, 0, "bob", 1, "named: leading address" },
+		{ "@arch look", NULL, 0, "architect", 1, "named: a prefix" },
+		{ "look at @bob and @alice", NULL, 0, "bob,alice", 1,
+		  "named: two" },
+		{ "@bob over to you", "alice", 0, "bob", 1,
+		  "named: a name beats the follow-up" },
+		{ "and then?", "alice", 0, "alice", 0, "not named: follow-up" },
+		{ "and then?", NULL, 1, "bob", 0,
+		  "not named: desk, last speaker" },
+		{ "hello @carol", NULL, 1, "", 0, "not named: a person named" },
+		{ "@alice", NULL, 0, "", 0, "not named: only mentions" },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		names(three, 3, people, 2, "bob");
+		nm.follow_up = cases[i].follow_up;
+		nm.desk = cases[i].desk;
+		decide(cases[i].text);
+		ok(strcmp(who(), cases[i].who) == 0 &&
+		    r.named == cases[i].named, cases[i].name);
+	}
+	names(solo, 1, NULL, 0, NULL);
+	decide("hello");
+	ok(r.outcome == ROUTE_DISPATCH && !r.named,
+	    "not named: the only agent at a desk");
+}
+
 int
 main(void)
 {
@@ -532,5 +573,6 @@ main(void)
 	test_only_mentions();
 	test_humans();
 	test_text();
+	test_named();
 	return tap_done();
 }
