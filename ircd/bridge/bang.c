@@ -20,6 +20,7 @@
 #include "ircd/bridge/card.h"
 #include "ircd/bridge/policy.h"
 #include "ircd/bridge/schedule.h"
+#include "ircd/bridge/task.h"
 #include "ircd/bridge/turn.h"
 #include "ircd/casemap.h"
 #include "ircd/channel.h"
@@ -561,6 +562,12 @@ cmd_help(struct here *h, const struct bang *b, const char *args)
 	    line);
 }
 
+static void
+status_task_line(const char *line, void *arg)
+{
+	here_reply(arg, "%s", line);
+}
+
 /* CM-5: what each agent here is doing. */
 static void
 cmd_status(struct here *h, const struct bang *b, const char *args)
@@ -589,6 +596,8 @@ cmd_status(struct here *h, const struct bang *b, const char *args)
 	}
 	if (h->n == 0)
 		here_reply(h, "No agent here");
+	/* MN-7: the hand-offs in flight made here or aimed here. */
+	task_here(h->key, status_task_line, h);
 }
 
 /*

@@ -19,6 +19,7 @@
 #include "ircd/bridge/card.h"
 #include "ircd/bridge/conv.h"
 #include "ircd/bridge/stream.h"
+#include "ircd/bridge/task.h"
 #include "ircd/bridge/turn.h"
 #include "ircd/client.h"
 #include "ircd/clock.h"
@@ -60,6 +61,9 @@ static struct event *paste_ev;
 static void
 turn_free(struct turn *t)
 {
+	/* MN-7: a task whose turn goes unanswered ends with it. */
+	if (t->task != 0)
+		task_turn_gone(t);
 	stream_free(t->stream);
 	free(t->pasted);
 	free(t->text);
@@ -167,6 +171,8 @@ turn_kick(void)
 			t->started = 1;
 			t->conv->agent->active = t->conv;
 			t->conv->turn = t;
+			if (t->task != 0)
+				task_turn_started(t);
 			ask_start(t);
 			again = 1;
 			break;
