@@ -101,6 +101,7 @@ struct mcp_pending {
 	cJSON			*rpcid;		/* the request's JSON-RPC id */
 	struct mcp_conn		*mc;		/* socket form, or NULL */
 	struct evhttp_request	*req;		/* HTTP form, or NULL */
+	struct event		*watch;		/* HTTP: the client going */
 };
 
 /* Where the message mcp_handle works on came from, for mcp_defer. */
@@ -418,6 +419,8 @@ static void
 mcp_pending_free(struct mcp_pending *p)
 {
 	TAILQ_REMOVE(&pendings, p, entry);
+	if (p->watch != NULL)
+		event_free(p->watch);
 	cJSON_Delete(p->rpcid);
 	free(p);
 }
@@ -429,8 +432,11 @@ mcp_pending_drop_conn(struct mcp_conn *mc)
 	struct mcp_pending *p, *tp;
 
 	TAILQ_FOREACH_SAFE(p, &pendings, entry, tp)
-		if (p->mc == mc)
+		if (p->mc == mc) {
+			log_info("mcp: a client went away while its tool "
+			    "call waited");
 			mcp_pending_free(p);
+		}
 }
 
 static struct mcp_pending *
@@ -696,29 +702,44 @@ mcp_hconn_of(struct evhttp_request *req)
 }
 
 /*
- * The client of a held request closed: evhttp let go of the request
- * (an incoming request the user still holds is detached, not freed), so
- * it and its call go here. One evhttp still holds it frees itself.
+ * The client of a held request may have gone. evhttp reads nothing while
+ * a request is the user's, so it would not know before the answer; we
+ * look at the socket ourselves, without reading it. At its end (or an
+ * error) the connection goes, with its request and the call. Bytes from
+ * a client that waits are not ours to take: then we stop looking, and
+ * the answer still comes, or the wait's end (ask_agent's timeout).
  */
 static void
-mcp_http_closed(struct evhttp_connection *evcon, void *arg)
+mcp_http_watch(evutil_socket_t fd, short what, void *arg)
 {
 	struct mcp_pending *p = mcp_pending_find((uint64_t)(uintptr_t)arg);
+	struct evhttp_connection *evcon;
 	struct evhttp_request *req;
+	ssize_t n;
+	char c;
 
-	(void)evcon;
+	(void)what;
 	if (p == NULL)
 		return;
+	n = recv(fd, &c, 1, MSG_PEEK);
+	if (n == -1 && (errno == EAGAIN || errno == EWOULDBLOCK ||
+	    errno == EINTR)) {
+		event_add(p->watch, NULL);
+		return;
+	}
+	if (n > 0)
+		return;		/* not pending any more: not looked at */
 	req = p->req;
 	mcp_pending_free(p);
-	if (evhttp_request_get_connection(req) == NULL)
-		evhttp_request_free(req);
+	log_info("mcp: an HTTP client went away while its tool call waited");
+	if ((evcon = evhttp_request_get_connection(req)) != NULL)
+		evhttp_connection_free(evcon);	/* and req with it */
 }
 
 /*
  * MN-7: req waits for a tool's later answer: a wait it is allowed, so
  * neither our deadline nor evhttp's idle timeout may end it; a client
- * that goes meanwhile takes the call with it.
+ * that goes meanwhile takes the call with it (mcp_http_watch).
  */
 static void
 mcp_http_hold(struct evhttp_request *req)
@@ -734,21 +755,19 @@ mcp_http_hold(struct evhttp_request *req)
 		evtimer_del(h->deadline);
 		bufferevent_set_timeouts(h->bev, NULL, NULL);
 	}
-	if (evcon != NULL && p != NULL)
-		evhttp_connection_set_closecb(evcon, mcp_http_closed,
-		    (void *)(uintptr_t)p->id);
+	if (evcon != NULL && h != NULL && p != NULL &&
+	    (p->watch = event_new(ircd.base, bufferevent_getfd(h->bev),
+	    EV_READ, mcp_http_watch, (void *)(uintptr_t)p->id)) != NULL)
+		event_add(p->watch, NULL);
 }
 
 /* req is answered at last: its connection is timed again. */
 static void
 mcp_http_unhold(struct evhttp_request *req)
 {
-	struct evhttp_connection *evcon = evhttp_request_get_connection(req);
 	struct timeval tv = { MCP_HTTP_TIMEOUT, 0 };
 	struct mcp_hconn *h = mcp_hconn_of(req);
 
-	if (evcon != NULL)
-		evhttp_connection_set_closecb(evcon, NULL, NULL);
 	if (h != NULL) {
 		bufferevent_set_timeouts(h->bev, &tv, &tv);
 		mcp_hconn_arm(h);
