@@ -268,8 +268,7 @@ stream_send(struct conv *cv, struct turn *t, const char *cmd, const char *text,
 }
 
 int64_t
-stream_post(struct conv *cv, const struct convkey *who, const char *text,
-    char *msgid, size_t mlen)
+stream_post(struct conv *cv, const char *text, char *msgid, size_t mlen)
 {
 	struct agent *a = cv->agent;
 	struct outmsg om;
@@ -294,9 +293,9 @@ stream_post(struct conv *cv, const struct convkey *who, const char *text,
 		return 0;
 	if (msgid != NULL)
 		strlcpy(msgid, om.msgid, mlen);
+	/* RT-3: it spoke last, but answered nobody: no follow-up goes to it. */
 	if (!cv->private)
-		dispatch_spoke(where, a, who != NULL && who->s[0] != '\0' ?
-		    who : NULL);
+		dispatch_spoke(where, a, NULL);
 	conv_deliver(cv, &f, &om);
 	return om.hid;
 }

@@ -10,7 +10,6 @@
 struct acp_tool;
 struct conv;
 struct stream;
-struct convkey;
 struct turn;
 
 /* The answer of t as it will stream; turn.c makes and frees it with t. */
@@ -51,12 +50,11 @@ void	stream_end(struct turn *, int rest);
 const char *stream_said(const struct turn *, const char **msgid,
 	    int64_t *first, int64_t *last);
 /*
- * MN-7: one line said by cv's agent for a tool, outside any turn of its
- * own (who: the chain's person, or NULL): stored first, then sent. Its
- * history id (0: not said, e.g. +m) and its msgid into msgid.
+ * MN-7: one line said by cv's agent for a tool, outside its turn's
+ * answer: stored first, then sent. Its history id (0: not said, e.g.
+ * +m) and its msgid into msgid.
  */
-int64_t	stream_post(struct conv *, const struct convkey *who, const char *text,
-	    char *msgid, size_t mlen);
+int64_t	stream_post(struct conv *, const char *text, char *msgid, size_t mlen);
 /* Nobody reads t any more: the rest is stored, then silence (AU-4). */
 void	stream_orphan(struct turn *);
 /* Nothing more is said for t: what waits is dropped (TN-6, AG-2). */

@@ -307,8 +307,7 @@ task_dispatch(struct task *t, char *why, size_t len)
 			strlcpy(said, line, sizeof(said));
 		said[message_utf8_trunc(said, strlen(said), TASK_LINE_MAX)] =
 		    '\0';
-		if ((hid = stream_post(from, &t->chain.principal, said, msgid,
-		    sizeof(msgid))) == 0)
+		if ((hid = stream_post(from, said, msgid, sizeof(msgid))) == 0)
 			break;
 		if (hid_from == 0) {
 			hid_from = hid;
@@ -534,24 +533,7 @@ task_make(struct conv *cv, const cJSON *args, enum task_kind kind,
 	return id;
 }
 
-int
-task_tool_send(struct conv *cv, const cJSON *args, char *out, size_t len)
-{
-	struct task *t;
-	int64_t id;
-
-	if ((id = task_make(cv, args, TASK_SEND, "text", out, len)) == 0)
-		return 1;
-	if ((t = task_find(id)) != NULL && strcmp(t->state, "pending") == 0)
-		return 0;	/* out says so */
-	snprintf(out, len, "sent to %s in %s as task_%lld; it is queued as "
-	    "%s's turn there (task_status tells how it went)",
-	    t != NULL ? t->to_agent : "it", t != NULL ? t->to_name : cv->target,
-	    (long long)id, t != NULL ? t->to_agent : "its");
-	return 0;
-}
-
-/* Fill out with stored task id's result, for an ask that ended at once. */
+/* A task that ended as it was made (its turn could not start): how. */
 struct task_row {
 	char	*out;
 	size_t	 len;
@@ -564,8 +546,29 @@ task_row_result(const struct store_task *st, void *arg)
 	struct task_row *r = arg;
 
 	r->err = strcmp(st->state, "done") != 0;
-	snprintf(r->out, r->len, "%s%s", r->err ? "it did not answer: " : "",
-	    st->result != NULL ? st->result : "");
+	snprintf(r->out, r->len, "task_%lld %s: %s", (long long)st->id,
+	    st->state, st->result != NULL ? st->result : "");
+}
+
+int
+task_tool_send(struct conv *cv, const cJSON *args, char *out, size_t len)
+{
+	struct task_row r = { out, len, 0 };
+	struct task *t;
+	int64_t id;
+
+	if ((id = task_make(cv, args, TASK_SEND, "text", out, len)) == 0)
+		return 1;
+	if ((t = task_find(id)) == NULL) {
+		store_task_get(history_store(), id, task_row_result, &r);
+		return r.err;
+	}
+	if (strcmp(t->state, "pending") == 0)
+		return 0;	/* out says so */
+	snprintf(out, len, "sent to %s in %s as task_%lld; it is queued as "
+	    "%s's turn there (task_status tells how it went)", t->to_agent,
+	    t->to_name, (long long)id, t->to_agent);
+	return 0;
 }
 
 /* ask_agent's wait is over: the caller learns the task id instead. */
@@ -627,16 +630,20 @@ task_tool_ask(struct conv *cv, const cJSON *args, char *out, size_t len)
 int
 task_tool_delegate(struct conv *cv, const cJSON *args, char *out, size_t len)
 {
+	struct task_row r = { out, len, 0 };
 	struct task *t;
 	int64_t id;
 
 	if ((id = task_make(cv, args, TASK_DELEGATE, "task", out, len)) == 0)
 		return 1;
-	t = task_find(id);
+	if ((t = task_find(id)) == NULL) {
+		store_task_get(history_store(), id, task_row_result, &r);
+		return r.err;
+	}
 	snprintf(out, len, "delegated to %s as task_%lld; its result will be "
 	    "posted here when it has answered, and task_status "
-	    "{\"id\": \"task_%lld\"} returns it", t != NULL ? t->to_agent :
-	    "it", (long long)id, (long long)id);
+	    "{\"id\": \"task_%lld\"} returns it", t->to_agent, (long long)id,
+	    (long long)id);
 	return 0;
 }
 
