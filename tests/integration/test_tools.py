@@ -35,13 +35,19 @@ HOST = "irc.test"
 CAPS = "message-tags echo-message"
 
 
+def dump_dir(name):
+    d = os.path.join(TMP, "dump-" + name)
+    os.makedirs(d, exist_ok=True)
+    return d
+
+
 def agent_section(name, channels, env=()):
     lines = ["[agent %s]" % name,
              "command = %s %s %s-%s" % (NODE, MCPAGENT, TOKEN, name),
              "description = tools test agent " + name,
              "users = *",
              "channels = %s" % channels]
-    env = list(env)
+    env = list(env) + ["MCP_AGENT_DUMP=%s" % dump_dir(name)]
     if not any(e.startswith("MCP_AGENT_TIMEOUT_MS=") for e in env):
         env.append("MCP_AGENT_TIMEOUT_MS=60000")
     for e in env:
@@ -53,9 +59,10 @@ CHANS = "#t1 #t2 #t3 #t4 #t5 #t6 #t7 #t8 #tp"
 AGENTS = (agent_section("tina", CHANS + " #tq")
           + agent_section("tom", CHANS)
           + agent_section("tess", CHANS)
-          + agent_section("tony", CHANS)
+          + agent_section("tony", CHANS + " #tf")
           + agent_section("rita", "#tr")
-          + agent_section("ross", "#tr")
+          + agent_section("ross", "#tr #tf")
+          + agent_section("cora", "#tf")
           + agent_section("hana", "#th #thq", env=["MCP_AGENT_HTTP=1"])
           + agent_section("quick", "#tq", env=["MCP_AGENT_TIMEOUT_MS=2000"])
           + agent_section("hquick", "#thq", env=["MCP_AGENT_HTTP=1",
@@ -298,6 +305,26 @@ def test_mn7_status_lists_tasks_in_flight():
     u.quit()
 
 
+def test_au4_tool_turn_answers_for_the_person():
+    """AU-4, MN-7: the turn a tool queues answers for the person at the start of the
+    chain: tom's permission card is theirs to answer (not another member's)."""
+    srv = S()
+    u = person(srv, "uo", "#t6")
+    v = person(srv, "vo", "#t6")
+    w = call(u, "#t6", "tina", "send_to_agent", {"agent": "tom", "text": "perm write x"})
+    card = w.find(lambda m: m.command == "NOTICE" and is_from(m, "tom")
+                  and re.match(r"card \d+: ", m.params[-1]) is not None, "tom's card")
+    n = int(re.match(r"card (\d+): ", card.params[-1]).group(1))
+    wv = Watch(v)
+    v.send("PRIVMSG #t6 :!allow %d" % n)
+    wv.find(lambda m: m.command == "NOTICE" and "only" in m.params[-1],
+            "the card refused to vo", timeout=5)
+    u.send("PRIVMSG #t6 :!allow %d" % n)
+    w.said("tom", "#t6", r"permission granted \(allow-once\)$")
+    u.quit()
+    v.quit()
+
+
 def test_mn4_depth_limit_for_tools():
     """MN-4, MN-5, MN-7: a chain of tool hand-offs goes 3 agents deep: us -> tina -> tom
     -> tess, and tess's send_to_agent to tony is refused with a tool error and a server
@@ -342,6 +369,34 @@ def test_mn4_pair_rate_for_tools():
     u.quit()
 
 
+def test_mn7_tasks_in_flight_bounded():
+    """MN-7: a conversation has at most 20 tasks in flight: with ross and tony busy
+    elsewhere (TN-2), cora's 10 hand-offs to each wait, and a 21st is a tool error.
+    (Three people ask, as each person's own waiting prompts are capped at 16: AU-9.)"""
+    srv = S()
+    u = person(srv, "uf", "#tf", "#tr", "#t8")
+    u.send("PRIVMSG #tr :ross: sleep 6000")
+    u.send("PRIVMSG #t8 :tony: sleep 6000")
+    time.sleep(0.5 * SLOW)
+    for agent, nick in (("ross", "uf2"), ("tony", "uf3")):
+        p = person(srv, nick, "#tf")
+        w = call(p, "#tf", "cora", "send_to_agent", {"agent": agent, "text": "f%i"},
+                 times=10)
+        out = tool_lines(w, "cora", "#tf", n=10)
+        if not all(l.startswith("tool: sent to %s" % agent) for l in out):
+            raise TestFailure("10 hand-offs to %s: %r" % (agent, out))
+        w.find(lambda m: m.command == "TAGMSG" and is_from(m, "cora")
+               and m.tags.get("+typing") == "done", "cora's turn done")
+    p = person(srv, "uf4", "#tf")
+    w = call(p, "#tf", "cora", "send_to_agent", {"agent": "ross", "text": "one more"})
+    out = tool_lines(w, "cora", "#tf")
+    if not out[0].startswith("tool error: this conversation has 20 tasks in flight"):
+        raise TestFailure("a 21st task in flight: %r" % out)
+    w.said("tony", "#tf", r"got: (<cora> )?f9$", timeout=30)
+    w.said("ross", "#tf", r"got: (<cora> )?f9$", timeout=30)
+    u.quit()
+
+
 def test_mn7_names_exact():
     """MN-7: agents by exact name (casemapping aside): an unknown name and a prefix are
     tool errors listing the agents; naming oneself is an error; "TOM" is tom."""
@@ -373,6 +428,30 @@ def test_mn7_private_conversation_refused():
     if "private conversation" not in m.params[-1] or \
             not m.params[-1].startswith("tool error: "):
         raise TestFailure("send_to_agent in a private conversation: %s" % m.raw)
+    u.quit()
+
+
+def test_sec3_no_turn_no_handoff():
+    """SEC-3, AU-4, MN-7: a tool call made between turns (no turn of the agent runs in
+    its conversation) has no person to answer for it: refused with a clear error."""
+    u = person(S(), "ub", "#t8")
+    later = os.path.join(dump_dir("tony"), "later.txt")
+    if os.path.exists(later):
+        os.unlink(later)
+    w = Watch(u)
+    u.send("PRIVMSG #t8 :tony: later 500 mcp send_to_agent %s" % json.dumps(
+        {"agent": "tom", "text": "between turns"}, separators=(",", ":")))
+    w.said("tony", "#t8", r"later: 500$")
+    deadline = time.time() + 15 * SLOW
+    while time.time() < deadline and not (os.path.exists(later) and
+                                          open(later).read().strip()):
+        time.sleep(0.1)
+    got = open(later).read() if os.path.exists(later) else ""
+    if not got.startswith("tool error: no turn of yours is running in this conversation"):
+        raise TestFailure("send_to_agent between turns: %r" % got)
+    if any(re.search(r"between turns", t) for t in w.texts("tina", "#t8")
+           + w.texts("tony", "#t8") if t.startswith("tom:")):
+        raise TestFailure("the refused hand-off was posted")
     u.quit()
 
 
