@@ -516,6 +516,43 @@ def test_mn7_client_gone_while_ask_waits():
     u.quit()
 
 
+def test_mn7_kicks_while_ask_waits():
+    """MN-7: tom kicked while answering tina's ask_agent: the call ends with a tool error
+    saying tom did not answer. tina kicked while her ask_agent waits: nothing breaks (her
+    conversation goes; the answer goes to a session nobody reads), and task_status in
+    the channel still has the task, done. ASan watches the daemon."""
+    srv = S()
+    op = person(srv, "kop", "#tk")
+    for a in ("tina", "tom"):
+        op.send("INVITE %s #tk" % a)
+        op.expect(r":%s!\S+ JOIN #tk" % a)
+    w = call(op, "#tk", "tina", "ask_agent",
+             {"agent": "tom", "question": "sleep 3000", "timeout_seconds": 60})
+    w.find(lambda m: m.command == "TAGMSG" and is_from(m, "tom")
+           and m.tags.get("+typing") == "active", "tom answering")
+    op.send("KICK #tk tom :enough")
+    out = tool_lines(w, "tina", "#tk", timeout=15)
+    if not re.match(r"tool error: task_\d+ (cancelled|failed): tom did not answer", out[0]):
+        raise TestFailure("ask_agent whose target was kicked: %r" % out)
+    op.send("INVITE tom #tk")
+    op.expect(r":tom!\S+ JOIN #tk")
+    w = call(op, "#tk", "tina", "ask_agent",
+             {"agent": "tom", "question": "sleep 2000", "timeout_seconds": 60})
+    w.said("tina", "#tk", r"^tom: sleep 2000$")
+    op.send("KICK #tk tina :enough")
+    w.said("tom", "#tk", r"slept 2000$", timeout=15)
+    time.sleep(0.5 * SLOW)
+    op.send("INVITE tina #tk")
+    op.expect(r":tina!\S+ JOIN #tk")
+    w = call(op, "#tk", "tina", "task_status", {})
+    out = tool_lines(w, "tina", "#tk")
+    if not re.search(r"\(ask, tina -> tom in #tk\): done", out[0]):
+        raise TestFailure("task_status after tina was kicked: %r" % out)
+    op.send("KICK #tk tom :done")
+    op.send("KICK #tk tina :done")
+    op.quit()
+
+
 def test_mn7_restart_interrupts_task():
     """MN-7: a delegated task in flight when the daemon stops is reported by task_status
     as interrupted after the restart, not forgotten."""
