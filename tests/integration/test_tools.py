@@ -63,6 +63,8 @@ AGENTS = (agent_section("tina", CHANS + " #tq")
           + agent_section("rita", "#tr")
           + agent_section("ross", "#tr #tf")
           + agent_section("cora", "#tf")
+          + agent_section("kai", "#tk0")
+          + agent_section("kit", "#tk0")
           + agent_section("hana", "#th #thq", env=["MCP_AGENT_HTTP=1"])
           + agent_section("quick", "#tq", env=["MCP_AGENT_TIMEOUT_MS=2000"])
           + agent_section("hquick", "#thq", env=["MCP_AGENT_HTTP=1",
@@ -294,12 +296,12 @@ def test_mn7_delegate_posted_back_and_status():
 def test_mn7_status_lists_tasks_in_flight():
     """MN-7 !status: a task in flight made here shows, with from -> to and its state."""
     u = person(S(), "uq", "#t5")
-    w = call(u, "#t5", "tina", "delegate_task", {"agent": "tom", "task": "sleep 4000"})
+    w = call(u, "#t5", "tina", "delegate_task", {"agent": "tess", "task": "sleep 4000"})
     n = task_id(tool_lines(w, "tina", "#t5"))
-    w.said("tina", "#t5", r"^tom: \[task_%d\]" % n)
+    w.said("tina", "#t5", r"^tess: \[task_%d\]" % n)
     time.sleep(0.5 * SLOW)
     u.send("PRIVMSG #t5 :!status")
-    w.notice("#t5", r"^task_%d delegate_task: tina -> tom, (waiting|running), \d+s$" % n,
+    w.notice("#t5", r"^task_%d delegate_task: tina -> tess, (waiting|running), \d+s$" % n,
              timeout=5)
     w.notice("#t5", r"^\[task_%d done" % n, timeout=15)
     u.quit()
@@ -399,7 +401,7 @@ def test_mn7_tasks_in_flight_bounded():
 
 def test_mn7_names_exact():
     """MN-7: agents by exact name (casemapping aside): an unknown name and a prefix are
-    tool errors listing the agents; naming oneself is an error; "TOM" is tom."""
+    tool errors listing the agents; naming oneself is an error; "TESS" is tess."""
     u = person(S(), "un", "#t8")
     for name, rx in (("nobody", r"no agent is named exactly \"nobody\" \(agents: .*tom"),
                      ("to", r"no agent is named exactly \"to\" \(agents: .*tom"),
@@ -410,9 +412,9 @@ def test_mn7_names_exact():
             raise TestFailure("send_to_agent to %r: %r" % (name, out))
         if "tina" in re.search(r"\(agents: ([^)]*)\)", out[0]).group(1).split(", "):
             raise TestFailure("the candidates list the caller: %r" % out)
-    w = call(u, "#t8", "tina", "ask_agent", {"agent": "TOM", "question": "case"})
+    w = call(u, "#t8", "tina", "ask_agent", {"agent": "TESS", "question": "case"})
     if tool_lines(w, "tina", "#t8")[0] != "tool: got: <tina> case":
-        raise TestFailure("ask_agent to TOM did not reach tom")
+        raise TestFailure("ask_agent to TESS did not reach tess")
     u.quit()
 
 
@@ -517,39 +519,39 @@ def test_mn7_client_gone_while_ask_waits():
 
 
 def test_mn7_kicks_while_ask_waits():
-    """MN-7: tom kicked while answering tina's ask_agent: the call ends with a tool error
-    saying tom did not answer. tina kicked while her ask_agent waits: nothing breaks (her
+    """MN-7: kit kicked while answering kai's ask_agent: the call ends with a tool error
+    saying kit did not answer. kai kicked while her ask_agent waits: nothing breaks (her
     conversation goes; the answer goes to a session nobody reads), and task_status in
     the channel still has the task, done. ASan watches the daemon."""
     srv = S()
     op = person(srv, "kop", "#tk")
-    for a in ("tina", "tom"):
+    for a in ("kai", "kit"):
         op.send("INVITE %s #tk" % a)
         op.expect(r":%s!\S+ JOIN #tk" % a)
-    w = call(op, "#tk", "tina", "ask_agent",
-             {"agent": "tom", "question": "sleep 3000", "timeout_seconds": 60})
-    w.find(lambda m: m.command == "TAGMSG" and is_from(m, "tom")
-           and m.tags.get("+typing") == "active", "tom answering")
-    op.send("KICK #tk tom :enough")
-    out = tool_lines(w, "tina", "#tk", timeout=15)
-    if not re.match(r"tool error: task_\d+ (cancelled|failed): tom did not answer", out[0]):
+    w = call(op, "#tk", "kai", "ask_agent",
+             {"agent": "kit", "question": "sleep 3000", "timeout_seconds": 60})
+    w.find(lambda m: m.command == "TAGMSG" and is_from(m, "kit")
+           and m.tags.get("+typing") == "active", "kit answering")
+    op.send("KICK #tk kit :enough")
+    out = tool_lines(w, "kai", "#tk", timeout=15)
+    if not re.match(r"tool error: task_\d+ (cancelled|failed): kit did not answer", out[0]):
         raise TestFailure("ask_agent whose target was kicked: %r" % out)
-    op.send("INVITE tom #tk")
-    op.expect(r":tom!\S+ JOIN #tk")
-    w = call(op, "#tk", "tina", "ask_agent",
-             {"agent": "tom", "question": "sleep 2000", "timeout_seconds": 60})
-    w.said("tina", "#tk", r"^tom: sleep 2000$")
-    op.send("KICK #tk tina :enough")
-    w.said("tom", "#tk", r"slept 2000$", timeout=15)
+    op.send("INVITE kit #tk")
+    op.expect(r":kit!\S+ JOIN #tk")
+    w = call(op, "#tk", "kai", "ask_agent",
+             {"agent": "kit", "question": "sleep 2000", "timeout_seconds": 60})
+    w.said("kai", "#tk", r"^kit: sleep 2000$")
+    op.send("KICK #tk kai :enough")
+    w.said("kit", "#tk", r"slept 2000$", timeout=15)
     time.sleep(0.5 * SLOW)
-    op.send("INVITE tina #tk")
-    op.expect(r":tina!\S+ JOIN #tk")
-    w = call(op, "#tk", "tina", "task_status", {})
-    out = tool_lines(w, "tina", "#tk")
-    if not re.search(r"\(ask, tina -> tom in #tk\): done", out[0]):
-        raise TestFailure("task_status after tina was kicked: %r" % out)
-    op.send("KICK #tk tom :done")
-    op.send("KICK #tk tina :done")
+    op.send("INVITE kai #tk")
+    op.expect(r":kai!\S+ JOIN #tk")
+    w = call(op, "#tk", "kai", "task_status", {})
+    out = tool_lines(w, "kai", "#tk")
+    if not re.search(r"\(ask, kai -> kit in #tk\): done", out[0]):
+        raise TestFailure("task_status after kai was kicked: %r" % out)
+    op.send("KICK #tk kit :done")
+    op.send("KICK #tk kai :done")
     op.quit()
 
 
