@@ -181,7 +181,7 @@ static const struct mcp_tool mcp_tools[] = {
 	  "reported back here. Limits: channels only (not a private "
 	  "conversation); a chain of hand-offs goes 3 agents deep at most "
 	  "(person -> A -> B -> C), never to an agent already in it, and each "
-	  "pair of agents at most 10 times a minute; 20 tasks waiting per "
+	  "pair of agents at most 10 times a minute; 20 tasks in flight per "
 	  "conversation. Returns a task id (task_N) for task_status.",
 	  "{\"type\":\"object\",\"properties\":{"
 	  "\"agent\":{\"type\":\"string\",\"description\":\"The other "
