@@ -11,7 +11,7 @@ libstore_a_SOURCES = \
 	store/history.c \
 	store/channels.c \
 	store/members.c \
-	store/agents.c store/schedules.c \
+	store/agents.c store/schedules.c store/tasks.c \
 	store/kv.c
 
 check_PROGRAMS += tests/unit/test_store

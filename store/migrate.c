@@ -217,12 +217,40 @@ static const char *const v5[] = {
 	NULL
 };
 
+/*
+ * Version 6: hand-offs by MCP tool (MN-7). A task is in flight while
+ * pending, waiting or running; one found so at start was cut by a stop
+ * (store_task_interrupt). from_conv lists a conversation's tasks.
+ */
+static const char *const v6[] = {
+	"CREATE TABLE tasks (\n"
+	"	id		INTEGER PRIMARY KEY,\n"
+	"	kind		TEXT NOT NULL,\n"
+	"	from_agent	TEXT NOT NULL,\n"
+	"	from_conv	TEXT NOT NULL,\n"
+	"	from_name	TEXT NOT NULL,\n"
+	"	to_agent	TEXT NOT NULL,\n"
+	"	conv		TEXT NOT NULL,\n"
+	"	conv_name	TEXT NOT NULL,\n"
+	"	text		TEXT NOT NULL,\n"
+	"	state		TEXT NOT NULL,\n"
+	"	result		TEXT,\n"
+	"	created		INTEGER NOT NULL,\n"
+	"	ended		INTEGER,\n"
+	"	principal	TEXT\n"
+	")",
+	"CREATE INDEX tasks_from ON tasks (from_conv, id)",
+	"CREATE INDEX tasks_state ON tasks (state)",
+	NULL
+};
+
 static const char *const *const migrations[] = {
 	v1,
 	v2,
 	v3,
 	v4,
 	v5,
+	v6,
 };
 
 int

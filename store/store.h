@@ -340,6 +340,45 @@ int	store_schedule_delete(struct store *, int64_t id);
 int	store_schedule_list(struct store *,
 	    void (*fn)(const struct store_schedule *, void *), void *arg);
 
+/* ---- tasks: hand-offs between agents by MCP tool (MN-7) ---- */
+
+struct store_task {
+	int64_t		 id;		/* set by add */
+	const char	*kind;		/* "send", "ask", "delegate" */
+	const char	*from_agent;
+	const char	*from_conv;	/* conversation key it was made in */
+	const char	*from_name;
+	const char	*to_agent;
+	const char	*conv;		/* the conversation it runs in */
+	const char	*conv_name;
+	const char	*text;
+	/*
+	 * "pending" (consent), "waiting", "running", "done", "failed",
+	 * "cancelled", "interrupted" (the server stopped meanwhile).
+	 */
+	const char	*state;
+	const char	*result;	/* the answer, or why not; NULL */
+	int64_t		 created;	/* Unix ms */
+	int64_t		 ended;		/* Unix ms, 0 while in flight */
+	const char	*principal;	/* the chain's person (AU-4), or NULL */
+};
+
+int	store_task_add(struct store *, struct store_task *);
+/* A task's state changes; result and ended with it (NULL, 0: unchanged). */
+int	store_task_set(struct store *, int64_t id, const char *state,
+	    const char *result, int64_t ended);
+/* Task id to fn (strings valid during the call): 1 found, 0 not, -1. */
+int	store_task_get(struct store *, int64_t id,
+	    void (*fn)(const struct store_task *, void *), void *arg);
+/* The newest max tasks made in conversation from_conv, newest first. */
+int	store_task_list(struct store *, const char *from_conv, int max,
+	    void (*fn)(const struct store_task *, void *), void *arg);
+/*
+ * At start: tasks in flight when the server stopped end as
+ * "interrupted" at now. Returns how many, or -1.
+ */
+int	store_task_interrupt(struct store *, int64_t now);
+
 /* ---- key/value: small server state that needs no table of its own ---- */
 
 /* value NULL deletes the key. */

@@ -20,6 +20,7 @@
 #include "ircd/bridge/card.h"
 #include "ircd/bridge/policy.h"
 #include "ircd/bridge/schedule.h"
+#include "ircd/bridge/task.h"
 #include "ircd/bridge/turn.h"
 #include "ircd/casemap.h"
 #include "ircd/channel.h"
@@ -590,7 +591,14 @@ status_chained(const struct turn *t, int running, void *arg)
 	    running ? "answering" : "waiting");
 }
 
-/* CM-5: what each agent here is doing, and the chains running here. */
+/* MN-7: one task in flight made or aimed here. */
+static void
+status_task_line(const char *line, void *arg)
+{
+	here_reply(arg, "%s", line);
+}
+
+/* CM-5: what each agent here is doing, the chains and tasks here. */
 static void
 cmd_status(struct here *h, const struct bang *b, const char *args)
 {
@@ -619,6 +627,8 @@ cmd_status(struct here *h, const struct bang *b, const char *args)
 	if (h->n == 0)
 		here_reply(h, "No agent here");
 	turn_each_chained(h->key, status_chained, h);
+	/* MN-7: the hand-offs in flight made here or aimed here. */
+	task_here(h->key, status_task_line, h);
 }
 
 /*

@@ -14,6 +14,7 @@
 #include "ircd/bridge/offline.h"
 #include "ircd/bridge/reload.h"
 #include "ircd/bridge/schedule.h"
+#include "ircd/bridge/task.h"
 #include "ircd/casemap.h"
 #include "ircd/channel.h"
 #include "ircd/client.h"
@@ -103,6 +104,7 @@ static void
 bridge_stopping(void)
 {
 	schedule_shutdown();
+	task_shutdown();
 	agent_shutdown();
 }
 
@@ -124,7 +126,7 @@ bridge_init(void)
 {
 	if (ircd.conf->nagents > 0 && mcp_init() == -1)
 		return -1;
-	if (agent_init() == -1 || schedule_init() == -1)
+	if (agent_init() == -1 || schedule_init() == -1 || task_init() == -1)
 		return -1;
 	authority_clamp_stored();
 	return hook_register(&bridge_hooks);

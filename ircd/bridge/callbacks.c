@@ -19,6 +19,7 @@
 #include "ircd/bridge/card.h"
 #include "ircd/bridge/policy.h"
 #include "ircd/bridge/stream.h"
+#include "ircd/bridge/task.h"
 #include "ircd/bridge/turn.h"
 #include "ircd/client.h"
 #include "ircd/conf.h"
@@ -175,6 +176,33 @@ callbacks_commands(struct acp_session *s, const struct acp_command *cmds,
 	agent_set_cmds(cv->agent, cmds, n);
 }
 
+/* MN-7: how t, a task's turn, ended, for the task (task.c). */
+static void
+callbacks_task_end(struct turn *t, const struct acp_turn_end *e)
+{
+	char why[300];
+
+	if (e->timed_out)
+		snprintf(why, sizeof(why), "it took too long and was stopped");
+	else if (e->cancelled || t->cancelled || e->stop == ACP_STOP_CANCELLED) {
+		task_turn_end(t, "cancelled", "it was stopped");
+		return;
+	} else if (e->stop == ACP_STOP_ERROR)
+		snprintf(why, sizeof(why), "it failed: %s", e->error != NULL ?
+		    e->error : "unknown error");
+	else if (e->stop == ACP_STOP_MAX_TOKENS)
+		snprintf(why, sizeof(why), "it reached its token limit");
+	else if (e->stop == ACP_STOP_MAX_TURN_REQUESTS)
+		snprintf(why, sizeof(why), "too many requests in one turn");
+	else if (e->stop == ACP_STOP_REFUSAL)
+		snprintf(why, sizeof(why), "it refused to answer");
+	else {
+		task_turn_end(t, NULL, NULL);	/* answered */
+		return;
+	}
+	task_turn_end(t, "failed", why);
+}
+
 static void
 callbacks_turn_end(struct acp_session *s, const struct acp_turn_end *e,
     void *arg)
@@ -192,6 +220,9 @@ callbacks_turn_end(struct acp_session *s, const struct acp_turn_end *e,
 	 */
 	stream_end(t, (e->stop != ACP_STOP_CANCELLED && !e->cancelled) ||
 	    e->timed_out);
+	/* MN-7: a tool's task learns how its turn went. */
+	if (t->task != 0)
+		callbacks_task_end(t, e);
 	switch (e->stop) {
 	case ACP_STOP_END_TURN:
 		/* MN-2: a clean end only; a failed or stopped turn wakes nobody. */

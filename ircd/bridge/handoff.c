@@ -41,15 +41,15 @@ handoff_shutdown(void)
 	pair_rate = NULL;
 }
 
-/* Is the agent named nick in t's chain, t's own agent included (MN-4)? */
+/* Is the agent named nick in chain c, its handing agent included (MN-4)? */
 static int
-handoff_in_chain(const struct turn *t, const char *nick)
+handoff_in_chain(const struct turn_chain *c, const char *nick)
 {
 	char word[NICKLEN + 1];
-	const char *p = t->chain, *sp;
+	const char *p = c->chain, *sp;
 	size_t n;
 
-	if (casemap_cmp(t->conv->agent->client->nick, nick) == 0)
+	if (casemap_cmp(c->by, nick) == 0)
 		return 1;
 	while (*p != '\0') {
 		sp = strchr(p, ' ');
@@ -64,50 +64,46 @@ handoff_in_chain(const struct turn *t, const char *nick)
 	return 0;
 }
 
-/*
- * The person of t's chain, connected now, or NULL (AU-4: a principal).
- * A schedule's firing answers for the person whose prompt made it, as
- * their direct prompt would (SC-8): no further, and only while they are
- * here to answer for it.
- */
-static struct client *
-handoff_person(const struct turn *t)
+struct client *
+handoff_person(const struct convkey *principal)
 {
 	struct client *c;
 
-	if (t->origin.s[0] == '\0')
+	if (principal->s[0] == '\0')
 		return NULL;
 	TAILQ_FOREACH(c, &ircd.all, entry)
 		if ((c->flags & CLIENT_REGISTERED) &&
 		    !(c->flags & CLIENT_CLOSING) &&
 		    !(c->flags & CLIENT_SERVICE) &&
-		    history_principal_is(c, &t->origin))
+		    history_principal_is(c, principal))
 			return c;
 	return NULL;
 }
 
 /*
- * MN-4, AU-1..AU-5: may t's answer wake a? Says why not in why. A chain
- * reaches no further than the person who started it could: they must
- * still be here, and be one a may talk to.
+ * MN-4, AU-1..AU-5: one check for every hand-off, a mention's wake or a
+ * tool's (MN-7), so that a tool reaches no further than prose could. A
+ * chain reaches no further than the person who started it could: they
+ * must still be here, and be one a may talk to.
  */
-static int
-handoff_may(const struct turn *t, struct agent *a, struct client *person,
+int
+handoff_allow(const struct turn_chain *c, struct agent *a, int take_rate,
     char *why, size_t len)
 {
+	struct client *person;
 	char au[256];
 
-	/* t's agent is the (depth + 1)th of the chain; a is one more. */
-	if (t->depth + 2 > HANDOFF_MAX_DEPTH) {
+	/* c->depth counts the agents before a; a is the (depth + 1)th. */
+	if (c->depth + 1 > HANDOFF_MAX_DEPTH) {
 		snprintf(why, len, "a chain goes %d agents deep at most",
 		    HANDOFF_MAX_DEPTH);
 		return 0;
 	}
-	if (handoff_in_chain(t, a->client->nick)) {
+	if (handoff_in_chain(c, a->client->nick)) {
 		snprintf(why, len, "it is in this chain already");
 		return 0;
 	}
-	if (person == NULL) {
+	if ((person = handoff_person(&c->origin)) == NULL) {
 		snprintf(why, len, "no person who started this chain is here "
 		    "to answer for it");
 		return 0;
@@ -116,12 +112,14 @@ handoff_may(const struct turn *t, struct agent *a, struct client *person,
 		snprintf(why, len, "%s", au);
 		return 0;
 	}
+	if (!take_rate)
+		return 1;
 	if (pair_rate == NULL)
 		pair_rate = pairrate_new(PAIRRATE_WAKES, PAIRRATE_WINDOW_MS);
-	if (!pairrate_take(pair_rate, t->conv->agent->client->nick,
-	    a->client->nick, server_now_ms())) {
+	if (!pairrate_take(pair_rate, c->by, a->client->nick,
+	    server_now_ms())) {
 		snprintf(why, len, "%s may wake it at most %d times a minute",
-		    t->conv->agent->client->nick, PAIRRATE_WAKES);
+		    c->by, PAIRRATE_WAKES);
 		return 0;
 	}
 	return 1;
@@ -136,6 +134,7 @@ handoff_answered(struct turn *t)
 	struct mention m;
 	struct channel *ch;
 	struct client *person;
+	struct turn_chain c;
 	const char *text, *msgid;
 	char word[NICKLEN + 1], list[IRC_LINELEN] = "", why[300];
 	int64_t first, last;
@@ -176,13 +175,14 @@ handoff_answered(struct turn *t)
 		    HANDOFF_MAX_NAMES);
 		return;
 	}
-	person = handoff_person(t);
+	person = handoff_person(&t->origin);
+	turn_chain_from(t, &c);
 	for (i = 0; i < n; i++) {
 		struct conv *to;
 
 		a = named[i];
 		/* MN-5: a refused wake is said, with the name and why. */
-		if (!handoff_may(t, a, person, why, sizeof(why))) {
+		if (!handoff_allow(&c, a, 1, why, sizeof(why))) {
 			conv_notice(cv, "@%s was not woken by %s: %s",
 			    a->client->nick, self->client->nick, why);
 			continue;

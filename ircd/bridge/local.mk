@@ -18,6 +18,8 @@ libbridge_a_SOURCES = \
 	ircd/bridge/mcp.c ircd/bridge/mcp.h ircd/bridge/mcp-bridge.c \
 	ircd/bridge/mcp-proto.c ircd/bridge/mcp-proto.h \
 	ircd/bridge/schedule.c ircd/bridge/schedule.h \
+	ircd/bridge/aim.c ircd/bridge/aim.h \
+	ircd/bridge/task.c ircd/bridge/task.h \
 	ircd/bridge/sched-args.c ircd/bridge/sched-args.h \
 	ircd/bridge/turn.c ircd/bridge/turn.h \
 	ircd/bridge/prompt.c ircd/bridge/prompt.h \

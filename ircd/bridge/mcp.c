@@ -39,6 +39,7 @@
 #include "ircd/bridge/mcp.h"
 #include "ircd/bridge/mcp-proto.h"
 #include "ircd/bridge/schedule.h"
+#include "ircd/bridge/task.h"
 #include "ircd/client.h"
 #include "ircd/conf.h"
 #include "ircd/log.h"
@@ -97,6 +98,34 @@ struct mcp_hconn {
 	struct event		*deadline;
 };
 
+/*
+ * MN-7: a tools/call answered later (ask_agent), by the handle its tool
+ * took. It names its way back: a socket connection, or an HTTP request
+ * whose connection's deadline waits meanwhile. When that goes first
+ * (the client closed, the server stops), the call goes with it, and an
+ * answer for its handle finds nothing.
+ */
+struct mcp_pending {
+	TAILQ_ENTRY(mcp_pending) entry;
+	uint64_t		 id;
+	cJSON			*rpcid;		/* the request's JSON-RPC id */
+	struct mcp_conn		*mc;		/* socket form, or NULL */
+	struct evhttp_request	*req;		/* HTTP form, or NULL */
+	struct event		*watch;		/* HTTP: the client going */
+};
+
+/* Where the message mcp_handle works on came from, for mcp_defer. */
+struct mcp_from {
+	struct mcp_conn		*mc;
+	struct evhttp_request	*req;
+	const cJSON		*rpcid;
+	int			 deferred;	/* the tool took the call */
+};
+
+static TAILQ_HEAD(, mcp_pending) pendings =
+    TAILQ_HEAD_INITIALIZER(pendings);
+static struct mcp_from *calling;	/* set during a tool's call */
+static uint64_t pending_next;
 static TAILQ_HEAD(, mcp_token) tokens = TAILQ_HEAD_INITIALIZER(tokens);
 static TAILQ_HEAD(, mcp_hconn) hconns = TAILQ_HEAD_INITIALIZER(hconns);
 static unsigned nhconns;
@@ -152,6 +181,68 @@ static const struct mcp_tool mcp_tools[] = {
 	  "with their ids, names and next times.",
 	  "{\"type\":\"object\",\"properties\":{}}",
 	  schedule_tool_list },
+	{ "send_to_agent",
+	  "Hand a message to another agent and go on at once (fire and "
+	  "forget). The text is posted in the conversation as a message from "
+	  "you, so people see it, and becomes that agent's next prompt there "
+	  "(it is brought into the channel if need be). Use it to pass work "
+	  "or information on when you do not need the answer yourself; use "
+	  "ask_agent to wait for the answer, delegate_task to have it "
+	  "reported back here. Limits: channels only (not a private "
+	  "conversation); a chain of hand-offs goes 3 agents deep at most "
+	  "(person -> A -> B -> C), never to an agent already in it, and each "
+	  "pair of agents at most 10 times a minute; 20 tasks in flight per "
+	  "conversation. Returns a task id (task_N) for task_status.",
+	  "{\"type\":\"object\",\"properties\":{"
+	  "\"agent\":{\"type\":\"string\",\"description\":\"The other "
+	  "agent's exact nick\"},"
+	  "\"text\":{\"type\":\"string\",\"description\":\"The message: "
+	  "its prompt\"},"
+	  "\"target\":{\"type\":\"string\",\"description\":\"Another "
+	  "#channel that you and the person who asked you are both in; it is "
+	  "sent only once an operator of that channel allows it there. "
+	  "Default: this conversation\"}},"
+	  "\"required\":[\"agent\",\"text\"]}",
+	  task_tool_send },
+	{ "ask_agent",
+	  "Ask another agent in this channel a question and wait for its "
+	  "answer, which this tool returns. The question is posted here as a "
+	  "message from you, so people see it, and the other agent answers "
+	  "here as usual. Use it when you need the answer to go on. If it has "
+	  "not answered within timeout_seconds, you get a task id instead "
+	  "(not an error): call task_status with it later. Same limits as "
+	  "send_to_agent.",
+	  "{\"type\":\"object\",\"properties\":{"
+	  "\"agent\":{\"type\":\"string\",\"description\":\"The other "
+	  "agent's exact nick\"},"
+	  "\"question\":{\"type\":\"string\",\"description\":\"What to ask\"},"
+	  "\"timeout_seconds\":{\"type\":\"number\",\"description\":\"How "
+	  "long to wait, 1 to 1800 (more is taken as 1800); default 600\"}},"
+	  "\"required\":[\"agent\",\"question\"]}",
+	  task_tool_ask },
+	{ "delegate_task",
+	  "Give another agent in this channel a task, tracked by an id "
+	  "(task_N), and go on at once. The task is posted here as a message "
+	  "from you and becomes the other agent's prompt; when it has "
+	  "answered, a notice here reports the result under the task id, and "
+	  "task_status returns it. Use it for work whose result you or people "
+	  "here will want later. Same limits as send_to_agent.",
+	  "{\"type\":\"object\",\"properties\":{"
+	  "\"agent\":{\"type\":\"string\",\"description\":\"The other "
+	  "agent's exact nick\"},"
+	  "\"task\":{\"type\":\"string\",\"description\":\"What it should "
+	  "do\"}},"
+	  "\"required\":[\"agent\",\"task\"]}",
+	  task_tool_delegate },
+	{ "task_status",
+	  "The state of a task made by send_to_agent, ask_agent or "
+	  "delegate_task (pending consent, waiting, running, done, failed, "
+	  "cancelled, interrupted by a server restart), with its result when "
+	  "done. Without an id: the newest tasks made in this conversation.",
+	  "{\"type\":\"object\",\"properties\":{"
+	  "\"id\":{\"type\":\"string\",\"description\":\"The task id, "
+	  "task_N; omit to list\"}}}",
+	  task_tool_status },
 };
 #define NTOOLS (sizeof(mcp_tools) / sizeof(mcp_tools[0]))
 
@@ -275,15 +366,20 @@ mcp_tools_list(void)
 	return res;
 }
 
-/* One MCP message from the session of cv: the response, or NULL for none. */
+/*
+ * One MCP message from the session of cv, from where from says: the
+ * response, or NULL for none (a notification, or a call a tool answers
+ * later: then from->deferred).
+ */
 static cJSON *
-mcp_handle(struct conv *cv, const cJSON *msg)
+mcp_handle(struct conv *cv, const cJSON *msg, struct mcp_from *from)
 {
 	const cJSON *id, *args;
 	const char *tool;
 	cJSON *reply;
 	char out[4096];
 	size_t i;
+	int rc;
 
 	switch (mcp_request(msg, &reply, &id, &tool, &args)) {
 	case MCP_REQ_NONE:
@@ -302,8 +398,94 @@ mcp_handle(struct conv *cv, const cJSON *msg)
 		return jsonrpc_build_error(id, JSONRPC_INVALID_PARAMS,
 		    "Unknown tool");
 	out[0] = '\0';
-	return mcp_tool_result(id, out, mcp_tools[i].call(cv, args, out,
-	    sizeof(out)));
+	from->rpcid = id;
+	calling = from;
+	rc = mcp_tools[i].call(cv, args, out, sizeof(out));
+	calling = NULL;
+	if (rc == MCP_DEFERRED && from->deferred)
+		return NULL;
+	return mcp_tool_result(id, out, rc != 0);
+}
+
+uint64_t
+mcp_defer(void)
+{
+	struct mcp_pending *p;
+
+	if (calling == NULL || calling->deferred)
+		return 0;
+	p = xcalloc(1, sizeof(*p));
+	p->id = ++pending_next;
+	p->rpcid = calling->rpcid != NULL ?
+	    cJSON_Duplicate(calling->rpcid, 1) : cJSON_CreateNull();
+	p->mc = calling->mc;
+	p->req = calling->req;
+	calling->deferred = 1;
+	TAILQ_INSERT_TAIL(&pendings, p, entry);
+	return p->id;
+}
+
+static void
+mcp_pending_free(struct mcp_pending *p)
+{
+	TAILQ_REMOVE(&pendings, p, entry);
+	if (p->watch != NULL)
+		event_free(p->watch);
+	cJSON_Delete(p->rpcid);
+	free(p);
+}
+
+/* The socket connection mc goes: its calls go with it. */
+static void
+mcp_pending_drop_conn(struct mcp_conn *mc)
+{
+	struct mcp_pending *p, *tp;
+
+	TAILQ_FOREACH_SAFE(p, &pendings, entry, tp)
+		if (p->mc == mc) {
+			log_info("mcp: a client went away while its tool "
+			    "call waited");
+			mcp_pending_free(p);
+		}
+}
+
+static struct mcp_pending *
+mcp_pending_find(uint64_t id)
+{
+	struct mcp_pending *p;
+
+	TAILQ_FOREACH(p, &pendings, entry)
+		if (p->id == id)
+			return p;
+	return NULL;
+}
+
+static void	mcp_send(struct mcp_conn *, cJSON *);
+static void	mcp_http_reply(struct evhttp_request *, cJSON *);
+static void	mcp_http_hold(struct evhttp_request *);
+static void	mcp_http_unhold(struct evhttp_request *);
+
+void
+mcp_answer(uint64_t id, const char *text, int err)
+{
+	struct mcp_pending *p;
+	struct evhttp_request *req;
+	struct mcp_conn *mc;
+	cJSON *resp;
+
+	if ((p = mcp_pending_find(id)) == NULL)
+		return;		/* its client went away */
+	resp = mcp_tool_result(p->rpcid, text, err);
+	mc = p->mc;
+	req = p->req;
+	mcp_pending_free(p);
+	if (mc != NULL)
+		mcp_send(mc, resp);
+	else if (req != NULL) {
+		mcp_http_unhold(req);
+		mcp_http_reply(req, resp);
+	} else
+		cJSON_Delete(resp);
 }
 
 static struct conv *mcp_token_conv(const char *);
@@ -311,6 +493,7 @@ static struct conv *mcp_token_conv(const char *);
 static void
 mcp_conn_free(struct mcp_conn *mc)
 {
+	mcp_pending_drop_conn(mc);
 	bufferevent_free(mc->bev);
 	free(mc);
 }
@@ -352,10 +535,11 @@ mcp_read_cb(struct bufferevent *bev, void *arg)
 		}
 		{
 			cJSON *msg = cJSON_ParseWithLength(line, len), *resp;
+			struct mcp_from from = { .mc = mc };
 
 			resp = msg == NULL ? jsonrpc_build_error(NULL,
 			    JSONRPC_PARSE_ERROR, "Parse error") :
-			    mcp_handle(cv, msg);
+			    mcp_handle(cv, msg, &from);
 			if (resp != NULL)
 				mcp_send(mc, resp);
 			cJSON_Delete(msg);
@@ -515,6 +699,96 @@ mcp_hconn_done(struct evhttp_request *req)
 		}
 }
 
+/* The connection entry of req, or NULL. */
+static struct mcp_hconn *
+mcp_hconn_of(struct evhttp_request *req)
+{
+	struct evhttp_connection *evcon = evhttp_request_get_connection(req);
+	struct bufferevent *bev;
+	struct mcp_hconn *h;
+
+	if (evcon == NULL ||
+	    (bev = evhttp_connection_get_bufferevent(evcon)) == NULL)
+		return NULL;
+	TAILQ_FOREACH(h, &hconns, entry)
+		if (h->bev == bev)
+			return h;
+	return NULL;
+}
+
+/*
+ * The client of a held request may have gone. evhttp reads nothing while
+ * a request is the user's, so it would not know before the answer; we
+ * look at the socket ourselves, without reading it. At its end (or an
+ * error) the connection goes, with its request and the call. Bytes from
+ * a client that waits are not ours to take: then we stop looking, and
+ * the answer still comes, or the wait's end (ask_agent's timeout).
+ */
+static void
+mcp_http_watch(evutil_socket_t fd, short what, void *arg)
+{
+	struct mcp_pending *p = mcp_pending_find((uint64_t)(uintptr_t)arg);
+	struct evhttp_connection *evcon;
+	struct evhttp_request *req;
+	ssize_t n;
+	char c;
+
+	(void)what;
+	if (p == NULL)
+		return;
+	n = recv(fd, &c, 1, MSG_PEEK);
+	if (n == -1 && (errno == EAGAIN || errno == EWOULDBLOCK ||
+	    errno == EINTR)) {
+		event_add(p->watch, NULL);
+		return;
+	}
+	if (n > 0)
+		return;		/* not pending any more: not looked at */
+	req = p->req;
+	mcp_pending_free(p);
+	log_info("mcp: an HTTP client went away while its tool call waited");
+	if ((evcon = evhttp_request_get_connection(req)) != NULL)
+		evhttp_connection_free(evcon);	/* and req with it */
+}
+
+/*
+ * MN-7: req waits for a tool's later answer: a wait it is allowed, so
+ * neither our deadline nor evhttp's idle timeout may end it; a client
+ * that goes meanwhile takes the call with it (mcp_http_watch).
+ */
+static void
+mcp_http_hold(struct evhttp_request *req)
+{
+	struct evhttp_connection *evcon = evhttp_request_get_connection(req);
+	struct mcp_hconn *h = mcp_hconn_of(req);
+	struct mcp_pending *p;
+
+	TAILQ_FOREACH(p, &pendings, entry)
+		if (p->req == req)
+			break;
+	if (h != NULL) {
+		evtimer_del(h->deadline);
+		bufferevent_set_timeouts(h->bev, NULL, NULL);
+	}
+	if (evcon != NULL && h != NULL && p != NULL &&
+	    (p->watch = event_new(ircd.base, bufferevent_getfd(h->bev),
+	    EV_READ, mcp_http_watch, (void *)(uintptr_t)p->id)) != NULL)
+		event_add(p->watch, NULL);
+}
+
+/* req is answered at last: its connection is timed again. */
+static void
+mcp_http_unhold(struct evhttp_request *req)
+{
+	struct timeval tv = { MCP_HTTP_TIMEOUT, 0 };
+	struct mcp_hconn *h = mcp_hconn_of(req);
+
+	if (h != NULL) {
+		bufferevent_set_timeouts(h->bev, &tv, &tv);
+		mcp_hconn_arm(h);
+	}
+}
+
 /*
  * The Streamable HTTP form (MCP 2025-06-18): one POST per JSON-RPC
  * message, the answer as application/json, 202 for notifications, 405
@@ -526,7 +800,8 @@ static void
 mcp_http_cb(struct evhttp_request *req, void *arg)
 {
 	struct evkeyvalq *hdr = evhttp_request_get_input_headers(req);
-	struct evbuffer *in = evhttp_request_get_input_buffer(req), *out;
+	struct evbuffer *in = evhttp_request_get_input_buffer(req);
+	struct mcp_from from = { .req = NULL };
 	struct conv *cv = NULL;
 	const char *token;
 	cJSON *msg, *resp;
@@ -565,9 +840,25 @@ mcp_http_cb(struct evhttp_request *req, void *arg)
 	body[len] = '\0';
 	msg = cJSON_ParseWithLength(body, len);
 	free(body);
+	from.req = req;
 	resp = msg == NULL ? jsonrpc_build_error(NULL, JSONRPC_PARSE_ERROR,
-	    "Parse error") : mcp_handle(cv, msg);
+	    "Parse error") : mcp_handle(cv, msg, &from);
 	cJSON_Delete(msg);
+	if (from.deferred) {
+		mcp_http_hold(req);
+		return;
+	}
+	mcp_http_reply(req, resp);
+}
+
+/* resp (taken) as req's answer: 202 for none (a notification). */
+static void
+mcp_http_reply(struct evhttp_request *req, cJSON *resp)
+{
+	struct evbuffer *out;
+	size_t len;
+	char *body;
+
 	if (resp == NULL) {
 		evhttp_send_reply(req, 202, "Accepted", NULL);
 		return;
@@ -706,6 +997,9 @@ mcp_shutdown(void)
 {
 	struct mcp_token *t;
 
+	/* Calls still waiting go unanswered; evhttp frees its own requests. */
+	while (TAILQ_FIRST(&pendings) != NULL)
+		mcp_pending_free(TAILQ_FIRST(&pendings));
 	if (http != NULL) {
 		http_lev = NULL;	/* freed with http */
 		evhttp_free(http);

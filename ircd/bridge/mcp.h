@@ -9,6 +9,7 @@
 #define IRCD_MCP_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 struct conv;
 
@@ -21,6 +22,15 @@ char	*mcp_servers_json(struct conv *);
 char	*mcp_servers_http_json(struct conv *);
 /* Forget cv's token (its conversation goes away). */
 void	mcp_forget(struct conv *);
+/*
+ * MN-7: a tool that answers later returns MCP_DEFERRED from its call,
+ * having taken the call's handle with mcp_defer() (only there). It then
+ * answers once with mcp_answer(), an error result when err; an answer
+ * for a client that went away meanwhile goes nowhere, safely.
+ */
+#define MCP_DEFERRED	2
+uint64_t mcp_defer(void);
+void	mcp_answer(uint64_t id, const char *text, int err);
 /* The bridge (mcp-bridge.c): the program agents start; its exit status. */
 int	mcp_bridge_main(const char *socket_path);
 

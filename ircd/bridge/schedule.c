@@ -26,6 +26,7 @@
 
 #include "acp/acp.h"
 #include "ircd/bridge/agent.h"
+#include "ircd/bridge/aim.h"
 #include "ircd/bridge/authority.h"
 #include "ircd/bridge/card.h"
 #include "ircd/bridge/policy.h"
@@ -562,87 +563,6 @@ sched_approved(int allowed, void *arg)
 	sched_arm(s);
 }
 
-/* Is a member of ch the principal p (the person who asked)? */
-struct sched_find {
-	const struct convkey	*p;
-	int			 found;
-};
-
-static void
-sched_find_cb(struct client *c, void *arg)
-{
-	struct sched_find *f = arg;
-
-	if (!f->found && history_principal_is(c, f->p))
-		f->found = 1;
-}
-
-/*
- * AU-5, H3: the conversation named target into tkey, tname and tpriv.
- * Another than cv only if the person who asked for the running turn
- * belongs to it: a channel both they and the agent are in, or their own
- * private conversation with the agent (a person who asks talks to the
- * agent). A turn no person asked for (a schedule firing) aims nowhere
- * else. -1 and the reason in out otherwise, the same whether a channel
- * does not exist or only is not theirs (AU-8).
- */
-static int
-sched_target(struct conv *cv, const char *target, struct convkey *tkey,
-    char *tname, size_t tlen, int *tpriv, char *out, size_t len)
-{
-	struct turn *t = cv->turn;
-	struct agent *a = cv->agent;
-	struct channel *ch = NULL;
-	struct client *peer = NULL;
-	struct sched_find f;
-	struct convkey me, p;
-	int person = t != NULL && t->principal.s[0] != '\0';
-
-	if (casemap_is_channel(target)) {
-		if ((ch = channel_find(target)) == NULL ||
-		    channel_member(ch, a->client) == NULL)
-			ch = NULL;
-		else
-			history_channel_conv(ch, tkey);
-	} else if ((peer = client_find(target)) != NULL &&
-	    agent_of_client(peer) == NULL) {
-		history_principal(peer, &p);
-		history_principal(a->client, &me);
-		convkey_private(tkey, &p, &me);
-	} else
-		peer = NULL;
-	if ((ch != NULL || peer != NULL) && strcmp(tkey->s, cv->key) == 0)
-		person = 1;	/* only named, it is this conversation */
-	else if (!person) {
-		snprintf(out, len, "no person asked for this turn (it is a "
-		    "schedule's or nobody's), so it can schedule only here, "
-		    "not in %s", target);
-		return -1;
-	} else if (ch != NULL) {
-		f.p = &t->principal;
-		f.found = 0;
-		channel_each(ch, NULL, sched_find_cb, &f);
-		if (!f.found)
-			ch = NULL;
-	} else if (peer != NULL && !history_principal_is(peer, &t->principal))
-		peer = NULL;
-	if (ch == NULL && casemap_is_channel(target)) {
-		snprintf(out, len, "%s is not a channel that both %s (who asked) "
-		    "and I are in; a schedule goes only where the person who "
-		    "asked for it is", target, t->requester);
-		return -1;
-	}
-	if (ch == NULL && peer == NULL) {
-		snprintf(out, len, "%s is not %s, who asked: a schedule goes to a "
-		    "person's private conversation only when that person asks "
-		    "for it", target, t->requester);
-		return -1;
-	}
-	strlcpy(tname, ch != NULL ? ch->name : peer->nick, tlen);
-	*tpriv = ch == NULL;
-	return 0;
-}
-
 int
 schedule_tool_create(struct conv *cv, const cJSON *args, char *out, size_t len)
 {
@@ -668,8 +588,8 @@ schedule_tool_create(struct conv *cv, const cJSON *args, char *out, size_t len)
 		strlcpy(tkey.s, cv->key, sizeof(tkey.s));
 		strlcpy(tname, cv->target, sizeof(tname));
 		tpriv = cv->private;
-	} else if (sched_target(cv, target, &tkey, tname, sizeof(tname), &tpriv,
-	    out, len) == -1)
+	} else if (aim_target(cv, target, "a schedule", &tkey, tname,
+	    sizeof(tname), &tpriv, out, len) == -1)
 		return 1;
 	cross = strcmp(tkey.s, cv->key) != 0;
 	/* SC-6: 20 firing in a conversation, 20 made for others. */

@@ -267,6 +267,39 @@ stream_send(struct conv *cv, struct turn *t, const char *cmd, const char *text,
 	conv_deliver(cv, &f, &om);
 }
 
+int64_t
+stream_post(struct conv *cv, const char *text, char *msgid, size_t mlen)
+{
+	struct agent *a = cv->agent;
+	struct outmsg om;
+	struct member_filter f = { .except = a->client };
+	const char *where;
+	char body[IRC_LINELEN];
+
+	/* AG-5: a leading \x01 would make it CTCP. */
+	while (text[0] == '\x01')
+		text++;
+	if (text[0] == '\0' || (where = conv_where(cv)) == NULL ||
+	    !conv_can_speak(cv))
+		return 0;
+	snprintf(body, sizeof(body), "%s", text);
+	memset(&om, 0, sizeof(om));
+	om.from = a->client;
+	om.cmd = "PRIVMSG";
+	om.target = where;
+	om.text = body;
+	outmsg_render(&om);
+	if (history_add(a->client, cv->key, &om) == -1)
+		return 0;
+	if (msgid != NULL)
+		strlcpy(msgid, om.msgid, mlen);
+	/* RT-3: it spoke last, but answered nobody: no follow-up goes to it. */
+	if (!cv->private)
+		dispatch_spoke(where, a, NULL);
+	conv_deliver(cv, &f, &om);
+	return om.hid;
+}
+
 /* TN-11: told in the channel where the turn was asked for. */
 static void
 stream_tell_one(struct client *c, const struct conv *cv,

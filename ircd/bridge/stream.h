@@ -49,6 +49,12 @@ void	stream_end(struct turn *, int rest);
  */
 const char *stream_said(const struct turn *, const char **msgid,
 	    int64_t *first, int64_t *last);
+/*
+ * MN-7: one line said by cv's agent for a tool, outside its turn's
+ * answer: stored first, then sent. Its history id (0: not said, e.g.
+ * +m) and its msgid into msgid.
+ */
+int64_t	stream_post(struct conv *, const char *text, char *msgid, size_t mlen);
 /* Nobody reads t any more: the rest is stored, then silence (AU-4). */
 void	stream_orphan(struct turn *);
 /* Nothing more is said for t: what waits is dropped (TN-6, AG-2). */

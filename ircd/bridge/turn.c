@@ -19,6 +19,7 @@
 #include "ircd/bridge/card.h"
 #include "ircd/bridge/conv.h"
 #include "ircd/bridge/stream.h"
+#include "ircd/bridge/task.h"
 #include "ircd/bridge/turn.h"
 #include "ircd/client.h"
 #include "ircd/clock.h"
@@ -60,6 +61,9 @@ static struct event *paste_ev;
 static void
 turn_free(struct turn *t)
 {
+	/* MN-7: a task whose turn goes unanswered ends with it. */
+	if (t->task != 0)
+		task_turn_gone(t);
 	stream_free(t->stream);
 	free(t->pasted);
 	free(t->text);
@@ -167,6 +171,8 @@ turn_kick(void)
 			t->started = 1;
 			t->conv->agent->active = t->conv;
 			t->conv->turn = t;
+			if (t->task != 0)
+				task_turn_started(t);
 			ask_start(t);
 			again = 1;
 			break;
@@ -367,26 +373,64 @@ refused:
 }
 
 void
-turn_enqueue_woken(struct conv *conv, const struct turn *by, const char *text,
-    const char *msgid, int64_t hid_from, int64_t hid)
+turn_chain_from(const struct turn *by, struct turn_chain *c)
 {
-	struct turn *t = turn_new(conv, by->conv->agent->client->nick, text,
-	    msgid, hid);
+	memset(c, 0, sizeof(*c));
+	strlcpy(c->by, by->conv->agent->client->nick, sizeof(c->by));
+	strlcpy(c->requester, by->requester, sizeof(c->requester));
+	c->principal = by->principal;
+	c->origin = by->origin;
+	strlcpy(c->addr, by->addr, sizeof(c->addr));
+	c->depth = by->depth + 1;
+	/* At most HANDOFF_MAX_DEPTH names: it fits; cut, it still bounds. */
+	strlcpy(c->chain, by->chain, sizeof(c->chain));
+	if (c->chain[0] != '\0')
+		strlcat(c->chain, " ", sizeof(c->chain));
+	strlcat(c->chain, c->by, sizeof(c->chain));
+}
+
+/* A turn of conv handed on through chain c: said by c's agent. */
+static struct turn *
+turn_new_chained(struct conv *conv, const struct turn_chain *c,
+    const char *text, const char *msgid, int64_t hid_from, int64_t hid)
+{
+	struct turn *t = turn_new(conv, c->by, text, msgid, hid);
 
 	conv->fresh = 0;
 	t->hid_from = hid_from;
-	t->how = TURN_WOKEN;
 	/* AU-4: cards of the chain are the person's who started it. */
-	strlcpy(t->requester, by->requester, sizeof(t->requester));
-	t->principal = by->principal;
-	t->origin = by->origin;
-	strlcpy(t->addr, by->addr, sizeof(t->addr));
-	t->depth = by->depth + 1;
-	/* At most HANDOFF_MAX_DEPTH names: it fits; cut, it still bounds. */
-	strlcpy(t->chain, by->chain, sizeof(t->chain));
-	if (t->chain[0] != '\0')
-		strlcat(t->chain, " ", sizeof(t->chain));
-	strlcat(t->chain, by->conv->agent->client->nick, sizeof(t->chain));
+	strlcpy(t->requester, c->requester, sizeof(t->requester));
+	t->principal = c->principal;
+	t->origin = c->origin;
+	strlcpy(t->addr, c->addr, sizeof(t->addr));
+	t->depth = c->depth;
+	strlcpy(t->chain, c->chain, sizeof(t->chain));
+	return t;
+}
+
+void
+turn_enqueue_woken(struct conv *conv, const struct turn *by, const char *text,
+    const char *msgid, int64_t hid_from, int64_t hid)
+{
+	struct turn_chain c;
+	struct turn *t;
+
+	turn_chain_from(by, &c);
+	t = turn_new_chained(conv, &c, text, msgid, hid_from, hid);
+	t->how = TURN_WOKEN;
+	TAILQ_INSERT_TAIL(&waiting, t, entry);
+	turn_kick();
+}
+
+void
+turn_enqueue_tool(struct conv *conv, const struct turn_chain *c,
+    const char *text, const char *msgid, int64_t hid_from, int64_t hid,
+    int64_t task)
+{
+	struct turn *t = turn_new_chained(conv, c, text, msgid, hid_from, hid);
+
+	t->how = TURN_TOOL;
+	t->task = task;
 	TAILQ_INSERT_TAIL(&waiting, t, entry);
 	turn_kick();
 }

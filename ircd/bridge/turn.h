@@ -30,6 +30,21 @@ enum turn_how {
 	TURN_TOOL
 };
 
+/*
+ * MN-4, AU-4: what a turn handed on by another (woken by its answer, or
+ * sent by its tool) inherits: the person who started the chain answers
+ * for it, and it is one agent deeper, by joining the chain.
+ */
+struct turn_chain {
+	char			 by[NICKLEN + 1];	/* the agent handing on */
+	char			 requester[NICKLEN + 1];
+	struct convkey		 principal;
+	struct convkey		 origin;	/* MN-4, SC-8: see struct turn */
+	char			 addr[64];
+	int			 depth;		/* of the new turn */
+	char			 chain[4 * (NICKLEN + 1)];	/* by included */
+};
+
 struct turn {
 	TAILQ_ENTRY(turn)	 entry;
 	struct conv		*conv;
@@ -70,6 +85,7 @@ struct turn {
 	int			 depth;
 	char			 chain[4 * (NICKLEN + 1)];
 	int64_t			 sched;		/* the schedule firing, or 0 */
+	int64_t			 task;		/* the tool's task (MN-7), or 0 */
 	int			 started;
 	int			 cancelled;	/* !stop: say nothing more */
 	unsigned		 ncards;	/* open: no slot held (TN-1) */
@@ -133,6 +149,16 @@ void	turn_enqueue_woken(struct conv *, const struct turn *by,
  */
 void	turn_each_chained(const char *key,
 	    void (*fn)(const struct turn *, int running, void *), void *arg);
+/* What a turn handed on by t inherits from it. */
+void	turn_chain_from(const struct turn *, struct turn_chain *);
+/*
+ * MN-7: a turn of conv sent by an agent's tool (task, a task id): text
+ * is its prompt, posted in conv as history ids hid_from..hid (msgid the
+ * first, for +reply), with the chain c.
+ */
+void	turn_enqueue_tool(struct conv *, const struct turn_chain *c,
+	    const char *text, const char *msgid, int64_t hid_from, int64_t hid,
+	    int64_t task);
 /* Does a turn wait in conv? */
 int	turn_conv_waiting(const struct conv *);
 /* Is a turn of schedule id still waiting (SC-3)? */

@@ -18,6 +18,10 @@
 //                             unless it is an initialize itself):
 //                             "raw: <the response, as JSON>"
 //   mcp servers               "servers: <mcpServers of this session, JSON>"
+//   later <ms> mcp <...>      answers "later: <ms>" at once, ends its turn,
+//                             then after <ms> runs "mcp <...>" (between
+//                             turns) and appends its answer lines to
+//                             MCP_AGENT_DUMP/later.txt
 //   whoami                    "sid: <sessionId>"
 //   echo-prompt               the whole prompt, "prompt: <line>" per line
 //   sleep <ms>                wait, then "slept <ms>" (a busy agent)
@@ -399,6 +403,15 @@ async function turn(sid, s, text, signal) {
     const lines = await mcpCommand(s, m[1].trim());
     if (signal.aborted) return "cancelled";
     await say(sid, lines.join("\n") + "\n");
+    return "end_turn";
+  }
+  if ((m = /^later\s+(\d+)\s+mcp\s+(.*)$/s.exec(body))) {
+    const ms = Number(m[1]), cmd = m[2].trim();
+    setTimeout(async () => {
+      const lines = await mcpCommand(s, cmd);
+      if (DUMP) fs.appendFileSync(path.join(DUMP, "later.txt"), lines.join("\n") + "\n");
+    }, ms);
+    await say(sid, `later: ${ms}`);
     return "end_turn";
   }
   if (body.trim() === "whoami") {

@@ -29,6 +29,7 @@ from ircharness import Client, Server, TestFailure, parse, run_tests  # noqa: E4
 from agentharness import NODE, joined, require_agent, send, until_done, write_agent  # noqa: E402
 
 ECHO = require_agent("echo-agent.mjs")
+MCPAGENT = require_agent("mcp-agent.mjs")
 
 TMP = tempfile.mkdtemp(prefix="agentircd-summons-")
 DUMP = os.path.join(TMP, "dump")
@@ -101,7 +102,7 @@ _S = {}
 
 def srv():
     """One server: alice, bob and carol in #su and #suchain; alice and dave in #supub;
-    erin alone in #sudesk; #susec is nobody's till a person makes it secret and names
+    erin alone in #sudesk; tooler (it calls MCP tools) in #sutool; #susec is nobody's till a person makes it secret and names
     alice there."""
     s = _S.get("srv")
     if s is None or not s.alive():
@@ -113,7 +114,10 @@ def srv():
                    # The echo agent, in the mode that echoes the block too.
                    + "[agent echoer]\ncommand = %s %s %s-echoer\nusers = *\n"
                    "channels = #suecho\nenv = ECHO_AGENT_SUMMONS=1\n\n"
-                   % (NODE, ECHO, TOKEN))
+                   % (NODE, ECHO, TOKEN)
+                   # An agent that calls the MCP tools (tests/agents/mcp-agent.mjs).
+                   + "[agent tooler]\ncommand = %s %s %s-tooler\nusers = *\n"
+                   "channels = #sutool\n\n" % (NODE, MCPAGENT, TOKEN))
         _S["srv"] = s
     return s
 
@@ -302,6 +306,29 @@ def test_au8_secret_roster():
     for c in (s, s2, p):
         c.quit()
 
+
+def test_mn6_tool_turn_says_with_a_tool():
+    """MN-6, MN-7: a turn sent by send_to_agent carries the Summons block: the agent
+    that sent it, "with a tool", and the chain from the person who asked it."""
+    u = person("sup8", "#sutool")
+    send(u, "#sutool", 'tooler: mcp send_to_agent {"agent":"bob","text":"please look"}')
+    lines = until_done(u, "tooler", "#sutool")
+    if not any("tool: sent to bob" in parse(l).params[-1] for l in lines
+               if parse(l).command == "PRIVMSG"):
+        raise TestFailure("MN-7: send_to_agent: %r" % lines)
+    until_done(u, "bob", "#sutool")
+    lines = summons(last_prompt("bob"))
+    if lines is None:
+        raise TestFailure("MN-6: a tool's turn without a Summons block")
+    check_shape(lines, "bob", "tool")
+    want = "Called by tooler (an agent, with a tool), in a chain started by sup8: " \
+           "sup8 \u2192 tooler."
+    if lines[2] != want:
+        raise TestFailure("MN-6: bob's caller: %r, want %r" % (lines[2], want))
+    if roster(lines, "Other agents here") != {"tooler"} or \
+            roster(lines, "People here") != {"sup8"}:
+        raise TestFailure("MN-6: bob's roster in #sutool: %r" % lines)
+    u.quit()
 
 
 def test_mn6_echo_agent_mode():

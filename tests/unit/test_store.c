@@ -216,7 +216,7 @@ test_open(void)
 	struct store *s;
 	FILE *f;
 
-	is_int(store_version_latest(), 5, "this build knows schema version 5");
+	is_int(store_version_latest(), 6, "this build knows schema version 6");
 	s = store_open(path_in("a.db"), err, sizeof(err));
 	ok(s != NULL, "open creates a new database");
 	if (s == NULL) {
@@ -526,6 +526,7 @@ test_private(void)
 	ok(raw_exec(path_in("p.db"), "DROP TRIGGER messages_private;"
 	    "DROP TABLE private_convs; DROP TABLE channel_ops;"
 	    "DROP TABLE memberships; DROP TABLE channel_emptied;"
+	    "DROP TABLE tasks;"
 	    "PRAGMA user_version = 3") == 0,
 	    "make the file a version 3 file");
 	s = store_open(path_in("p.db"), err, sizeof(err));
@@ -989,6 +990,64 @@ test_schedules(void)
 	is_int(store_schedule_delete(s, first), 0, "schedule: delete");
 	memset(&ss, 0, sizeof(ss));
 	is_int(store_schedule_list(s, sched_collect, &ss), 1, "schedule: one left");
+	store_close(s);
+}
+
+/* A store_task_get/list callback: "id:state:result," onto the string. */
+static void
+task_collect(const struct store_task *t, void *arg)
+{
+	struct schedseen *ss = arg;
+	char buf[160];
+
+	snprintf(buf, sizeof(buf), "%lld:%s:%s:%s,", (long long)t->id, t->kind,
+	    t->state, t->result != NULL ? t->result : "-");
+	strlcat(ss->out, buf, sizeof(ss->out));
+	ss->n++;
+}
+
+/* MN-7: tasks are stored, listed newest first, and interrupted at start. */
+static void
+test_tasks(void)
+{
+	struct store *s;
+	struct store_task t;
+	struct schedseen ss;
+	int64_t first;
+
+	s = store_open(path_in("tk.db"), err, sizeof(err));
+	if (s == NULL)
+		exit(1);
+	memset(&t, 0, sizeof(t));
+	t.kind = "ask";
+	t.from_agent = "alice";
+	t.from_conv = "#dev";
+	t.from_name = "#dev";
+	t.to_agent = "bob";
+	t.conv = "#dev";
+	t.conv_name = "#dev";
+	t.text = "why?";
+	t.state = "waiting";
+	t.created = 5;
+	is_int(store_task_add(s, &t), 0, "task: add");
+	first = t.id;
+	t.kind = "delegate";
+	is_int(store_task_add(s, &t), 0, "task: a second");
+	is_int(store_task_set(s, first, "done", "because", 9), 0, "task: end one");
+	memset(&ss, 0, sizeof(ss));
+	is_int(store_task_list(s, "#dev", 10, task_collect, &ss), 2,
+	    "task: list both");
+	ok(strstr(ss.out, ":delegate:waiting:-,") < strstr(ss.out, ":ask:done:"
+	    "because,"), "task: newest first, the result kept");
+	is_int(store_task_interrupt(s, 10), 1, "task: the one in flight is "
+	    "interrupted");
+	memset(&ss, 0, sizeof(ss));
+	is_int(store_task_get(s, first + 1, task_collect, &ss), 1, "task: get");
+	ok(strstr(ss.out, ":delegate:interrupted:-,") != NULL,
+	    "task: get says interrupted");
+	memset(&ss, 0, sizeof(ss));
+	is_int(store_task_get(s, first + 7, task_collect, &ss), 0,
+	    "task: get of none");
 	store_close(s);
 }
 
@@ -2213,6 +2272,7 @@ main(void)
 	store_set_log(capture_log);
 	test_open();
 	test_schedules();
+	test_tasks();
 	test_history();
 	test_private();
 	test_targets();
