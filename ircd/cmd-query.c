@@ -168,8 +168,8 @@ who_send(struct client *c, const struct who_query *q, struct client *t,
 
 	who_flags(flags, sizeof(flags), c, t, m);
 	if (!q->whox) {
-		reply(c, RPL_WHOREPLY, chname, t->user, t->host, server_name(),
-		    t->nick, flags, t->realname);
+		reply(c, RPL_WHOREPLY, chname, t->user, t->host,
+		    client_server(t, NULL), t->nick, flags, t->realname);
 		return;
 	}
 	buf[0] = '\0';
@@ -196,7 +196,7 @@ who_send(struct client *c, const struct who_query *q, struct client *t,
 			who_append(buf, sizeof(buf), t->host);
 			break;
 		case 's':
-			who_append(buf, sizeof(buf), server_name());
+			who_append(buf, sizeof(buf), client_server(t, NULL));
 			break;
 		case 'n':
 			who_append(buf, sizeof(buf), t->nick);
@@ -354,7 +354,11 @@ whois_one(struct client *c, const char *nick)
 	}
 	reply(c, RPL_WHOISUSER, t->nick, t->user, t->host, t->realname);
 	whois_channels(c, t);
-	reply(c, RPL_WHOISSERVER, t->nick, server_name(), server_info());
+	{
+		const char *info, *srv = client_server(t, &info);
+
+		reply(c, RPL_WHOISSERVER, t->nick, srv, info);
+	}
 	if (t->away != NULL)
 		reply(c, RPL_AWAY, t->nick, t->away);
 	if (client_is_oper(t))
