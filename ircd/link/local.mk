@@ -4,6 +4,9 @@
 
 noinst_LIBRARIES += liblink.a
 liblink_a_SOURCES = \
+	ircd/link/link.c ircd/link/link.h \
+	ircd/link/link-burst.c \
+	ircd/link/link-user.c \
 	ircd/link/link-proto.c ircd/link/link-proto.h
 
 # The protocol's lines, without sockets.

@@ -1,0 +1,420 @@
+#!/usr/bin/env python3
+"""Issue 26, rules LK-1 to LK-3: agentircd links into an InspIRCd 3 network.
+
+A real InspIRCd 3 (the Debian package; the file is skipped without it) runs with a
+config this file writes: loopback only, a <bind> for clients and one for servers, a
+<link> for agentircd with both passwords, and the modules the link needs
+(spanningtree; botmode for agents' +B; ircv3 and ircv3_ctctags for client-only tags;
+ssl_gnutls for the TLS test). agentircd connects to it as a leaf ([link] with
+autoconnect). Checked: both sides log the link and the bursts, LINKS shows agentircd;
+a person on InspIRCd sees an agent of agentircd in NAMES and WHOIS (bot), mentions it
+and gets its answer (the echo agent on the official ACP SDK); people on both servers
+talk in a channel and privately both ways, see each other's joins, parts, nicks and
+quits, WHOIS shows the remote server; a wrong password either way and a wrong pinned
+fingerprint are refused with an ERROR and a log line; a split quits the remote users
+with "irc.test irc.insp.test" and the link comes back.
+"""
+
+import atexit
+import os
+import re
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from ircharness import (SLOW, Client, Server, SkipTest, TestFailure,  # noqa: E402
+                        free_port, hash_password, parse, run_tests)
+from agentharness import AGENTS_DIR, NODE, SDK  # noqa: E402
+
+INSPIRCD = shutil.which("inspircd") or (
+    "/usr/sbin/inspircd" if os.access("/usr/sbin/inspircd", os.X_OK) else None)
+if INSPIRCD is None:
+    print("1..0 # SKIP inspircd not installed (scripts/deps installs it)")
+    sys.exit(0)
+
+ECHO = os.path.join(AGENTS_DIR, "echo-agent.mjs")
+HAVE_AGENT = NODE is not None and os.path.isdir(SDK) and os.path.isfile(ECHO)
+TOKEN = "lktest%d" % os.getpid()
+INSP_NAME = "irc.insp.test"
+SPLIT = "irc.test irc.insp.test"
+DIRS = []
+
+
+def wait_for(what, fn, timeout=15):
+    deadline = time.time() + timeout * SLOW
+    while time.time() < deadline:
+        v = fn()
+        if v:
+            return v
+        time.sleep(0.1)
+    raise TestFailure("timed out waiting for %s" % what)
+
+
+class InspIRCd:
+    """One InspIRCd 3 process with a config written here: clients on port, servers
+    on sport, and a <link> for agentircd (irc.test) at link_port."""
+
+    def __init__(self, link_port, sendpass="insp-pass", recvpass="ai-pass", tls=None,
+                 fingerprint=None):
+        self.dir = tempfile.mkdtemp(prefix="agentircd-insp-")
+        DIRS.append(self.dir)
+        self.host = "127.0.0.1"
+        self.port = free_port()
+        self.sport = free_port()
+        self.log = os.path.join(self.dir, "inspircd.log")
+        self.conf = os.path.join(self.dir, "inspircd.conf")
+        self.proc = None
+        mods = ["spanningtree", "botmode", "ircv3", "ircv3_ctctags"]
+        ssl = ""
+        if tls:
+            mods.append("ssl_gnutls")
+            ssl = ('<sslprofile name="Servers" provider="gnutls" certfile="%s" '
+                   'keyfile="%s" dhfile="" hash="sha256" requestclientcert="yes">\n'
+                   % tls)
+        text = (
+            '<server name="%s" description="InspIRCd test" id="1IN" network="TestNet">\n'
+            '<admin name="Test" nick="test" email="test@example.org">\n'
+            '<bind address="127.0.0.1" port="%d" type="clients">\n'
+            '<bind address="127.0.0.1" port="%d" type="servers"%s>\n'
+            '<connect allow="*" timeout="60" pingfreq="120" sendq="262144" '
+            'recvq="8192" localmax="100" globalmax="100" maxconnwarn="off" '
+            'threshold="1000" commandrate="100000" fakelag="off" '
+            'resolvehostnames="no" useident="no">\n'
+            '<class name="Shared" commands="*" privs="*" usermodes="*" chanmodes="*">\n'
+            '<pid file="%s/inspircd.pid">\n'
+            '<log method="file" type="* -USERINPUT -USEROUTPUT" level="debug" '
+            'flush="1" target="%s">\n'
+            '%s'
+            '<link name="irc.test" ipaddr="127.0.0.1" port="%d" '
+            'allowmask="127.0.0.0/8" sendpass="%s" recvpass="%s"%s>\n'
+            % (INSP_NAME, self.port, self.sport,
+               ' ssl="Servers"' if tls else "", self.dir, self.log, ssl, link_port,
+               sendpass, recvpass,
+               ' fingerprint="%s"' % fingerprint if fingerprint else ""))
+        text += "".join('<module name="%s">\n' % m for m in mods)
+        with open(self.conf, "w") as f:
+            f.write(text)
+        self.start()
+
+    def start(self):
+        argv = [INSPIRCD, "--nofork", "--config", self.conf]
+        # The Debian package refuses to run as root unless told.
+        if os.geteuid() == 0:
+            argv.append("--runasroot")
+        self.out = open(os.path.join(self.dir, "stdout.log"), "ab")
+        self.proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=self.out,
+                                     stderr=subprocess.STDOUT, cwd=self.dir)
+        deadline = time.time() + 15 * SLOW
+        while True:
+            if self.proc.poll() is not None:
+                raise TestFailure("inspircd exited with %s:\n%s" % (
+                    self.proc.returncode, self.log_text()[-3000:]))
+            try:
+                socket.create_connection((self.host, self.sport), timeout=1).close()
+                socket.create_connection((self.host, self.port), timeout=1).close()
+                return
+            except OSError:
+                time.sleep(0.05)
+            if time.time() > deadline:
+                raise TestFailure("inspircd did not listen within 15 s")
+
+    def log_text(self):
+        try:
+            with open(self.log, "rb") as f:
+                # Server notices bold names (^B): read them plain.
+                return f.read().decode("utf-8", "replace").replace("\x02", "")
+        except OSError:
+            return ""
+
+    def stop(self):
+        if self.proc is None or self.proc.poll() is not None:
+            return
+        self.proc.send_signal(signal.SIGTERM)
+        try:
+            self.proc.wait(10)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+
+
+LIVE = []
+
+
+def _cleanup():
+    for i in LIVE:
+        i.stop()
+    r = subprocess.run(["pgrep", "-f", TOKEN], stdout=subprocess.PIPE, text=True)
+    for pid in r.stdout.split():
+        try:
+            os.kill(int(pid), signal.SIGKILL)
+        except OSError:
+            pass
+    if not os.environ.get("IRC_KEEP_TMP"):
+        for d in DIRS:
+            shutil.rmtree(d, ignore_errors=True)
+
+
+atexit.register(_cleanup)
+
+RECV_HASH = hash_password("insp-pass")
+
+
+def link_section(insp, send="ai-pass", recv_hash=None, tls=False, fingerprint=None):
+    lines = ["[link %s]" % INSP_NAME, "address = 127.0.0.1:%d" % insp.sport,
+             "send-password = %s" % send,
+             "receive-password = %s" % (recv_hash or RECV_HASH),
+             "tls = %s" % ("yes" if tls else "no")]
+    if fingerprint:
+        lines.append("fingerprint = %s" % fingerprint)
+    return "\n".join(lines) + "\n\n"
+
+
+def agent_section(name, channels):
+    return ("[agent %s]\ncommand = %s %s %s-%s\nchannels = %s\n"
+            "description = the echo agent\nusers = *\n\n"
+            % (name, NODE, ECHO, TOKEN, name, channels))
+
+
+def pair(insp_kw=None, link_kw=None, agents="", **server_kw):
+    """An InspIRCd, then an agentircd that links to it; both are stopped at exit."""
+    port = free_port()
+    insp = InspIRCd(port, **(insp_kw or {}))
+    LIVE.append(insp)
+    ai = Server(config_extra=link_section(insp, **(link_kw or {})) + agents,
+                flood_exempt="127.0.0.0/8", start=False, **server_kw)
+    # InspIRCd's <link> names agentircd's address; the harness chose its own port.
+    insp_link = 'port="%d"' % port
+    with open(insp.conf) as f:
+        text = f.read()
+    if insp_link not in text:
+        raise TestFailure("link port not in the InspIRCd config")
+    ai.start()
+    return insp, ai
+
+
+class Net:
+    """The pair most tests share: linked, with an echo agent in #lk."""
+
+    def __init__(self):
+        self.insp = self.ai = None
+
+    def __call__(self):
+        if self.ai is None or not self.ai.alive():
+            self.insp, self.ai = pair(agents=agent_section("echo", "#lk")
+                                      if HAVE_AGENT else "")
+            wait_up(self.ai, self.insp)
+        return self.insp, self.ai
+
+
+NET = Net()
+
+
+def wait_up(ai, insp, count=1):
+    wait_for("agentircd logs the link up", lambda: ai.log_text().count(
+        "link %s: up, server id 1IN" % INSP_NAME) >= count)
+    wait_for("agentircd receives the burst", lambda: ai.log_text().count(
+        "link %s: burst received" % INSP_NAME) >= count)
+    wait_for("InspIRCd logs our burst", lambda: insp.log_text().count(
+        "Received end of netburst from irc.test") >= count)
+
+
+def names(c, chan):
+    c.send("NAMES %s" % chan)
+    out = []
+    for l in c.collect_until(r" 366 \S+ %s " % re.escape(chan)):
+        m = parse(l)
+        if m.command == "353":
+            out += [n.lstrip("~&@%+") for n in m.params[-1].split()]
+    return out
+
+
+def whois(c, nick):
+    c.send("WHOIS %s" % nick)
+    return [parse(l) for l in c.collect_until(r" 318 ")]
+
+
+# ---------------------------------------------------------------- tests
+
+def test_lk1_links_as_a_leaf():
+    """LK-1: agentircd connects, both sides authenticate and burst, LINKS shows it."""
+    insp, ai = NET()
+    text = ai.log_text()
+    for want in ("link irc.insp.test: connected to 127.0.0.1:%d" % insp.sport,
+                 "link irc.insp.test: burst sent"):
+        if want not in text:
+            raise TestFailure("agentircd log lacks %r" % want)
+    if "Bursting to irc.test (Authentication: plaintext password)" \
+            not in insp.log_text():
+        raise TestFailure("InspIRCd did not log the link")
+    c = Client(insp, "lkwatch")
+    c.send("LINKS")
+    lines = [parse(l) for l in c.collect_until(r" 365 ")]
+    if not any(m.command == "364" and m.params[1] == "irc.test" for m in lines):
+        raise TestFailure("LINKS on InspIRCd lacks irc.test: %r" % [m.raw for m in lines])
+    c.quit()
+
+
+def test_lk2_people_talk_both_ways():
+    """LK-2: a channel with a person on each server; messages, joins, parts, nick
+    changes, private messages and quits cross both ways; WHOIS names the server."""
+    insp, ai = NET()
+    alice = Client(ai, "alice")
+    alice.join("#talk")
+    bob = Client(insp, "bob")
+    bob.join("#talk")
+    alice.expect(r"^:bob!\S+ JOIN :?#talk")
+    wait_for("alice in InspIRCd's NAMES", lambda: "alice" in names(bob, "#talk"))
+    if "bob" not in names(alice, "#talk"):
+        raise TestFailure("bob not in agentircd's NAMES")
+    alice.send("PRIVMSG #talk :hello from agentircd")
+    bob.expect(r"^(@\S+ )?:alice!\S+ PRIVMSG #talk :hello from agentircd$")
+    bob.send("PRIVMSG #talk :hello from inspircd")
+    alice.expect(r"^(@\S+ )?:bob!\S+ PRIVMSG #talk :hello from inspircd$")
+    alice.send("PRIVMSG bob :psst")
+    bob.expect(r"^(@\S+ )?:alice!\S+ PRIVMSG bob :psst$")
+    bob.send("PRIVMSG alice :back")
+    alice.expect(r"^(@\S+ )?:bob!\S+ PRIVMSG alice :back$")
+    bob.send("NOTICE #talk :a notice")
+    alice.expect(r"^(@\S+ )?:bob!\S+ NOTICE #talk :a notice$")
+    w = whois(alice, "bob")
+    if not any(m.command == "312" and m.params[2] == INSP_NAME for m in w):
+        raise TestFailure("WHOIS bob on agentircd: %r" % [m.raw for m in w])
+    w = whois(bob, "alice")
+    if not any(m.command == "312" and m.params[2] == "irc.test" for m in w):
+        raise TestFailure("WHOIS alice on InspIRCd: %r" % [m.raw for m in w])
+    bob.send("NICK bobby")
+    alice.expect(r"^:bob!\S+ NICK :?bobby$")
+    alice.send("NICK alicia")
+    bob.expect(r"^:alice!\S+ NICK :?alicia$")
+    alice.send("TOPIC #talk :linked topic")
+    bob.expect(r"^:alicia!\S+ TOPIC #talk :linked topic$")
+    bob.send("PART #talk :see you")
+    alice.expect(r"^:bobby!\S+ PART #talk :see you$")
+    bob.join("#talk")
+    alice.expect(r"^:bobby!\S+ JOIN :?#talk")
+    alice.send("PART #talk :later")
+    bob.expect(r"^:alicia!\S+ PART #talk :later$")
+    alice.join("#talk")
+    bob.expect(r"^:alicia!\S+ JOIN :?#talk")
+    bob.quit("gone")
+    alice.expect(r"^:bobby!\S+ QUIT :(Quit: )?gone$")
+    alice.quit()
+
+
+def test_lk2_agent_seen_and_answers():
+    """LK-2: a person on InspIRCd sees the agent in NAMES and WHOIS (bot), mentions it
+    and gets its answer from agentircd."""
+    if not HAVE_AGENT:
+        raise SkipTest("node or tests/agents/node_modules missing")
+    insp, ai = NET()
+    carol = Client(insp, "carol")
+    lines = carol.join("#lk")
+    if "echo" not in names(carol, "#lk"):
+        raise TestFailure("echo not in NAMES #lk on InspIRCd: %r" % lines)
+    w = whois(carol, "echo")
+    if not any(m.command == "335" for m in w):
+        raise TestFailure("WHOIS echo on InspIRCd shows no bot line: %r"
+                          % [m.raw for m in w])
+    if not any(m.command == "312" and m.params[2] == "irc.test" for m in w):
+        raise TestFailure("WHOIS echo: not on irc.test: %r" % [m.raw for m in w])
+    carol.send("PRIVMSG #lk :@echo hello over the link")
+    m = carol.expect_msg(r"^(@\S+ )?:echo!\S+ PRIVMSG #lk :.*echo: .*hello over the link",
+                         timeout=30)
+    if "carol" not in m.params[1]:
+        raise TestFailure("the answer does not name the asker: %r" % m.raw)
+    carol.quit()
+
+
+def test_lk1_wrong_passwords_refused():
+    """LK-1: a peer with the wrong password is refused with an ERROR and a log line;
+    so is agentircd when it sends the wrong one."""
+    insp, ai = pair(insp_kw={"sendpass": "not-the-password"})
+    wait_for("agentircd refuses the password", lambda:
+             "link irc.insp.test: Invalid password for link irc.insp.test"
+             in ai.log_text())
+    wait_for("InspIRCd receives the ERROR", lambda:
+             "Invalid password for link irc.insp.test" in insp.log_text())
+    if "link irc.insp.test: up" in ai.log_text():
+        raise TestFailure("the link came up with a wrong password")
+    ai.stop()
+    insp.stop()
+    insp, ai = pair(link_kw={"send": "wrong-too"})
+    wait_for("agentircd logs InspIRCd's ERROR", lambda:
+             "link irc.insp.test: the peer says: Mismatched server name or password"
+             in ai.log_text())
+    if "link irc.insp.test: up" in ai.log_text():
+        raise TestFailure("the link came up with a wrong password")
+    ai.stop()
+    insp.stop()
+
+
+def certificate(d, name):
+    key, cert = os.path.join(d, name + ".key"), os.path.join(d, name + ".pem")
+    subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes",
+                    "-keyout", key, "-out", cert, "-days", "2", "-subj",
+                    "/CN=" + name], check=True, stdout=subprocess.DEVNULL,
+                   stderr=subprocess.DEVNULL)
+    r = subprocess.run(["openssl", "x509", "-noout", "-fingerprint", "-sha256", "-in",
+                        cert], check=True, stdout=subprocess.PIPE, text=True)
+    return cert, key, r.stdout.strip().split("=", 1)[1]
+
+
+def test_lk1_tls_with_a_pinned_fingerprint():
+    """LK-1: over TLS the peer's certificate must be the pinned one: the right one
+    links, another is refused with an ERROR and a log line."""
+    if shutil.which("openssl") is None:
+        raise SkipTest("openssl missing")
+    d = tempfile.mkdtemp(prefix="agentircd-lkcert-")
+    DIRS.append(d)
+    cert, key, fp = certificate(d, "insp")
+    _, _, other = certificate(d, "other")
+    insp, ai = pair(insp_kw={"tls": (cert, key)},
+                    link_kw={"tls": True, "fingerprint": fp})
+    wait_up(ai, insp)
+    if "link irc.insp.test: connected to 127.0.0.1:%d (TLS)" % insp.sport \
+            not in ai.log_text():
+        raise TestFailure("not over TLS:\n%s" % ai.log_tail())
+    ai.stop()
+    insp.stop()
+    insp, ai = pair(insp_kw={"tls": (cert, key)},
+                    link_kw={"tls": True, "fingerprint": other})
+    want = "Invalid TLS certificate fingerprint %s - expected %s" % (
+        fp.replace(":", "").lower(), other.replace(":", "").lower())
+    wait_for("agentircd refuses the certificate", lambda: want in ai.log_text())
+    wait_for("InspIRCd receives the ERROR", lambda: want in insp.log_text())
+    if "link irc.insp.test: up" in ai.log_text():
+        raise TestFailure("the link came up with another certificate")
+    ai.stop()
+    insp.stop()
+
+
+def test_lk3_split_and_relink():
+    """LK-3: when the link is lost the remote users quit with the split reason; the
+    link comes back by itself and the burst brings them back."""
+    insp, ai = NET()
+    dave = Client(ai, "dave")
+    dave.join("#split")
+    erin = Client(insp, "erin")
+    erin.join("#split")
+    dave.expect(r"^:erin!\S+ JOIN :?#split")
+    insp.stop()
+    dave.expect(r"^:erin!\S+ QUIT :%s$" % re.escape(SPLIT), timeout=10)
+    wait_for("agentircd logs the split", lambda: "link irc.insp.test: split" in
+             ai.log_text())
+    insp.start()
+    wait_up(ai, insp, count=2)
+    frank = Client(insp, "frank")
+    frank.join("#split")
+    dave.expect(r"^:frank!\S+ JOIN :?#split", timeout=10)
+    if "dave" not in names(frank, "#split"):
+        raise TestFailure("dave not back in InspIRCd's NAMES")
+    frank.quit()
+    dave.quit()
+
+
+run_tests(globals())
