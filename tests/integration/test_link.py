@@ -327,6 +327,17 @@ def test_lk2_agent_seen_and_answers():
                          timeout=30)
     if "carol" not in m.params[1]:
         raise TestFailure("the answer does not name the asker: %r" % m.raw)
+    # A private query from the other server, answered privately.
+    carol.send("PRIVMSG echo :just between us")
+    carol.expect_msg(r"^(@\S+ )?:echo!\S+ PRIVMSG carol :.*just between us", timeout=30)
+    # An agent invited later joins on both servers.
+    alice = Client(ai, "alice3")
+    alice.join("#inv")
+    carol.join("#inv")
+    alice.expect(r"^:carol!\S+ JOIN :?#inv")
+    alice.send("INVITE echo #inv")
+    carol.expect(r"^:echo!\S+ JOIN :?#inv", timeout=10)
+    alice.quit()
     carol.quit()
 
 
