@@ -230,6 +230,36 @@ link_source_server(struct link *l, const struct link_msg *m)
 	return link_server_find(l, m->source);
 }
 
+/*
+ * A word that goes into prefixes and replies (host, ident, account):
+ * nothing that would break "nick!user@host" or a line.
+ */
+static int
+lu_word_ok(const char *s, size_t max)
+{
+	size_t n = strlen(s);
+
+	if (n == 0 || n > max)
+		return 0;
+	for (; *s != '\0'; s++)
+		if ((unsigned char)*s <= ' ' || *s == 0x7f || *s == '!' ||
+		    *s == '@' || *s == '*' || *s == ',')
+			return 0;
+	return 1;
+}
+
+/* At most max bytes of s, not cutting a UTF-8 sequence, into buf. */
+static const char *
+lu_cut(char *buf, size_t size, const char *s, size_t max)
+{
+	size_t n = message_utf8_trunc(s, strlen(s), max < size ? max :
+	    size - 1);
+
+	memcpy(buf, s, n);
+	buf[n] = '\0';
+	return buf;
+}
+
 static long long
 link_ts(const char *s)
 {
@@ -281,6 +311,12 @@ h_uid(struct link *l, struct link_msg *m)
 	if (l->nusers >= LINK_MAXUSERS) {
 		link_error(l, "Too many users (%d) behind this link",
 		    LINK_MAXUSERS);
+		return;
+	}
+	if (!lu_word_ok(m->params[4], HOSTLEN) ||
+	    !lu_word_ok(m->params[5], USERLEN + 1)) {
+		log_warnx("link %s: UID %s with a bad host or ident ignored",
+		    l->name, uuid);
 		return;
 	}
 	nick = lu_nick_or_save(l, uuid, m->params[2], NULL);
@@ -388,6 +424,12 @@ lu_join(struct link *l, struct channel *ch, struct client *c,
 
 	if (channel_member(ch, c) != NULL)
 		return;
+	/* A bound on what one remote user may make this server keep. */
+	if (c->nchannels >= LINK_MAXCHANS) {
+		log_warnx("link %s: %s is in %d channels already; %s ignored",
+		    l->name, c->nick, LINK_MAXCHANS, ch->name);
+		return;
+	}
 	if (strchr(prefixes, 'o') != NULL)
 		modes |= MEMBER_OP;
 	if (strchr(prefixes, 'v') != NULL)
@@ -554,6 +596,7 @@ h_ftopic(struct link *l, struct link_msg *m)
 	struct channel *ch;
 	long long chants, ts;
 	const char *who, *topic;
+	char buf[TOPICLEN + 1];
 
 	if (m->nparams < 4 || (ch = channel_find(m->params[0])) == NULL)
 		return;
@@ -561,7 +604,7 @@ h_ftopic(struct link *l, struct link_msg *m)
 	ts = link_ts(m->params[2]);
 	if (chants > ch->created)
 		return;
-	topic = m->params[m->nparams - 1];
+	topic = lu_cut(buf, sizeof(buf), m->params[m->nparams - 1], TOPICLEN);
 	if (c != NULL)
 		who = c->prefix;
 	else if (m->nparams >= 5)
@@ -665,7 +708,7 @@ h_metadata(struct link *l, struct link_msg *m)
 		return;
 	free(c->account);
 	c->account = NULL;
-	if (m->params[2][0] != '\0' && strlen(m->params[2]) <= NICKLEN)
+	if (lu_word_ok(m->params[2], NICKLEN))
 		c->account = xstrdup(m->params[2]);
 }
 
@@ -675,13 +718,14 @@ h_away(struct link *l, struct link_msg *m)
 {
 	struct client *c = link_source_user(l, m);
 	const char *text;
+	char buf[AWAYLEN + 1];
 
 	if (c == NULL)
 		return;
 	free(c->away);
 	c->away = NULL;
 	if (m->nparams > 0 && (text = m->params[m->nparams - 1])[0] != '\0') {
-		c->away = xstrndup(text, AWAYLEN);
+		c->away = xstrdup(lu_cut(buf, sizeof(buf), text, AWAYLEN));
 		client_send_common_cap(c, 0, CAP_AWAY_NOTIFY, ":%s AWAY :%s",
 		    c->prefix, c->away);
 	} else
@@ -828,11 +872,15 @@ link_dispatch(struct link *l, struct link_msg *m)
 	/* No source: the peer itself. Any other must be behind this link. */
 	if (m->source == NULL)
 		m->source = l->servers[0].sid;
+	if (strlen(m->source) != LINK_SIDLEN &&
+	    strlen(m->source) != LINK_UUIDLEN) {
+		log_debug("link %s: %s from a bad source dropped", l->name,
+		    m->cmd);
+		return 0;
+	}
 	memcpy(sid, m->source, LINK_SIDLEN);
 	sid[LINK_SIDLEN] = '\0';
-	if ((strlen(m->source) != LINK_SIDLEN &&
-	    strlen(m->source) != LINK_UUIDLEN) ||
-	    link_server_find(l, sid) == -1) {
+	if (link_server_find(l, sid) == -1) {
 		log_debug("link %s: %s from unknown source %.9s dropped",
 		    l->name, m->cmd, m->source);
 		return 0;

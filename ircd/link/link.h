@@ -44,6 +44,8 @@ enum link_state {
 #define LINK_MAXSERVERS	256
 /* Users a link may bring in; more is refused with an ERROR. */
 #define LINK_MAXUSERS	100000
+/* Channels a remote user may be in here; joins past it are ignored. */
+#define LINK_MAXCHANS	500
 /* Bytes queued to the peer before the link is dropped (SendQ). */
 #define LINK_SENDQ	(16 * 1024 * 1024)
 

@@ -404,6 +404,140 @@ def test_lk1_tls_with_a_pinned_fingerprint():
     insp.stop()
 
 
+class FakePeer:
+    """A listening socket that plays a linked server line by line, as a hostile one
+    might: the test writes exactly what it sends."""
+
+    def __init__(self):
+        self.ls = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        self.ls.bind(("127.0.0.1", 0))
+        self.ls.listen(1)
+        self.sport = self.ls.getsockname()[1]
+        self.sock = None
+        self.buf = b""
+
+    def accept(self, timeout=10):
+        self.ls.settimeout(timeout * SLOW)
+        self.sock, _ = self.ls.accept()
+        self.sock.settimeout(10 * SLOW)
+
+    def send(self, line):
+        self.sock.sendall((line if isinstance(line, bytes) else line.encode())
+                          + b"\r\n")
+
+    def expect(self, regex, timeout=10):
+        deadline = time.time() + timeout * SLOW
+        while True:
+            while b"\n" in self.buf:
+                line, self.buf = self.buf.split(b"\n", 1)
+                line = line.rstrip(b"\r").decode("utf-8", "replace")
+                if re.search(regex, line):
+                    return line
+            if time.time() > deadline:
+                raise TestFailure("the fake peer never got %r" % regex)
+            try:
+                data = self.sock.recv(65536)
+            except socket.timeout:
+                continue
+            if not data:
+                raise TestFailure("link closed before %r" % regex)
+            self.buf += data
+
+    def closed(self, timeout=10):
+        deadline = time.time() + timeout * SLOW
+        while time.time() < deadline:
+            try:
+                data = self.sock.recv(65536)
+            except socket.timeout:
+                continue
+            except OSError:
+                return True
+            if not data:
+                return True
+            self.buf += data
+        return False
+
+
+def test_lk1_hostile_peer():
+    """LK-1, SEC: malformed and hostile lines from an authenticated peer are ignored
+    or refused; a line past the protocol's limit ends the link with an ERROR; the
+    server goes on, and the split quits the peer's users."""
+    fake = FakePeer()
+    ai = Server(config_extra="[link irc.fake.test]\naddress = 127.0.0.1:%d\n"
+                "send-password = ai-pass\nreceive-password = %s\ntls = no\n"
+                % (fake.sport, hash_password("fake-pass")),
+                flood_exempt="127.0.0.0/8")
+    alice = Client(ai, "alice4")
+    alice.join("#h")
+    fake.accept()
+    fake.expect(r"^CAPAB END$")
+    for l in ("CAPAB START 1205", "CAPAB CAPABILITIES :CASEMAPPING=rfc1459",
+              "CAPAB END"):
+        fake.send(l)
+    fake.expect(r"^SERVER irc.test ai-pass 0 \w{3} :")
+    fake.send("SERVER irc.fake.test fake-pass 0 9FK :a fake server")
+    fake.expect(r"^:\w{3} BURST \d+$")
+    uid = fake.expect(r"^:\w{3} UID \w{9} \d+ alice4 ").split()[2]
+    fake.expect(r"^:\w{3} ENDBURST$")
+    for l in [
+            ":9FK BURST 1",
+            ":9FK UID 9FKAAAAAA 1 mallory h.fake h.fake mal 127.0.0.1 1 +i :Mallory",
+            ":9FK UID 9FKAAAAAB",
+            ":9FK UID 8XXAAAAAC 1 x h h u 1.2.3.4 1 + :not its server",
+            ":9FK UID 9FKAAAAAD 1 evil h!x h!x u 1.1.1.1 1 + :bad host",
+            ":9FK UID 9FKAAAAAE 1 alice4 h h u 1.1.1.1 1 + :a nick of ours",
+            ":9FK UID 9FKAAAAAF 1 " + "n" * 60 + " h h u 1.1.1.1 1 + :long nick",
+            ":9FK FJOIN #h 1 +nt :o,9FKAAAAAA:1 garbage ,ZZZ ,9FKZZZZZZ:1 "
+            "qaohv0123456789abcdef,9FKAAAAAE:2",
+            ":9FK FJOIN nochan 1 + :,9FKAAAAAA:3",
+            ":9FK FJOIN #h 1 + :,9FKAAAAAE:4",
+            ":9FKAAAAAA PRIVMSG #h :hi there",
+            ":9FKAAAAAA PRIVMSG",
+            ":1AB PRIVMSG #h :from an unknown server",
+            ":9FKZZZZZZ PRIVMSG #h :from an unknown user",
+            ":A PRIVMSG #h :a short source",
+            ":9FKAAAAAA FMODE #h 1 +qzk-o+b x y",
+            ":9FKAAAAAA FMODE #h 1 +" + "v" * 40,
+            ":9FK FTOPIC #h 1 1 setter :" + "t" * 5000,
+            ":9FKAAAAAA KICK #h 000AAAAAA :x",
+            ":9FK SQUIT 9FK :itself",
+            ":9FK SQUIT ZZZ :nothing",
+            ":9FK METADATA 9FKAAAAAA accountname :with space",
+            ":9FKAAAAAA AWAY 1 :" + "a" * 1000,
+            ":9FKAAAAAA NICK " + "x" * 100 + " 1",
+            ":9FK X " + " p" * 40,
+            b":9FK PING \x00nul",
+            ":9FKAAAAAA IDLE %s" % uid,
+            ":9FK PING " + uid[:3],
+            ":9FK ENDBURST"]:
+        fake.send(l)
+    fake.expect(r"^:\w{3} SAVE 9FKAAAAAE \d+$")
+    fake.expect(r"^:\w{3} SAVE 9FKAAAAAA \d+$")
+    fake.expect(r"^:%s IDLE 9FKAAAAAA \d+ \d+$" % uid)
+    fake.expect(r"^:%s PONG 9FK$" % uid[:3])
+    alice.expect(r"^:mallory!mal@h.fake JOIN :?#h")
+    alice.expect(r"^:mallory!\S+ PRIVMSG #h :hi there$")
+    got = alice.expect_msg(r"^:\S+ TOPIC #h :t+$")
+    if len(got.params[1]) > 390:
+        raise TestFailure("a topic of %d bytes kept" % len(got.params[1]))
+    # A nick too long for this server: saved as its UUID too.
+    alice.expect(r"^:mallory!\S+ NICK :9FKAAAAAA$")
+    nicks = names(alice, "#h")
+    if sorted(nicks) != ["9FKAAAAAA", "9FKAAAAAE", "alice4"]:
+        raise TestFailure("the colliding user is not saved as its UUID: %r" % nicks)
+    # A line past 8191 + 512 bytes: the link ends with an ERROR.
+    fake.send("@" + "a" * 9000 + " :9FK PING x")
+    fake.expect(r"^ERROR :Line too long")
+    if not fake.closed():
+        raise TestFailure("the link stayed open after a line too long")
+    alice.expect(r"^:9FKAAAAAA!\S+ QUIT :irc.test irc.fake.test$")
+    alice.sync()
+    if "link irc.fake.test: Line too long" not in ai.log_text():
+        raise TestFailure("no log line for the line too long:\n" + ai.log_tail())
+    alice.quit()
+    ai.stop()
+
+
 def test_lk3_split_and_relink():
     """LK-3: when the link is lost the remote users quit with the split reason; the
     link comes back by itself and the burst brings them back."""
