@@ -82,6 +82,20 @@ link_has_module(const struct link *l, const char *module)
 	return 0;
 }
 
+/*
+ * The debug log of the lines: the SERVER lines of the handshake carry a
+ * password, which is never logged (SEC-2).
+ */
+static void
+link_log_line(struct link *l, const char *dir, const char *line, size_t n)
+{
+	if (n > 7 && strncmp(line, "SERVER ", 7) == 0)
+		log_debug("link %s: %s SERVER (the rest hidden: a password)",
+		    l->name, dir);
+	else
+		log_debug("link %s: %s %.*s", l->name, dir, (int)n, line);
+}
+
 int
 link_has_umode(const struct link *l, char letter)
 {
@@ -111,7 +125,7 @@ link_send(struct link *l, const char *fmt, ...)
 		log_warnx("link %s: a line of %d bytes cut to fit", l->name, n);
 		n = (int)sizeof(buf) - 3;
 	}
-	log_debug("link %s: > %.*s", l->name, n, buf);
+	link_log_line(l, ">", buf, (size_t)n);
 	buf[n++] = '\r';
 	buf[n++] = '\n';
 	bufferevent_write(l->bev, buf, (size_t)n);
@@ -314,7 +328,7 @@ link_line(struct link *l, char *line)
 {
 	struct link_msg m;
 
-	log_debug("link %s: < %s", l->name, line);
+	link_log_line(l, "<", line, strlen(line));
 	if (link_parse(line, &m) == -1) {
 		log_warnx("link %s: a malformed line ignored", l->name);
 		return;

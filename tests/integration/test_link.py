@@ -306,6 +306,32 @@ def test_lk2_people_talk_both_ways():
     alice.quit()
 
 
+def test_lk4_history_of_remote_messages():
+    """LK-4: what a person on InspIRCd says in a channel with members here is stored
+    and served by CHATHISTORY, to someone who joins later."""
+    insp, ai = NET()
+    gina = Client(ai, "gina")
+    gina.join("#hist")
+    hank = Client(insp, "hank")
+    hank.join("#hist")
+    gina.expect(r"^:hank!\S+ JOIN :?#hist")
+    hank.send("PRIVMSG #hist :remember this")
+    gina.expect(r"^(@\S+ )?:hank!\S+ PRIVMSG #hist :remember this$")
+    late = Client(ai)
+    late.nick = "late"
+    late.send("CAP REQ :draft/chathistory server-time message-tags")
+    late.expect(r"CAP \S+ ACK")
+    late.send("CAP END")
+    late.register("late")
+    late.join("#hist")
+    late.send("CHATHISTORY LATEST #hist * 10")
+    lines = late.sync()
+    if not [l for l in lines if re.search(r":hank!\S+ PRIVMSG #hist :remember this$", l)]:
+        raise TestFailure("CHATHISTORY lacks hank's line: %r" % lines)
+    for c in (late, hank, gina):
+        c.quit()
+
+
 def test_lk2_agent_seen_and_answers():
     """LK-2: a person on InspIRCd sees the agent in NAMES and WHOIS (bot), mentions it
     and gets its answer from agentircd."""
