@@ -157,6 +157,7 @@ static const struct conf_key conf_keys[] = {
 	{ SEC_LISTEN, "tls-client-ca",	T_PATH,	L(tls_client_ca), 0, 0, 0 },
 	{ SEC_LISTEN, "tls-ciphers",	T_STR,	L(tls_ciphers), 0, 0, 0 },
 	{ SEC_LISTEN, "open",		T_BOOL,		L(open), 0, 0, 0 },
+	{ SEC_LISTEN, "links",		T_BOOL,		L(links), 0, 0, 0 },
 
 	{ SEC_ACCOUNT, "password",	T_HASH,		A(password), 0, 0, 0 },
 	{ SEC_ACCOUNT, "certfp",	T_CERTFP,	A(certfp), 0, 0, 0 },

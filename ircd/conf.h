@@ -35,6 +35,7 @@ struct conf_listen {
 	char	*tls_client_ca;
 	char	*tls_ciphers;	/* TLS 1.2 cipher list; NULL: CONF_TLS_CIPHERS */
 	int	 open;		/* explicitly opened to the world (SEC-1) */
+	int	 links;		/* LK-1: for server links, not clients */
 	int	 line;		/* where it was defined, for errors */
 };
 

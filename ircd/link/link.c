@@ -19,6 +19,9 @@
 #include <strings.h>
 #include <time.h>
 
+#include <sys/socket.h>
+#include <netinet/in.h>
+
 #include <event2/buffer.h>
 #include <event2/bufferevent.h>
 #include <event2/bufferevent_ssl.h>
@@ -33,6 +36,7 @@
 #include "ircd/dict.h"
 #include "ircd/ircd.h"
 #include "ircd/link/link.h"
+#include "ircd/listen.h"
 #include "ircd/log.h"
 #include "ircd/passwd.h"
 #include "ircd/xmalloc.h"
@@ -47,6 +51,7 @@ static size_t		 nlinks;
 
 static void	link_connect(struct link *);
 static void	link_close(struct link *, const char *why);
+static int	link_check_fingerprint(struct link *);
 
 size_t
 link_count(void)
@@ -144,9 +149,22 @@ link_drained_cb(struct bufferevent *bev, void *arg)
 static void
 link_drained_ev(struct bufferevent *bev, short what, void *arg)
 {
-	(void)what;
 	(void)arg;
-	bufferevent_free(bev);
+	/* A TLS handshake finishing is no reason to stop writing. */
+	if (what & (BEV_EVENT_EOF | BEV_EVENT_ERROR | BEV_EVENT_TIMEOUT))
+		bufferevent_free(bev);
+}
+
+/* bev's last words go out, then it is freed; a peer that reads nothing
+ * or never finishes its TLS handshake holds it 10 seconds at most. */
+static void
+link_drain(struct bufferevent *bev)
+{
+	struct timeval tv = { 10, 0 };
+
+	bufferevent_setcb(bev, NULL, link_drained_cb, link_drained_ev, NULL);
+	bufferevent_set_timeouts(bev, &tv, &tv);
+	bufferevent_enable(bev, EV_WRITE);
 }
 
 static void
@@ -174,8 +192,7 @@ link_close(struct link *l, const char *why)
 	    evbuffer_get_length(bufferevent_get_output(bev)) < LINK_SENDQ) {
 		/* Let what is queued (an ERROR) go out, then free. */
 		bufferevent_disable(bev, EV_READ);
-		bufferevent_setcb(bev, NULL, link_drained_cb, link_drained_ev,
-		    NULL);
+		link_drain(bev);
 	} else
 		bufferevent_free(bev);
 	if (l->state == LINK_UP)
@@ -187,6 +204,8 @@ link_close(struct link *l, const char *why)
 	l->state = LINK_IDLE;
 	l->nservers = 0;
 	l->bursting = 0;
+	l->inbound = l->capab_sent = l->capab_done = l->server_ok = 0;
+	l->fp_ok = 0;
 	l->ping_out = 0;
 	l->last_om = NULL;
 	free(l->peer_modules);
@@ -220,6 +239,9 @@ link_error(struct link *l, const char *fmt, ...)
 static void
 link_send_capab(struct link *l)
 {
+	if (l->capab_sent)
+		return;
+	l->capab_sent = 1;
 	link_send(l, "CAPAB START %d", LINK_PROTO);
 	/*
 	 * No MODULES, CHANMODES or USERMODES: InspIRCd compares those only
@@ -233,6 +255,26 @@ link_send_capab(struct link *l)
 	    NICKLEN, CHANNELLEN, MAXMODES, USERLEN, KICKLEN, TOPICLEN, KICKLEN,
 	    REALLEN, AWAYLEN, HOSTLEN);
 	link_send(l, "CAPAB END");
+}
+
+static void
+link_send_server(struct link *l)
+{
+	link_send(l, "SERVER %s %s 0 %s :%s", ircd.conf->name,
+	    l->send_password, link_our_sid(),
+	    ircd.conf->info != NULL ? ircd.conf->info : "agentircd");
+}
+
+/* Both sides are authenticated: ours is the burst. */
+static void
+link_up(struct link *l)
+{
+	l->state = LINK_UP;
+	l->backoff = LINK_BACKOFF_MIN;
+	log_info("link %s: up, server id %s (%s)%s", l->name,
+	    l->servers[0].sid, l->servers[0].info,
+	    l->inbound ? ", connected by the peer" : "");
+	link_burst(l);
 }
 
 /* The peer's SERVER: its name, our receive password, a free SID. */
@@ -268,11 +310,13 @@ link_auth(struct link *l, struct link_msg *m)
 	strlcpy(l->servers[0].name, l->name, sizeof(l->servers[0].name));
 	strlcpy(l->servers[0].info, desc, sizeof(l->servers[0].info));
 	l->nservers = 1;
-	l->state = LINK_UP;
-	l->backoff = LINK_BACKOFF_MIN;
-	log_info("link %s: up, server id %s (%s)", l->name, sid,
-	    l->servers[0].info);
-	link_burst(l);
+	if (l->inbound) {
+		/* Ours in answer; theirs is BURST, then we burst (link_up). */
+		link_send_server(l);
+		l->server_ok = 1;
+		return;
+	}
+	link_up(l);
 }
 
 static void
@@ -287,6 +331,8 @@ link_capab(struct link *l, struct link_msg *m)
 		if (m->nparams > 1 && atoi(m->params[1]) < LINK_PROTO)
 			link_error(l, "CAPAB negotiation failed: protocol %.8s "
 			    "is older than %d", m->params[1], LINK_PROTO);
+		else
+			link_send_capab(l);	/* the peer opened: answer */
 	} else if (strcmp(m->params[0], "MODULES") == 0 && m->nparams > 1) {
 		have = l->peer_modules != NULL ? strlen(l->peer_modules) : 0;
 		n = strlen(m->params[1]);
@@ -306,10 +352,11 @@ link_capab(struct link *l, struct link_msg *m)
 			    "%s differs from this server's rfc1459", val);
 	} else if (strcmp(m->params[0], "END") == 0 &&
 	    l->state == LINK_CAPAB) {
-		link_send(l, "SERVER %s %s 0 %s :%s", ircd.conf->name,
-		    l->send_password, link_our_sid(),
-		    ircd.conf->info != NULL ? ircd.conf->info : "agentircd");
+		l->capab_done = 1;
 		l->state = LINK_AUTH;
+		/* Who connected speaks first. */
+		if (!l->inbound)
+			link_send_server(l);
 	}
 }
 
@@ -328,6 +375,10 @@ link_line(struct link *l, char *line)
 {
 	struct link_msg m;
 
+	/* No line counts before the pinned certificate was seen. */
+	if (l->fingerprint != NULL && !l->fp_ok &&
+	    link_check_fingerprint(l) == -1)
+		return;
 	link_log_line(l, "<", line, strlen(line));
 	if (link_parse(line, &m) == -1) {
 		log_warnx("link %s: a malformed line ignored", l->name);
@@ -347,9 +398,13 @@ link_line(struct link *l, char *line)
 	switch (l->state) {
 	case LINK_CAPAB:
 	case LINK_AUTH:
-		if (strcmp(m.cmd, "SERVER") == 0 && l->state == LINK_AUTH)
+		if (strcmp(m.cmd, "SERVER") == 0 && l->state == LINK_AUTH &&
+		    !l->server_ok)
 			link_auth(l, &m);
-		else
+		else if (strcmp(m.cmd, "BURST") == 0 && l->server_ok) {
+			link_up(l);
+			l->bursting = 1;
+		} else
 			log_debug("link %s: %s before authentication ignored",
 			    l->name, m.cmd);
 		return;
@@ -437,6 +492,7 @@ link_check_fingerprint(struct link *l)
 		    "expected %s", hex, l->fingerprint);
 		return -1;
 	}
+	l->fp_ok = 1;
 	return 0;
 }
 
@@ -449,6 +505,11 @@ link_event_cb(struct bufferevent *bev, short what, void *arg)
 	if (l->bev != bev)
 		return;
 	if (what & BEV_EVENT_CONNECTED) {
+		if (l->inbound) {
+			/* TLS is up: the certificate before any line. */
+			link_check_fingerprint(l);
+			return;
+		}
 		log_info("link %s: connected to %s:%s%s", l->name, l->host,
 		    l->port, l->tls ? " (TLS)" : "");
 		l->state = LINK_CAPAB;
@@ -574,6 +635,77 @@ link_connect(struct link *l)
 		link_close(l, "cannot connect");
 }
 
+/* Say why, then close: a connection that is no link of ours. */
+static void
+link_refuse(int fd, struct bufferevent *bev, const char *why)
+{
+	if (bev == NULL &&
+	    (bev = bufferevent_socket_new(ircd.base, fd, BEV_OPT_CLOSE_ON_FREE))
+	    == NULL) {
+		evutil_closesocket(fd);
+		return;
+	}
+	link_drain(bev);
+	evbuffer_add_printf(bufferevent_get_output(bev), "ERROR :%s\r\n", why);
+}
+
+/*
+ * A connection to a "links = yes" listener (listen.c): the [link] whose
+ * address has the peer's IP address, if it is not connected already.
+ * The peer speaks first (CAPAB, then SERVER); we answer.
+ */
+static void
+link_accept(int fd, struct bufferevent *bev, const struct sockaddr *sa,
+    int salen)
+{
+	char ip[INET6_ADDRSTRLEN] = "";
+	struct link *l = NULL;
+	size_t i;
+
+	(void)salen;
+	if (sa->sa_family == AF_INET)
+		evutil_inet_ntop(AF_INET, &((const struct sockaddr_in *)
+		    (const void *)sa)->sin_addr, ip, sizeof(ip));
+	else if (sa->sa_family == AF_INET6)
+		evutil_inet_ntop(AF_INET6, &((const struct sockaddr_in6 *)
+		    (const void *)sa)->sin6_addr, ip, sizeof(ip));
+	for (i = 0; i < nlinks; i++)
+		if (strcmp(links[i].host, ip) == 0) {
+			l = &links[i];
+			if (l->bev == NULL)
+				break;
+		}
+	if (l == NULL || l->bev != NULL) {
+		log_warnx("link: a server connection from %s refused: %s", ip,
+		    l == NULL ? "no [link] has that address" :
+		    "its link is connected already");
+		link_refuse(fd, bev, l == NULL ? "No link is configured for "
+		    "your address" : "This link is connected already");
+		return;
+	}
+	if (bev == NULL && l->tls) {
+		link_refuse(fd, NULL, "This link needs TLS");
+		log_warnx("link %s: a plain-text connection from %s refused: "
+		    "the link needs TLS", l->name, ip);
+		return;
+	}
+	if (bev == NULL && (bev = bufferevent_socket_new(ircd.base, fd,
+	    BEV_OPT_CLOSE_ON_FREE)) == NULL) {
+		evutil_closesocket(fd);
+		return;
+	}
+	log_info("link %s: connection from %s%s", l->name, ip,
+	    bufferevent_openssl_get_ssl(bev) != NULL ? " (TLS)" : "");
+	evtimer_del(l->timer);
+	l->bev = bev;
+	l->inbound = 1;
+	l->state = LINK_CAPAB;
+	l->last_rx = time(NULL);
+	bufferevent_setcb(bev, link_read_cb, NULL, link_event_cb, l);
+	bufferevent_enable(bev, EV_READ | EV_WRITE);
+	link_schedule(l, LINK_TICK);
+}
+
 int
 link_init(void)
 {
@@ -605,6 +737,7 @@ link_init(void)
 	}
 	log_info("links: %zu configured, server id %s", nlinks,
 	    link_our_sid());
+	listen_set_link_handler(link_accept);
 	link_hooks_register();
 	return 0;
 }
@@ -617,6 +750,7 @@ link_shutdown(void)
 	if (nlinks == 0)
 		return;
 	link_hooks_unregister();
+	listen_set_link_handler(NULL);
 	for (i = 0; i < nlinks; i++) {
 		struct link *l = &links[i];
 

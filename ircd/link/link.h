@@ -75,6 +75,11 @@ struct link {
 	time_t			 last_rx;
 	int			 ping_out;	/* a PING of ours awaits its PONG */
 	int			 bursting;	/* their BURST seen, no ENDBURST */
+	int			 inbound;	/* the peer connected to us */
+	int			 capab_sent;	/* our CAPAB is out */
+	int			 capab_done;	/* their CAPAB END seen */
+	int			 server_ok;	/* inbound: their SERVER checked */
+	int			 fp_ok;		/* the pinned certificate seen */
 	char			*peer_modules;	/* CAPAB MODULES, bounded */
 	char			 peer_umodes[512];	/* CAPAB USERMODES */
 	struct link_server	 servers[LINK_MAXSERVERS];

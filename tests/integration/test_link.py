@@ -60,7 +60,7 @@ class InspIRCd:
     on sport, and a <link> for agentircd (irc.test) at link_port."""
 
     def __init__(self, link_port, sendpass="insp-pass", recvpass="ai-pass", tls=None,
-                 fingerprint=None):
+                 fingerprint=None, autoconnect=False, link_tls=False):
         self.dir = tempfile.mkdtemp(prefix="agentircd-insp-")
         DIRS.append(self.dir)
         self.host = "127.0.0.1"
@@ -91,11 +91,14 @@ class InspIRCd:
             'flush="1" target="%s">\n'
             '%s'
             '<link name="irc.test" ipaddr="127.0.0.1" port="%d" '
-            'allowmask="127.0.0.0/8" sendpass="%s" recvpass="%s"%s>\n'
+            'allowmask="127.0.0.0/8" sendpass="%s" recvpass="%s"%s%s>\n'
             % (INSP_NAME, self.port, self.sport,
                ' ssl="Servers"' if tls else "", self.dir, self.log, ssl, link_port,
                sendpass, recvpass,
-               ' fingerprint="%s"' % fingerprint if fingerprint else ""))
+               ' fingerprint="%s"' % fingerprint if fingerprint else "",
+               ' ssl="Servers"' if link_tls else ""))
+        if autoconnect:
+            text += '<autoconnect period="2" server="irc.test">\n'
         text += "".join('<module name="%s">\n' % m for m in mods)
         with open(self.conf, "w") as f:
             f.write(text)
@@ -164,11 +167,13 @@ atexit.register(_cleanup)
 RECV_HASH = hash_password("insp-pass")
 
 
-def link_section(insp, send="ai-pass", recv_hash=None, tls=False, fingerprint=None):
+def link_section(insp, send="ai-pass", recv_hash=None, tls=False, fingerprint=None,
+                 autoconnect=True):
     lines = ["[link %s]" % INSP_NAME, "address = 127.0.0.1:%d" % insp.sport,
              "send-password = %s" % send,
              "receive-password = %s" % (recv_hash or RECV_HASH),
-             "tls = %s" % ("yes" if tls else "no")]
+             "tls = %s" % ("yes" if tls else "no"),
+             "autoconnect = %s" % ("yes" if autoconnect else "no")]
     if fingerprint:
         lines.append("fingerprint = %s" % fingerprint)
     return "\n".join(lines) + "\n\n"
@@ -180,12 +185,14 @@ def agent_section(name, channels):
             % (name, NODE, ECHO, TOKEN, name, channels))
 
 
-def pair(insp_kw=None, link_kw=None, agents="", **server_kw):
-    """An InspIRCd, then an agentircd that links to it; both are stopped at exit."""
+def pair(insp_kw=None, link_kw=None, agents="", listen="", **server_kw):
+    """An InspIRCd, then an agentircd that links to it; both are stopped at exit.
+    port is where InspIRCd would connect to agentircd (listen: a [listen] there)."""
     port = free_port()
     insp = InspIRCd(port, **(insp_kw or {}))
     LIVE.append(insp)
-    ai = Server(config_extra=link_section(insp, **(link_kw or {})) + agents,
+    ai = Server(config_extra=link_section(insp, **(link_kw or {})) + agents
+                + (listen % port if listen else ""),
                 flood_exempt="127.0.0.0/8", start=False, **server_kw)
     # InspIRCd's <link> names agentircd's address; the harness chose its own port.
     insp_link = 'port="%d"' % port
@@ -562,6 +569,84 @@ def test_lk1_hostile_peer():
         raise TestFailure("no log line for the line too long:\n" + ai.log_tail())
     alice.quit()
     ai.stop()
+
+
+def test_lk1_accepts_a_link():
+    """LK-1: with autoconnect = no, agentircd waits for the peer: InspIRCd connects
+    to a links = yes listener (TLS, both certificates pinned), both burst, people
+    talk; a second connection, and one from an address no [link] has, are refused
+    with an ERROR."""
+    if shutil.which("openssl") is None:
+        raise SkipTest("openssl missing")
+    d = tempfile.mkdtemp(prefix="agentircd-lkcert-")
+    DIRS.append(d)
+    icert, ikey, ifp = certificate(d, "insp")
+    acert, akey, afp = certificate(d, "ai")
+    insp, ai = pair(
+        insp_kw={"tls": (icert, ikey), "autoconnect": True, "link_tls": True,
+                 "fingerprint": afp.replace(":", "").lower()},
+        link_kw={"tls": True, "fingerprint": ifp, "autoconnect": False},
+        listen="[listen]\naddress = 127.0.0.1:%%d\nlinks = yes\ntls-cert = %s\n"
+               "tls-key = %s\n\n" % (acert, akey))
+    wait_up(ai, insp)
+    text = ai.log_text()
+    if "link irc.insp.test: connection from 127.0.0.1 (TLS)" not in text or \
+            "connected by the peer" not in text:
+        raise TestFailure("not an accepted TLS link:\n" + ai.log_tail())
+    if "link irc.insp.test: connecting" in text:
+        raise TestFailure("agentircd connected out with autoconnect = no")
+    ivy = Client(ai, "ivy")
+    ivy.join("#acc")
+    jon = Client(insp, "jon")
+    jon.join("#acc")
+    ivy.expect(r"^:jon!\S+ JOIN :?#acc")
+    jon.send("PRIVMSG #acc :over an accepted link")
+    ivy.expect(r"^(@\S+ )?:jon!\S+ PRIVMSG #acc :over an accepted link$")
+    ivy.send("PRIVMSG #acc :and back")
+    jon.expect(r"^(@\S+ )?:ivy!\S+ PRIVMSG #acc :and back$")
+    # The link is taken: a second server connection from there is refused.
+    lport = int(re.search(r"address = 127.0.0.1:(\d+)\nlinks = yes",
+                          ai.config_text).group(1))
+    import ssl as _ssl
+    ctx = _ssl.SSLContext(_ssl.PROTOCOL_TLS_CLIENT)
+    ctx.check_hostname = False
+    ctx.verify_mode = _ssl.CERT_NONE
+    s = ctx.wrap_socket(socket.create_connection(("127.0.0.1", lport), timeout=5))
+    data = b""
+    while True:
+        try:
+            b = s.recv(4096)
+        except (OSError, _ssl.SSLError):
+            break
+        if not b:
+            break
+        data += b
+    s.close()
+    if b"ERROR :This link is connected already" not in data:
+        raise TestFailure("a second connection got %r" % data)
+    raw = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    raw.bind(("127.0.0.2", 0))
+    raw.settimeout(5)
+    raw.connect(("127.0.0.1", lport))
+    s = ctx.wrap_socket(raw)
+    data = b""
+    while True:
+        try:
+            b = s.recv(4096)
+        except (OSError, _ssl.SSLError):
+            break
+        if not b:
+            break
+        data += b
+    s.close()
+    if b"ERROR :No link is configured for your address" not in data:
+        raise TestFailure("a connection from 127.0.0.2 got %r" % data)
+    if "a server connection from 127.0.0.2 refused" not in ai.log_text():
+        raise TestFailure("no log line for 127.0.0.2:\n" + ai.log_tail())
+    for c in (ivy, jon):
+        c.quit()
+    ai.stop()
+    insp.stop()
 
 
 def test_lk3_split_and_relink():

@@ -1140,6 +1140,15 @@ test_links(void)
 	    !conf_valid_sid("A00") && !conf_valid_sid("0A") &&
 	    !conf_valid_sid("0A-") && !conf_valid_sid("0ABC"), "valid sids");
 
+	c = parse_ok("[listen]\naddress = 127.0.0.1:7000\nlinks = yes\n",
+	    "l.conf", "a links listener");
+	if (c != NULL)
+		ok(c->nlistens == 1 && c->listens[0].links, "links = yes kept");
+	conf_free(c);
+	parse_fails("[listen]\naddress = 127.0.0.1:7000\nlinks = maybe\n",
+	    "e.conf:3: bad links \"maybe\": expected yes or no",
+	    "links: yes or no");
+
 	parse_fails("[server]\nsid = A00\n",
 	    "e.conf:2: bad sid \"A00\": expected a digit", "sid: digit first");
 	parse_fails("[link irc.a.test]\naddress = 10.0.0.1:7000\n"
