@@ -65,10 +65,16 @@ link_at(size_t i)
 	return i < nlinks ? &links[i] : NULL;
 }
 
+/*
+ * Our SID as the links started with it: every UUID of ours is made from
+ * it, so a reload must not change it under a link (a restart does).
+ */
+static char	link_sid[CONF_SIDLEN + 1];
+
 const char *
 link_our_sid(void)
 {
-	return ircd.conf->sid;
+	return link_sid;
 }
 
 int
@@ -714,6 +720,7 @@ link_init(void)
 
 	if (cf->nlinks == 0)
 		return 0;
+	strlcpy(link_sid, cf->sid, sizeof(link_sid));
 	links = xcalloc(cf->nlinks, sizeof(*links));
 	nlinks = cf->nlinks;
 	for (i = 0; i < nlinks; i++) {
