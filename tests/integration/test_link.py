@@ -28,7 +28,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from ircharness import (SLOW, Client, Server, SkipTest, TestFailure,  # noqa: E402
-                        free_port, hash_password, parse, run_tests)
+                        daemon_path, free_port, hash_password, parse, run_tests)
 from agentharness import AGENTS_DIR, NODE, SDK  # noqa: E402
 
 INSPIRCD = shutil.which("inspircd") or (
@@ -246,6 +246,30 @@ def whois(c, nick):
 
 
 # ---------------------------------------------------------------- tests
+
+def test_lk1_config_check():
+    """LK-1: agentircd -n checks [link] sections and says file:line."""
+    d = tempfile.mkdtemp(prefix="agentircd-lkconf-")
+    DIRS.append(d)
+    conf = os.path.join(d, "agentircd.conf")
+    with open(conf, "w") as f:
+        f.write("[server]\nname = irc.test\nsid = 0AI\n\n[link irc.peer.test]\n"
+                "address = 192.0.2.1:7001\nsend-password = x\n"
+                "receive-password = %s\n" % RECV_HASH)
+    os.chmod(d, 0o700)
+    os.chmod(conf, 0o600)
+    r = subprocess.run([daemon_path(), "-n", "-f", conf], stdout=subprocess.PIPE,
+                       stderr=subprocess.STDOUT, text=True, timeout=30)
+    if r.returncode == 0 or "agentircd.conf:5: [link irc.peer.test] needs " \
+            "fingerprint" not in r.stdout:
+        raise TestFailure("agentircd -n: %d %r" % (r.returncode, r.stdout))
+    with open(conf, "a") as f:
+        f.write("fingerprint = %s\n" % ("ab" * 32))
+    r = subprocess.run([daemon_path(), "-n", "-f", conf], stdout=subprocess.PIPE,
+                       stderr=subprocess.STDOUT, text=True, timeout=30)
+    if r.returncode != 0 or "configuration OK" not in r.stdout:
+        raise TestFailure("agentircd -n: %d %r" % (r.returncode, r.stdout))
+
 
 def test_lk1_links_as_a_leaf():
     """LK-1: agentircd connects, both sides authenticate and burst, LINKS shows it."""
