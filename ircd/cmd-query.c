@@ -469,6 +469,7 @@ cmd_away(struct client *c, struct message *m)
 	if (text[0] == '\0') {
 		reply(c, RPL_UNAWAY);
 		client_send_common_cap(c, 0, CAP_AWAY_NOTIFY, ":%s AWAY", c->prefix);
+		hook_user_away(c);
 		return;
 	}
 	len = message_utf8_trunc(text, strlen(text), AWAYLEN);
@@ -476,6 +477,7 @@ cmd_away(struct client *c, struct message *m)
 	reply(c, RPL_NOWAWAY);
 	client_send_common_cap(c, 0, CAP_AWAY_NOTIFY, ":%s AWAY :%s", c->prefix,
 	    c->away);
+	hook_user_away(c);
 }
 
 /* ---- ISON, USERHOST ---- */

@@ -143,3 +143,9 @@ hook_user_kicked(struct client *from, struct channel *ch,
 {
 	HOOK_EACH(user_kicked, from, ch, target, reason);
 }
+
+void
+hook_user_away(struct client *c)
+{
+	HOOK_EACH(user_away, c);
+}

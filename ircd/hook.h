@@ -50,6 +50,8 @@ struct ircd_hooks {
 		    const char *reason);
 	void	(*user_kicked)(struct client *from, struct channel *,
 		    struct client *target, const char *reason);
+	/* A user went away or came back (AWAY): c->away is the new state. */
+	void	(*user_away)(struct client *);
 };
 
 /* At most HOOK_MAX tables; registering the same table twice is a no-op. */
@@ -73,5 +75,6 @@ void	hook_topic(struct channel *, struct client *);
 void	hook_user_parted(struct client *, struct channel *, const char *reason);
 void	hook_user_kicked(struct client *, struct channel *, struct client *,
 	    const char *reason);
+void	hook_user_away(struct client *);
 
 #endif

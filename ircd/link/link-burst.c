@@ -336,6 +336,25 @@ link_topic(struct channel *ch, struct client *from)
 }
 
 static void
+link_user_away(struct client *c)
+{
+	char uuid[LINK_UUIDLEN + 1];
+	struct link *l;
+	size_t i;
+
+	if (!link_is_local_user(c))
+		return;
+	link_local_uuid(c, uuid);
+	LINK_EACH_UP(l, i) {
+		if (c->away != NULL)
+			link_send(l, ":%s AWAY %lld :%s", uuid,
+			    (long long)time(NULL), c->away);
+		else
+			link_send(l, ":%s AWAY", uuid);
+	}
+}
+
+static void
 link_logged_in(struct client *c)
 {
 	char uuid[LINK_UUIDLEN + 1];
@@ -368,6 +387,7 @@ static const struct ircd_hooks link_hooks = {
 	.user_joined = link_user_joined,
 	.user_parted = link_user_parted,
 	.user_kicked = link_user_kicked,
+	.user_away = link_user_away,
 	.channel_mode = link_channel_mode,
 	.topic = link_topic,
 	.logged_in = link_logged_in,

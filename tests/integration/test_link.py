@@ -322,6 +322,24 @@ def test_lk2_people_talk_both_ways():
     alice.expect(r"^:bob!\S+ NICK :?bobby$")
     alice.send("NICK alicia")
     bob.expect(r"^:alice!\S+ NICK :?alicia$")
+    # AWAY both ways: each WHOIS shows the other's away message, then none.
+    alice.send("AWAY :at lunch")
+    alice.expect_numeric(306)
+    bob.send("AWAY :in a meeting")
+    bob.expect(r" 306 ")
+    wait_for("alicia away on InspIRCd", lambda: any(
+        m.command == "301" and m.params[-1] == "at lunch" for m in whois(bob, "alicia")))
+    wait_for("bobby away on agentircd", lambda: any(
+        m.command == "301" and m.params[-1] == "in a meeting"
+        for m in whois(alice, "bobby")))
+    alice.send("AWAY")
+    alice.expect_numeric(305)
+    bob.send("AWAY")
+    bob.expect(r" 305 ")
+    wait_for("alicia back on InspIRCd", lambda: not any(
+        m.command == "301" for m in whois(bob, "alicia")))
+    wait_for("bobby back on agentircd", lambda: not any(
+        m.command == "301" for m in whois(alice, "bobby")))
     alice.send("TOPIC #talk :linked topic")
     bob.expect(r"^:alicia!\S+ TOPIC #talk :linked topic$")
     bob.send("PART #talk :see you")
