@@ -112,6 +112,8 @@ link_has_umode(const struct link *l, char letter)
 {
 	const char *p;
 
+	if (letter == 'B' && l->peer_bot)
+		return 1;
 	for (p = l->peer_umodes; (p = strchr(p, '=')) != NULL; p++)
 		if (p[1] == letter && (p[2] == ' ' || p[2] == '\0'))
 			return 1;
@@ -217,6 +219,7 @@ link_close(struct link *l, const char *why)
 	free(l->peer_modules);
 	l->peer_modules = NULL;
 	l->peer_umodes[0] = '\0';
+	l->peer_bot = 0;
 	evtimer_del(l->timer);
 	if (l->autoconnect && !ircd.stopping) {
 		log_info("link %s: connecting again in %d seconds", l->name,
@@ -257,9 +260,9 @@ link_send_capab(struct link *l)
 	 */
 	link_send(l, "CAPAB CAPABILITIES :NICKMAX=%d CHANMAX=%d MAXMODES=%d "
 	    "IDENTMAX=%d MAXQUIT=%d MAXTOPIC=%d MAXKICK=%d MAXREAL=%d "
-	    "MAXAWAY=%d MAXHOST=%d MAXLINE=512 CASEMAPPING=rfc1459 GLOBOPS=0",
-	    NICKLEN, CHANNELLEN, MAXMODES, USERLEN, KICKLEN, TOPICLEN, KICKLEN,
-	    REALLEN, AWAYLEN, HOSTLEN);
+	    "MAXAWAY=%d MAXHOST=%d MAXLINE=512 CASEMAPPING=rfc1459 GLOBOPS=0 "
+	    "BOT=B", NICKLEN, CHANNELLEN, MAXMODES, USERLEN, KICKLEN, TOPICLEN,
+	    KICKLEN, REALLEN, AWAYLEN, HOSTLEN);
 	link_send(l, "CAPAB END");
 }
 
@@ -356,6 +359,10 @@ link_capab(struct link *l, struct link_msg *m)
 		    sizeof(val)) && strcmp(val, "rfc1459") != 0)
 			link_error(l, "CAPAB negotiation failed: casemapping "
 			    "%s differs from this server's rfc1459", val);
+		/* Another agentircd says so (BOT, as in ISUPPORT). */
+		else if (link_capab_get(m->params[1], "BOT", val, sizeof(val))
+		    && strcmp(val, "B") == 0)
+			l->peer_bot = 1;
 	} else if (strcmp(m->params[0], "END") == 0 &&
 	    l->state == LINK_CAPAB) {
 		l->capab_done = 1;

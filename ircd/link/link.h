@@ -82,6 +82,7 @@ struct link {
 	int			 fp_ok;		/* the pinned certificate seen */
 	char			*peer_modules;	/* CAPAB MODULES, bounded */
 	char			 peer_umodes[512];	/* CAPAB USERMODES */
+	int			 peer_bot;	/* CAPABILITIES BOT=B */
 	struct link_server	 servers[LINK_MAXSERVERS];
 	size_t			 nservers;	/* servers[0] is the peer */
 	struct dict		*users;		/* UUID -> remote client */

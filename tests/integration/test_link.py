@@ -691,6 +691,52 @@ def test_lk1_accepts_a_link():
     insp.stop()
 
 
+def test_lk5_two_agentircd_servers():
+    """LK-5 (a first part): two agentircd servers link, one accepting, one
+    connecting; a person on the second uses the first's agent (a bot there too),
+    and people on both talk."""
+    if not HAVE_AGENT:
+        raise SkipTest("node or tests/agents/node_modules missing")
+    lport = free_port()
+    a = Server(config_extra="[listen]\naddress = 127.0.0.1:%d\nlinks = yes\n\n"
+               "[link irc.b.test]\naddress = 127.0.0.1:1\nsend-password = a-pass\n"
+               "receive-password = %s\ntls = no\nautoconnect = no\n\n%s"
+               % (lport, hash_password("b-pass"), agent_section("helper", "#five")),
+               flood_exempt="127.0.0.0/8")
+    b = Server(config_extra="[link irc.test]\naddress = 127.0.0.1:%d\n"
+               "send-password = b-pass\nreceive-password = %s\ntls = no\n"
+               % (lport, hash_password("a-pass")),
+               flood_exempt="127.0.0.0/8", start=False)
+    b.name = "irc.b.test"
+    b.config_text = b.config_text.replace("name = irc.test", "name = irc.b.test")
+    with open(b.conf, "w") as f:
+        f.write(b.config_text)
+    b.start()
+    wait_for("A up", lambda: "link irc.b.test: up" in a.log_text())
+    wait_for("B up", lambda: "link irc.test: up" in b.log_text())
+    kim = Client(b, "kim")
+    kim.join("#five")
+    if "helper" not in names(kim, "#five"):
+        raise TestFailure("helper not in NAMES on B")
+    w = whois(kim, "helper")
+    if not any(m.command == "335" for m in w) or \
+            not any(m.command == "312" and m.params[2] == "irc.test" for m in w):
+        raise TestFailure("WHOIS helper on B: %r" % [m.raw for m in w])
+    lee = Client(a, "lee")
+    lee.join("#five")
+    kim.expect(r"^:lee!\S+ JOIN :?#five")
+    kim.send("PRIVMSG #five :@helper hi from b")
+    lee.expect(r"^(@\S+ )?:kim!\S+ PRIVMSG #five :@helper hi from b$")
+    kim.expect_msg(r"^(@\S+ )?:helper!\S+ PRIVMSG #five :.*echo: .*hi from b",
+                   timeout=30)
+    lee.send("PRIVMSG #five :hello kim")
+    kim.expect(r"^(@\S+ )?:lee!\S+ PRIVMSG #five :hello kim$")
+    for c in (kim, lee):
+        c.quit()
+    b.stop()
+    a.stop()
+
+
 def test_lk3_split_and_relink():
     """LK-3: when the link is lost the remote users quit with the split reason; the
     link comes back by itself and the burst brings them back."""
