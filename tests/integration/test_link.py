@@ -737,6 +737,61 @@ def test_lk5_two_agentircd_servers():
     a.stop()
 
 
+def fake_pair():
+    """agentircd linked to a FakePeer (irc.fake.test, SID 9FK), handshake done."""
+    fake = FakePeer()
+    ai = Server(config_extra="[link irc.fake.test]\naddress = 127.0.0.1:%d\n"
+                "send-password = ai-pass\nreceive-password = %s\ntls = no\n"
+                % (fake.sport, hash_password("fake-pass")),
+                flood_exempt="127.0.0.0/8")
+    fake.accept()
+    fake.expect(r"^CAPAB END$")
+    for l in ("CAPAB START 1205", "CAPAB CAPABILITIES :CASEMAPPING=rfc1459",
+              "CAPAB END"):
+        fake.send(l)
+    fake.expect(r"^SERVER irc.test ai-pass 0 \w{3} :")
+    fake.send("SERVER irc.fake.test fake-pass 0 9FK :a fake server")
+    fake.expect(r"^:\w{3} ENDBURST$")
+    return fake, ai
+
+
+def test_lk2_timestamps():
+    """LK-2, LK-3: the older channel wins. An FJOIN with an older time takes our
+    modes and prefixes away and brings the peer's; a newer one brings members
+    without prefixes; an FMODE for a newer channel is ignored; bans cross."""
+    fake, ai = fake_pair()
+    alice = Client(ai, "alice5")
+    alice.join("#ts")
+    alice.send("MODE #ts +m")
+    alice.expect(r" MODE #ts \+m$")
+    fake.expect(r"^:\w{3} FJOIN #ts \d+ \+nt :o,")
+    fake.send(":9FK UID 9FKAAAAAA 1 mallory h.fake h.fake mal 127.0.0.1 1 +i :M")
+    fake.send(":9FK UID 9FKAAAAAB 1 oscar h.fake h.fake osc 127.0.0.1 1 +i :O")
+    fake.send(":9FK FJOIN #ts 1000 +ntk sekrit :o,9FKAAAAAA:1")
+    alice.expect(r"^:irc.fake.test MODE #ts -o alice5$")
+    alice.expect(r"^:irc.fake.test MODE #ts -m")
+    alice.expect(r"^:mallory!\S+ JOIN :?#ts")
+    alice.expect(r"^:irc.fake.test MODE #ts \+o mallory$")
+    alice.expect(r"^:irc.fake.test MODE #ts \+ntk sekrit$")
+    fake.send(":9FK FMODE #ts 1000 +b *!*@bad.example")
+    alice.expect(r"^:irc.fake.test MODE #ts \+b \*!\*@bad.example$")
+    # Newer than ours now (1000): no prefixes, no modes.
+    fake.send(":9FK FJOIN #ts 2000 +s :o,9FKAAAAAB:2")
+    alice.expect(r"^:oscar!\S+ JOIN :?#ts")
+    fake.send(":9FK FMODE #ts 2000 +i")
+    alice.send("NAMES #ts")
+    got = alice.collect_until(r" 366 ")
+    n = [l for l in got if " 353 " in l][0]
+    if "@mallory" not in n or "@alice5" in n or "@oscar" in n:
+        raise TestFailure("prefixes after the merges: %r" % n)
+    alice.send("MODE #ts")
+    m = alice.expect_msg(r" 324 ")
+    if m.params[2:] != ["+ntk", "sekrit"]:
+        raise TestFailure("modes after the merges: %r" % m.raw)
+    alice.quit()
+    ai.stop()
+
+
 def test_lk3_split_and_relink():
     """LK-3: when the link is lost the remote users quit with the split reason; the
     link comes back by itself and the burst brings them back."""
