@@ -486,10 +486,18 @@ lu_apply_modes(struct link *l, struct channel *ch, const char *source,
 			dir = *p;
 			continue;
 		}
-		type = mode_chan_type(*p);
+		/* A letter we do not keep: skipped, with its parameter. */
+		if ((type = mode_chan_type(*p)) == MODE_UNKNOWN) {
+			type = link_peer_chanmode(l, *p);
+			if (type == MODE_UNKNOWN)
+				break;	/* cannot tell what follows */
+			if (type == MODE_PREFIX || type == MODE_LIST ||
+			    type == MODE_ALWAYS ||
+			    (type == MODE_SETONLY && dir == '+'))
+				ai++;
+			continue;
+		}
 		arg = NULL;
-		if (type == MODE_UNKNOWN)
-			break;
 		if (type == MODE_PREFIX || type == MODE_LIST ||
 		    type == MODE_ALWAYS || (type == MODE_SETONLY && dir == '+')) {
 			if (ai >= nargs)

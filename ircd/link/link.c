@@ -38,6 +38,7 @@
 #include "ircd/link/link.h"
 #include "ircd/listen.h"
 #include "ircd/log.h"
+#include "ircd/mode.h"
 #include "ircd/passwd.h"
 #include "ircd/xmalloc.h"
 
@@ -105,6 +106,37 @@ link_log_line(struct link *l, const char *dir, const char *line, size_t n)
 		    l->name, dir);
 	else
 		log_debug("link %s: %s %.*s", l->name, dir, (int)n, line);
+}
+
+int
+link_peer_chanmode(const struct link *l, char letter)
+{
+	const char *p = l->peer_chanmodes, *end, *eq;
+	size_t n;
+
+	while (p != NULL && *p != '\0') {
+		while (*p == ' ')
+			p++;
+		end = p + strcspn(p, " ");
+		eq = memchr(p, '=', (size_t)(end - p));
+		/* "...=b", or a prefix's "...=@o": the letter ends the token. */
+		if (eq != NULL && end[-1] == letter && end - eq >= 2) {
+			n = (size_t)(end - p);
+			if (n > 5 && strncmp(p, "list:", 5) == 0)
+				return MODE_LIST;
+			if (n > 10 && strncmp(p, "param-set:", 10) == 0)
+				return MODE_SETONLY;
+			if (n > 6 && strncmp(p, "param:", 6) == 0)
+				return MODE_ALWAYS;
+			if (n > 7 && strncmp(p, "prefix:", 7) == 0)
+				return MODE_PREFIX;
+			if (n > 7 && strncmp(p, "simple:", 7) == 0)
+				return MODE_FLAG;
+			return MODE_UNKNOWN;
+		}
+		p = end;
+	}
+	return MODE_UNKNOWN;
 }
 
 int
@@ -220,6 +252,8 @@ link_close(struct link *l, const char *why)
 	l->peer_modules = NULL;
 	l->peer_umodes[0] = '\0';
 	l->peer_bot = 0;
+	free(l->peer_chanmodes);
+	l->peer_chanmodes = NULL;
 	evtimer_del(l->timer);
 	if (l->autoconnect && !ircd.stopping) {
 		log_info("link %s: connecting again in %d seconds", l->name,
@@ -351,6 +385,9 @@ link_capab(struct link *l, struct link_msg *m)
 		if (have > 0)
 			l->peer_modules[have++] = ' ';
 		memcpy(l->peer_modules + have, m->params[1], n + 1);
+	} else if (strcmp(m->params[0], "CHANMODES") == 0 && m->nparams > 1) {
+		free(l->peer_chanmodes);
+		l->peer_chanmodes = xstrndup(m->params[1], LINK_MODULES_MAX);
 	} else if (strcmp(m->params[0], "USERMODES") == 0 && m->nparams > 1) {
 		strlcpy(l->peer_umodes, m->params[1], sizeof(l->peer_umodes));
 	} else if (strcmp(m->params[0], "CAPABILITIES") == 0 &&
@@ -785,6 +822,7 @@ link_shutdown(void)
 		free(l->receive_password);
 		free(l->fingerprint);
 		free(l->peer_modules);
+		free(l->peer_chanmodes);
 	}
 	free(links);
 	links = NULL;

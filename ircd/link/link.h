@@ -83,6 +83,7 @@ struct link {
 	char			*peer_modules;	/* CAPAB MODULES, bounded */
 	char			 peer_umodes[512];	/* CAPAB USERMODES */
 	int			 peer_bot;	/* CAPABILITIES BOT=B */
+	char			*peer_chanmodes;	/* CAPAB CHANMODES, bounded */
 	struct link_server	 servers[LINK_MAXSERVERS];
 	size_t			 nservers;	/* servers[0] is the peer */
 	struct dict		*users;		/* UUID -> remote client */
@@ -105,6 +106,12 @@ void		 link_error(struct link *, const char *fmt, ...)
 		    __attribute__((format(printf, 2, 3)));
 /* The peer supports module (a CAPAB MODULES name, "m_botmode.so"). */
 int		 link_has_module(const struct link *, const char *module);
+/*
+ * How the peer's channel mode letter takes a parameter, from its CAPAB
+ * CHANMODES ("list:ban=b param-set:limit=l simple:secret=s"): a
+ * MODE_* type of mode.h, MODE_UNKNOWN if it did not say.
+ */
+int		 link_peer_chanmode(const struct link *, char letter);
 /* The peer has user mode letter (CAPAB USERMODES "simple:bot=B"). */
 int		 link_has_umode(const struct link *, char letter);
 const char	*link_our_sid(void);

@@ -746,8 +746,10 @@ def fake_pair():
                 flood_exempt="127.0.0.0/8")
     fake.accept()
     fake.expect(r"^CAPAB END$")
-    for l in ("CAPAB START 1205", "CAPAB CAPABILITIES :CASEMAPPING=rfc1459",
-              "CAPAB END"):
+    for l in ("CAPAB START 1205",
+              "CAPAB CHANMODES :list:ban=b list:banexception=e param:flood=f "
+              "prefix:20000:halfop=%h simple:noctcp=C simple:secret=s",
+              "CAPAB CAPABILITIES :CASEMAPPING=rfc1459", "CAPAB END"):
         fake.send(l)
     fake.expect(r"^SERVER irc.test ai-pass 0 \w{3} :")
     fake.send("SERVER irc.fake.test fake-pass 0 9FK :a fake server")
@@ -788,6 +790,10 @@ def test_lk2_timestamps():
     m = alice.expect_msg(r" 324 ")
     if m.params[2:] != ["+ntk", "sekrit"]:
         raise TestFailure("modes after the merges: %r" % m.raw)
+    # Modes this server does not keep are skipped with their parameters, as
+    # the peer's CAPAB CHANMODES says they take them.
+    fake.send(":9FK FMODE #ts 1000 +Cefhm *!*@x 3:5 9FKAAAAAA")
+    alice.expect(r"^:irc.fake.test MODE #ts \+m$")
     alice.quit()
     ai.stop()
 
