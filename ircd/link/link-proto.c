@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "ircd/link/link-proto.h"
+#include "ircd/mode.h"
 
 static const char link_b36[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
 
@@ -270,4 +271,35 @@ link_tags_client(const char *tags, char *out, size_t size)
 		p = *end == ';' ? end + 1 : end;
 	}
 	return n;
+}
+
+int
+link_chanmode_type(const char *chanmodes, char letter)
+{
+	const char *p = chanmodes, *end, *eq;
+	size_t n;
+
+	while (p != NULL && *p != '\0') {
+		while (*p == ' ')
+			p++;
+		end = p + strcspn(p, " ");
+		eq = memchr(p, '=', (size_t)(end - p));
+		/* "...=b", or a prefix's "...=@o": the letter ends the token. */
+		if (eq != NULL && end[-1] == letter && end - eq >= 2) {
+			n = (size_t)(end - p);
+			if (n > 5 && strncmp(p, "list:", 5) == 0)
+				return MODE_LIST;
+			if (n > 10 && strncmp(p, "param-set:", 10) == 0)
+				return MODE_SETONLY;
+			if (n > 6 && strncmp(p, "param:", 6) == 0)
+				return MODE_ALWAYS;
+			if (n > 7 && strncmp(p, "prefix:", 7) == 0)
+				return MODE_PREFIX;
+			if (n > 7 && strncmp(p, "simple:", 7) == 0)
+				return MODE_FLAG;
+			return MODE_UNKNOWN;
+		}
+		p = end;
+	}
+	return MODE_UNKNOWN;
 }

@@ -95,4 +95,12 @@ int	link_fjoin_end(struct link_fjoin *);
  */
 size_t	link_tags_client(const char *tags, char *out, size_t size);
 
+/*
+ * How a channel mode letter takes a parameter, from a peer's CAPAB
+ * CHANMODES ("list:ban=b param-set:limit=l prefix:30000:op=@o
+ * simple:secret=s"): a MODE_* of ircd/mode.h (MODE_LIST, MODE_ALWAYS,
+ * MODE_SETONLY, MODE_PREFIX, MODE_FLAG), MODE_UNKNOWN if not listed.
+ */
+int	link_chanmode_type(const char *chanmodes, char letter);
+
 #endif

@@ -22,18 +22,15 @@
 
 #include "ircd/cap.h"
 #include "ircd/casemap.h"
-#include "ircd/channel.h"
 #include "ircd/client.h"
 #include "ircd/command.h"
 #include "ircd/conf.h"
 #include "ircd/dict.h"
-#include "ircd/history.h"
 #include "ircd/hook.h"
 #include "ircd/ircd.h"
 #include "ircd/link/link.h"
 #include "ircd/log.h"
 #include "ircd/message.h"
-#include "ircd/mode.h"
 #include "ircd/xmalloc.h"
 
 struct link_user {
@@ -85,7 +82,7 @@ link_find_uuid(struct link *l, const char *uuid)
 	return link_local_find(uuid);
 }
 
-static int
+int
 link_server_find(const struct link *l, const char *sid)
 {
 	size_t i;
@@ -214,7 +211,7 @@ link_users_split(struct link *l, const char *sid, const char *reason)
 }
 
 /* The source of a line: a remote user of this link, or NULL. */
-static struct client *
+struct client *
 link_source_user(struct link *l, const struct link_msg *m)
 {
 	if (m->source == NULL)
@@ -223,7 +220,7 @@ link_source_user(struct link *l, const struct link_msg *m)
 }
 
 /* The source's server is behind this link (or it is the peer). */
-static int
+int
 link_source_server(struct link *l, const struct link_msg *m)
 {
 	if (m->source == NULL)
@@ -235,8 +232,8 @@ link_source_server(struct link *l, const struct link_msg *m)
  * A word that goes into prefixes and replies (host, ident, account):
  * nothing that would break "nick!user@host" or a line.
  */
-static int
-lu_word_ok(const char *s, size_t max)
+int
+link_word_ok(const char *s, size_t max)
 {
 	size_t n = strlen(s);
 
@@ -249,23 +246,9 @@ lu_word_ok(const char *s, size_t max)
 	return 1;
 }
 
-/* A ban mask as a line may carry it: no space, comma or control. */
-static int
-lu_mask_ok(const char *s)
-{
-	size_t n = strlen(s);
-
-	if (n == 0 || n > NICKLEN + USERLEN + HOSTLEN + 2)
-		return 0;
-	for (; *s != '\0'; s++)
-		if ((unsigned char)*s <= ' ' || *s == ',' || *s == 0x7f)
-			return 0;
-	return 1;
-}
-
 /* At most max bytes of s, not cutting a UTF-8 sequence, into buf. */
-static const char *
-lu_cut(char *buf, size_t size, const char *s, size_t max)
+const char *
+link_cut(char *buf, size_t size, const char *s, size_t max)
 {
 	size_t n = message_utf8_trunc(s, strlen(s), max < size ? max :
 	    size - 1);
@@ -275,7 +258,7 @@ lu_cut(char *buf, size_t size, const char *s, size_t max)
 	return buf;
 }
 
-static long long
+long long
 link_ts(const char *s)
 {
 	long long v = 0;
@@ -328,8 +311,8 @@ h_uid(struct link *l, struct link_msg *m)
 		    LINK_MAXUSERS);
 		return;
 	}
-	if (!lu_word_ok(m->params[4], HOSTLEN) ||
-	    !lu_word_ok(m->params[5], USERLEN + 1)) {
+	if (!link_word_ok(m->params[4], HOSTLEN) ||
+	    !link_word_ok(m->params[5], USERLEN + 1)) {
 		log_warnx("link %s: UID %s with a bad host or ident ignored",
 		    l->name, uuid);
 		return;
@@ -392,7 +375,7 @@ h_quit(struct link *l, struct link_msg *m)
 	client_exit(c, m->nparams > 0 ? m->params[m->nparams - 1] : "Quit");
 }
 
-static const char *
+const char *
 link_source_name(struct link *l, const struct link_msg *m)
 {
 	struct client *c = link_source_user(l, m);
@@ -430,313 +413,6 @@ h_kill(struct link *l, struct link_msg *m)
 		client_exit(c, reason);
 }
 
-/* A remote user joins ch with prefix letters; local members see it. */
-static void
-lu_join(struct link *l, struct channel *ch, struct client *c,
-    const char *prefixes)
-{
-	unsigned modes = 0;
-
-	if (channel_member(ch, c) != NULL)
-		return;
-	/* A bound on what one remote user may make this server keep. */
-	if (c->nchannels >= LINK_MAXCHANS) {
-		log_warnx("link %s: %s is in %d channels already; %s ignored",
-		    l->name, c->nick, LINK_MAXCHANS, ch->name);
-		return;
-	}
-	if (strchr(prefixes, 'o') != NULL)
-		modes |= MEMBER_OP;
-	if (strchr(prefixes, 'v') != NULL)
-		modes |= MEMBER_VOICE;
-	channel_add(ch, c, modes);
-	channel_relay_join(c, ch);
-	if (modes & MEMBER_OP)
-		channel_send(ch, c, ":%s MODE %s +o %s", l->name, ch->name,
-		    c->nick);
-	if (modes & MEMBER_VOICE)
-		channel_send(ch, c, ":%s MODE %s +v %s", l->name, ch->name,
-		    c->nick);
-}
-
-/*
- * Modes from the network, applied and shown to the local members as from
- * source: prefixes (of members named by UUID), flags, key, limit and
- * bans. The first letter this server does not know ends the change: it
- * cannot tell whether that letter takes a parameter. Returns the number
- * of changes made.
- */
-static int
-lu_apply_modes(struct link *l, struct channel *ch, const char *source,
-    const char *modestr, char **args, int nargs)
-{
-	struct member *mb;
-	struct client *t;
-	struct ban *b;
-	char out[IRC_LINELEN], outargs[IRC_LINELEN];
-	const char *p, *arg;
-	char dir = '+', last = 0;
-	size_t on = 0;
-	int ai = 0, n = 0;
-	enum mode_type type;
-
-	outargs[0] = '\0';
-	for (p = modestr; *p != '\0' && on + 3 < sizeof(out); p++) {
-		if (*p == '+' || *p == '-') {
-			dir = *p;
-			continue;
-		}
-		/* A letter we do not keep: skipped, with its parameter. */
-		if ((type = mode_chan_type(*p)) == MODE_UNKNOWN) {
-			type = link_peer_chanmode(l, *p);
-			if (type == MODE_UNKNOWN)
-				break;	/* cannot tell what follows */
-			if (type == MODE_PREFIX || type == MODE_LIST ||
-			    type == MODE_ALWAYS ||
-			    (type == MODE_SETONLY && dir == '+'))
-				ai++;
-			continue;
-		}
-		arg = NULL;
-		if (type == MODE_PREFIX || type == MODE_LIST ||
-		    type == MODE_ALWAYS || (type == MODE_SETONLY && dir == '+')) {
-			if (ai >= nargs)
-				break;
-			arg = args[ai++];
-		}
-		if (type == MODE_PREFIX) {
-			unsigned bit = *p == 'o' ? MEMBER_OP : MEMBER_VOICE;
-
-			if ((t = link_find_uuid(l, arg)) == NULL ||
-			    (mb = channel_member(ch, t)) == NULL ||
-			    ((mb->modes & bit) != 0) == (dir == '+'))
-				continue;
-			if (dir == '+')
-				mb->modes |= bit;
-			else
-				mb->modes &= ~bit;
-			arg = t->nick;
-		} else if (type == MODE_FLAG) {
-			if (((ch->modes & mode_chan_flag(*p)) != 0) == (dir == '+'))
-				continue;
-			if (dir == '+')
-				ch->modes |= mode_chan_flag(*p);
-			else
-				ch->modes &= ~mode_chan_flag(*p);
-		} else if (*p == 'k') {
-			if (dir == '+')
-				strlcpy(ch->key, arg, sizeof(ch->key));
-			else if (ch->key[0] == '\0')
-				continue;
-			else
-				ch->key[0] = '\0';
-		} else if (*p == 'l') {
-			ch->limit = dir == '+' ? (unsigned)link_ts(arg) : 0;
-		} else if (*p == 'b') {
-			TAILQ_FOREACH(b, &ch->bans, entry)
-				if (casemap_cmp(b->mask, arg) == 0)
-					break;
-			if (dir == '-' && b != NULL) {
-				history_ban_del(ch, b->mask);
-				TAILQ_REMOVE(&ch->bans, b, entry);
-				ch->nbans--;
-				free(b->mask);
-				free(b->setter);
-				free(b);
-			} else if (dir == '+' && b == NULL && lu_mask_ok(arg) &&
-			    (ircd.conf->max_bans <= 0 ||
-			    ch->nbans < (unsigned)ircd.conf->max_bans)) {
-				b = xcalloc(1, sizeof(*b));
-				b->mask = xstrdup(arg);
-				b->setter = xstrdup(source);
-				b->when = time(NULL);
-				TAILQ_INSERT_TAIL(&ch->bans, b, entry);
-				ch->nbans++;
-				history_ban_add(ch, b);
-			} else
-				continue;
-		} else
-			continue;	/* other list modes: not kept */
-		n++;
-		if (dir != last)
-			out[on++] = last = dir;
-		out[on++] = *p;
-		if (arg != NULL && strlen(outargs) + strlen(arg) + 2 <
-		    sizeof(outargs)) {
-			strlcat(outargs, " ", sizeof(outargs));
-			strlcat(outargs, arg, sizeof(outargs));
-		}
-	}
-	out[on] = '\0';
-	if (n > 0) {
-		channel_send(ch, NULL, ":%s MODE %s %s%s", source, ch->name,
-		    out, outargs);
-		history_channel_save(ch);
-	}
-	return n;
-}
-
-/*
- * TS rules: the peer's channel is older, so ours loses what it had
- * (modes, key, limit, bans, topic, every prefix) and takes the peer's
- * time; the peer's modes and members follow in the same FJOIN.
- */
-static void
-lu_lower_ts(struct link *l, struct channel *ch, long long ts)
-{
-	struct member *m;
-	struct ban *b;
-	char flags[16];
-
-	log_info("link %s: %s is older on the network (%lld < %lld): its "
-	    "modes here give way", l->name, ch->name, ts,
-	    (long long)ch->created);
-	ch->created = (time_t)ts;
-	TAILQ_FOREACH(m, &ch->members, by_channel) {
-		if (m->modes & MEMBER_OP)
-			channel_send(ch, NULL, ":%s MODE %s -o %s", l->name,
-			    ch->name, m->client->nick);
-		if (m->modes & MEMBER_VOICE)
-			channel_send(ch, NULL, ":%s MODE %s -v %s", l->name,
-			    ch->name, m->client->nick);
-		m->modes = 0;
-	}
-	mode_chan_letters(ch->modes, flags, sizeof(flags));
-	if (flags[0] != '\0')
-		channel_send(ch, NULL, ":%s MODE %s -%s", l->name, ch->name,
-		    flags);
-	ch->modes = 0;
-	if (ch->key[0] != '\0')
-		channel_send(ch, NULL, ":%s MODE %s -k %s", l->name, ch->name,
-		    ch->key);
-	ch->key[0] = '\0';
-	if (ch->limit != 0)
-		channel_send(ch, NULL, ":%s MODE %s -l", l->name, ch->name);
-	ch->limit = 0;
-	while ((b = TAILQ_FIRST(&ch->bans)) != NULL) {
-		channel_send(ch, NULL, ":%s MODE %s -b %s", l->name, ch->name,
-		    b->mask);
-		history_ban_del(ch, b->mask);
-		TAILQ_REMOVE(&ch->bans, b, entry);
-		ch->nbans--;
-		free(b->mask);
-		free(b->setter);
-		free(b);
-	}
-	if (ch->topic != NULL)
-		channel_set_topic(ch, NULL, "", 0);
-	history_channel_save(ch);
-}
-
-static struct channel *
-lu_channel(struct link *l, const char *name, long long ts, int *theirs)
-{
-	struct channel *ch;
-
-	*theirs = 1;
-	if (!casemap_valid_channel(name, CHANNELLEN)) {
-		log_warnx("link %s: bad channel name ignored", l->name);
-		return NULL;
-	}
-	if ((ch = channel_find(name)) == NULL) {
-		ch = channel_create(name);
-		/* Not ours to begin with: the peer's modes, not our defaults. */
-		ch->modes = 0;
-		if (ts > 0)
-			ch->created = (time_t)ts;
-	} else if (ts > 0 && ts < ch->created)
-		lu_lower_ts(l, ch, ts);
-	else if (ts > ch->created)
-		*theirs = 0;	/* ours is older: their modes do not count */
-	return ch;
-}
-
-/* FJOIN #chan ts +modes [params] :[prefixes],uuid[:membid] ... */
-static void
-h_fjoin(struct link *l, struct link_msg *m)
-{
-	struct link_member mb;
-	struct channel *ch;
-	struct client *c;
-	const char *s;
-	int r, theirs;
-
-	if (link_source_server(l, m) == -1 || m->nparams < 4)
-		return;
-	if ((ch = lu_channel(l, m->params[0], link_ts(m->params[1]),
-	    &theirs)) == NULL)
-		return;
-	s = m->params[m->nparams - 1];
-	while ((r = link_fjoin_next(&s, &mb)) != 0) {
-		if (r == -1 || (c = dict_get(l->users, mb.uuid)) == NULL)
-			continue;
-		lu_join(l, ch, c, theirs ? mb.modes : "");
-	}
-	if (ch->nmembers == 0) {
-		channel_maybe_destroy(ch);
-		return;
-	}
-	if (theirs)
-		lu_apply_modes(l, ch, link_source_name(l, m), m->params[2],
-		    m->params + 3, m->nparams - 4);
-}
-
-/* :uuid IJOIN #chan membid [ts prefixes] */
-static void
-h_ijoin(struct link *l, struct link_msg *m)
-{
-	struct client *c = link_source_user(l, m);
-	struct channel *ch;
-	long long ts = 0;
-	int theirs;
-
-	if (c == NULL || m->nparams < 1)
-		return;
-	/* With a time and prefixes: the joiner gets them if it counts. */
-	if (m->nparams >= 4)
-		ts = link_ts(m->params[2]);
-	if ((ch = lu_channel(l, m->params[0], ts, &theirs)) == NULL)
-		return;
-	lu_join(l, ch, c, m->nparams >= 4 && theirs ? m->params[3] : "");
-}
-
-static void
-h_part(struct link *l, struct link_msg *m)
-{
-	struct client *c = link_source_user(l, m);
-	struct channel *ch;
-
-	if (c == NULL || m->nparams < 1 ||
-	    (ch = channel_find(m->params[0])) == NULL ||
-	    channel_member(ch, c) == NULL)
-		return;
-	if (m->nparams > 1 && m->params[1][0] != '\0')
-		channel_send(ch, NULL, ":%s PART %s :%s", c->prefix, ch->name,
-		    m->params[1]);
-	else
-		channel_send(ch, NULL, ":%s PART %s", c->prefix, ch->name);
-	channel_remove(ch, c);
-}
-
-/* :src KICK #chan uuid [membid] :reason */
-static void
-h_kick(struct link *l, struct link_msg *m)
-{
-	struct channel *ch;
-	struct client *t;
-
-	if (m->nparams < 2 || (ch = channel_find(m->params[0])) == NULL ||
-	    (t = link_find_uuid(l, m->params[1])) == NULL ||
-	    channel_member(ch, t) == NULL)
-		return;
-	if (link_is_remote(t) && link_of(t) != l)
-		return;
-	channel_send(ch, NULL, ":%s KICK %s %s :%s", link_source_name(l, m),
-	    ch->name, t->nick, m->nparams > 2 ? m->params[m->nparams - 1] :
-	    t->nick);
-	channel_remove(ch, t);
-}
-
 /*
  * PRIVMSG, NOTICE, TAGMSG from a remote user: the core's handler runs as
  * that user, with the target made a nick when it is one of our UUIDs.
@@ -771,53 +447,6 @@ h_message(struct link *l, struct link_msg *m)
 	command_dispatch(c, &msg);
 }
 
-/* Server: FTOPIC #chan chants topicts setter :topic; a user's: no setter. */
-static void
-h_ftopic(struct link *l, struct link_msg *m)
-{
-	struct client *c = link_source_user(l, m);
-	struct channel *ch;
-	long long chants, ts;
-	const char *who, *topic;
-	char buf[TOPICLEN + 1];
-
-	if (m->nparams < 4 || (ch = channel_find(m->params[0])) == NULL)
-		return;
-	chants = link_ts(m->params[1]);
-	ts = link_ts(m->params[2]);
-	if (chants > ch->created)
-		return;
-	topic = lu_cut(buf, sizeof(buf), m->params[m->nparams - 1], TOPICLEN);
-	if (c != NULL)
-		who = c->prefix;
-	else if (m->nparams >= 5)
-		who = m->params[3];
-	else
-		return;
-	/* In a burst, the newer topic wins; a user's change always does. */
-	if (c == NULL && ch->topic != NULL && ts < ch->topic_time)
-		return;
-	if (ch->topic != NULL && strcmp(ch->topic, topic) == 0)
-		return;
-	channel_set_topic(ch, topic, who, (time_t)ts);
-	channel_send(ch, NULL, ":%s TOPIC %s :%s", c != NULL ? c->prefix :
-	    link_source_name(l, m), ch->name, topic);
-	history_channel_save(ch);
-}
-
-/* FMODE #chan ts modes params...: applied unless our channel is older. */
-static void
-h_fmode(struct link *l, struct link_msg *m)
-{
-	struct channel *ch;
-
-	if (m->nparams < 3 || (ch = channel_find(m->params[0])) == NULL ||
-	    link_ts(m->params[1]) > ch->created)
-		return;
-	lu_apply_modes(l, ch, link_source_name(l, m), m->params[2],
-	    m->params + 3, m->nparams - 3);
-}
-
 /* METADATA uuid accountname :account (the only key kept, for AU). */
 static void
 h_metadata(struct link *l, struct link_msg *m)
@@ -829,7 +458,7 @@ h_metadata(struct link *l, struct link_msg *m)
 		return;
 	free(c->account);
 	c->account = NULL;
-	if (lu_word_ok(m->params[2], NICKLEN))
+	if (link_word_ok(m->params[2], NICKLEN))
 		c->account = xstrdup(m->params[2]);
 }
 
@@ -846,7 +475,7 @@ h_away(struct link *l, struct link_msg *m)
 	free(c->away);
 	c->away = NULL;
 	if (m->nparams > 0 && (text = m->params[m->nparams - 1])[0] != '\0') {
-		c->away = xstrdup(lu_cut(buf, sizeof(buf), text, AWAYLEN));
+		c->away = xstrdup(link_cut(buf, sizeof(buf), text, AWAYLEN));
 		client_send_common_cap(c, 0, CAP_AWAY_NOTIFY, ":%s AWAY :%s",
 		    c->prefix, c->away);
 	} else
@@ -964,17 +593,17 @@ static const struct {
 	void		(*fn)(struct link *, struct link_msg *);
 } link_handlers[] = {
 	{ "AWAY",	h_away },
-	{ "FJOIN",	h_fjoin },
-	{ "FMODE",	h_fmode },
-	{ "FTOPIC",	h_ftopic },
+	{ "FJOIN",	link_chan_fjoin },
+	{ "FMODE",	link_chan_fmode },
+	{ "FTOPIC",	link_chan_ftopic },
 	{ "IDLE",	h_idle },
-	{ "IJOIN",	h_ijoin },
-	{ "KICK",	h_kick },
+	{ "IJOIN",	link_chan_ijoin },
+	{ "KICK",	link_chan_kick },
 	{ "KILL",	h_kill },
 	{ "METADATA",	h_metadata },
 	{ "NICK",	h_nick },
 	{ "NOTICE",	h_message },
-	{ "PART",	h_part },
+	{ "PART",	link_chan_part },
 	{ "PRIVMSG",	h_message },
 	{ "QUIT",	h_quit },
 	{ "SAVE",	h_save },

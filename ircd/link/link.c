@@ -111,32 +111,8 @@ link_log_line(struct link *l, const char *dir, const char *line, size_t n)
 int
 link_peer_chanmode(const struct link *l, char letter)
 {
-	const char *p = l->peer_chanmodes, *end, *eq;
-	size_t n;
-
-	while (p != NULL && *p != '\0') {
-		while (*p == ' ')
-			p++;
-		end = p + strcspn(p, " ");
-		eq = memchr(p, '=', (size_t)(end - p));
-		/* "...=b", or a prefix's "...=@o": the letter ends the token. */
-		if (eq != NULL && end[-1] == letter && end - eq >= 2) {
-			n = (size_t)(end - p);
-			if (n > 5 && strncmp(p, "list:", 5) == 0)
-				return MODE_LIST;
-			if (n > 10 && strncmp(p, "param-set:", 10) == 0)
-				return MODE_SETONLY;
-			if (n > 6 && strncmp(p, "param:", 6) == 0)
-				return MODE_ALWAYS;
-			if (n > 7 && strncmp(p, "prefix:", 7) == 0)
-				return MODE_PREFIX;
-			if (n > 7 && strncmp(p, "simple:", 7) == 0)
-				return MODE_FLAG;
-			return MODE_UNKNOWN;
-		}
-		p = end;
-	}
-	return MODE_UNKNOWN;
+	return l->peer_chanmodes != NULL ?
+	    link_chanmode_type(l->peer_chanmodes, letter) : MODE_UNKNOWN;
 }
 
 int

@@ -2,7 +2,8 @@
  * link.h: server links (LK), by InspIRCd's spanning-tree protocol 1205.
  * Beside the agent bridge and on the same seams: a hook table follows the
  * local users and channels (link-burst.c), remote users are clients with
- * the link's client_ops (link-user.c), and link.c runs each connection.
+ * the link's client_ops (link-user.c) with the peer's lines about
+ * channels in link-chan.c, and link.c runs each connection.
  * Agents are service users here like any other local user.
  *
  * main.c calls link_init() after server_init() and link_shutdown() once
@@ -138,5 +139,26 @@ void		 link_users_split(struct link *, const char *sid,
 		    const char *reason);
 /* A line of a link that is up; 0, or -1 after the link was closed. */
 int		 link_dispatch(struct link *, struct link_msg *);
+/* Helpers of the peer's lines, shared with link-chan.c. */
+int		 link_server_find(const struct link *, const char *sid);
+/* The source: a remote user of this link (or NULL); its server's index. */
+struct client	*link_source_user(struct link *, const struct link_msg *);
+int		 link_source_server(struct link *, const struct link_msg *);
+/* The source as a prefix for local clients: nick!user@host or a server. */
+const char	*link_source_name(struct link *, const struct link_msg *);
+/* A decimal time (or number) of the peer, bounded. */
+long long	 link_ts(const char *);
+/* A word fit for a prefix (host, ident, account) of at most max bytes. */
+int		 link_word_ok(const char *, size_t max);
+/* At most max bytes of s, not cutting a UTF-8 sequence, into buf. */
+const char	*link_cut(char *buf, size_t size, const char *s, size_t max);
+
+/* link-chan.c: the peer's lines about channels. */
+void		 link_chan_fjoin(struct link *, struct link_msg *);
+void		 link_chan_ijoin(struct link *, struct link_msg *);
+void		 link_chan_part(struct link *, struct link_msg *);
+void		 link_chan_kick(struct link *, struct link_msg *);
+void		 link_chan_ftopic(struct link *, struct link_msg *);
+void		 link_chan_fmode(struct link *, struct link_msg *);
 
 #endif

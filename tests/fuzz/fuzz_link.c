@@ -1,8 +1,8 @@
 /*
  * fuzz_link.c: fuzz target for the spanning-tree line parser and what a
  * peer's parsed line goes through next without the server: ids, CAPAB
- * keys, FJOIN member lists, client-only tags, and FJOIN lines built back
- * from what was parsed. Invariants: no memory error, at most
+ * keys and CHANMODES, FJOIN member lists, client-only tags, and FJOIN
+ * lines built back from what was parsed. Invariants: no memory error, at most
  * LINK_MAXPARAMS parameters, every member's UUID valid, no built line
  * longer than LINK_OUTMAX or holding CR, LF or NUL (LK-1, SEC-4).
  */
@@ -54,6 +54,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			link_is_sid(m.params[i]);
 			link_capab_get(m.params[i], "CASEMAPPING", val,
 			    sizeof(val));
+			link_chanmode_type(m.params[i], 'b');
+			link_chanmode_type(m.params[i], m.params[i][0]);
 			s = m.params[i];
 			while ((r = link_fjoin_next(&s, &mb)) != 0 && n < 10000) {
 				n++;

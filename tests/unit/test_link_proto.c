@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "ircd/link/link-proto.h"
+#include "ircd/mode.h"
 #include "tests/unit/tap.h"
 
 static void
@@ -193,6 +194,28 @@ test_tags(void)
 	is_str(out, "+b", "a tag too long for the room is left out");
 }
 
+static void
+test_chanmodes(void)
+{
+	const char *cm = "list:ban=b param-set:limit=l param:key=k "
+	    "prefix:10000:voice=+v prefix:30000:op=@o simple:noextmsg=n "
+	    "list:banexception=e simple:c";
+
+	is_int(link_chanmode_type(cm, 'b'), MODE_LIST, "b: a list");
+	is_int(link_chanmode_type(cm, 'e'), MODE_LIST, "e: a list");
+	is_int(link_chanmode_type(cm, 'l'), MODE_SETONLY, "l: on set");
+	is_int(link_chanmode_type(cm, 'k'), MODE_ALWAYS, "k: always");
+	is_int(link_chanmode_type(cm, 'o'), MODE_PREFIX, "o: a prefix");
+	is_int(link_chanmode_type(cm, 'v'), MODE_PREFIX, "v: a prefix");
+	is_int(link_chanmode_type(cm, 'n'), MODE_FLAG, "n: simple");
+	is_int(link_chanmode_type(cm, 'c'), MODE_UNKNOWN,
+	    "no =letter: not a mode");
+	is_int(link_chanmode_type(cm, 'z'), MODE_UNKNOWN, "z: not listed");
+	is_int(link_chanmode_type("", 'b'), MODE_UNKNOWN, "empty list");
+	is_int(link_chanmode_type("odd:x=q", 'q'), MODE_UNKNOWN,
+	    "an unknown kind");
+}
+
 int
 main(void)
 {
@@ -202,5 +225,6 @@ main(void)
 	test_fjoin_parse();
 	test_fjoin_format();
 	test_tags();
+	test_chanmodes();
 	return tap_done();
 }
