@@ -737,13 +737,13 @@ def test_lk5_two_agentircd_servers():
     a.stop()
 
 
-def fake_pair():
+def fake_pair(**server_kw):
     """agentircd linked to a FakePeer (irc.fake.test, SID 9FK), handshake done."""
     fake = FakePeer()
     ai = Server(config_extra="[link irc.fake.test]\naddress = 127.0.0.1:%d\n"
                 "send-password = ai-pass\nreceive-password = %s\ntls = no\n"
                 % (fake.sport, hash_password("fake-pass")),
-                flood_exempt="127.0.0.0/8")
+                flood_exempt="127.0.0.0/8", **server_kw)
     fake.accept()
     fake.expect(r"^CAPAB END$")
     for l in ("CAPAB START 1205",
@@ -795,6 +795,21 @@ def test_lk2_timestamps():
     fake.send(":9FK FMODE #ts 1000 +Cefhm *!*@x 3:5 9FKAAAAAA")
     alice.expect(r"^:irc.fake.test MODE #ts \+m$")
     alice.quit()
+    ai.stop()
+
+
+def test_lk1_ping_timeout():
+    """LK-1: a silent peer is pinged after ping-interval; one that answers stays,
+    one that does not is dropped with an ERROR after ping-timeout more."""
+    fake, ai = fake_pair(ping_interval=2, ping_timeout=3)
+    sid = fake.expect(r"^:(\w{3}) PING 9FK$", timeout=15).split()[0][1:]
+    fake.send(":9FK PONG %s" % sid)
+    fake.expect(r"^:%s PING 9FK$" % sid, timeout=15)
+    fake.expect(r"^ERROR :Ping timeout", timeout=20)
+    if not fake.closed():
+        raise TestFailure("the link stayed open after the ping timeout")
+    if "link irc.fake.test: Ping timeout" not in ai.log_text():
+        raise TestFailure("no log line:\n" + ai.log_tail())
     ai.stop()
 
 
