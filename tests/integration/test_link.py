@@ -4,8 +4,8 @@
 A real InspIRCd 3 (the Debian package; the file is skipped without it) runs with a
 config this file writes: loopback only, a <bind> for clients and one for servers, a
 <link> for agentircd with both passwords, and the modules the link needs
-(spanningtree; botmode for agents' +B; ircv3 and ircv3_ctctags for client-only tags;
-ssl_gnutls for the TLS test). agentircd connects to it as a leaf ([link] with
+(spanningtree; botmode for agents' +B; cap, ircv3 and ircv3_ctctags for client-only
+tags; ssl_gnutls for the TLS tests). agentircd connects to it as a leaf ([link] with
 autoconnect). Checked: both sides log the link and the bursts, LINKS shows agentircd;
 a person on InspIRCd sees an agent of agentircd in NAMES and WHOIS (bot), mentions it
 and gets its answer (the echo agent on the official ACP SDK); people on both servers
@@ -69,7 +69,7 @@ class InspIRCd:
         self.log = os.path.join(self.dir, "inspircd.log")
         self.conf = os.path.join(self.dir, "inspircd.conf")
         self.proc = None
-        mods = ["spanningtree", "botmode", "ircv3", "ircv3_ctctags"]
+        mods = ["spanningtree", "botmode", "cap", "ircv3", "ircv3_ctctags"]
         ssl = ""
         if tls:
             mods.append("ssl_gnutls")
@@ -125,6 +125,9 @@ class InspIRCd:
                 time.sleep(0.05)
             if time.time() > deadline:
                 raise TestFailure("inspircd did not listen within 15 s")
+
+    def alive(self):
+        return self.proc is not None and self.proc.poll() is None
 
     def log_text(self):
         try:
@@ -387,7 +390,12 @@ def test_lk2_agent_seen_and_answers():
     if not HAVE_AGENT:
         raise SkipTest("node or tests/agents/node_modules missing")
     insp, ai = NET()
-    carol = Client(insp, "carol")
+    carol = Client(insp)
+    carol.nick = "carol"
+    carol.send("CAP REQ :message-tags")
+    carol.expect(r"CAP \S+ ACK")
+    carol.send("CAP END")
+    carol.register("carol")
     lines = carol.join("#lk")
     if "echo" not in names(carol, "#lk"):
         raise TestFailure("echo not in NAMES #lk on InspIRCd: %r" % lines)
@@ -398,6 +406,8 @@ def test_lk2_agent_seen_and_answers():
     if not any(m.command == "312" and m.params[2] == "irc.test" for m in w):
         raise TestFailure("WHOIS echo: not on irc.test: %r" % [m.raw for m in w])
     carol.send("PRIVMSG #lk :@echo hello over the link")
+    # Client-only tags cross too: the agent's typing notice (TAGMSG).
+    carol.expect(r"^@\S*\+typing=active\S* :echo!\S+ TAGMSG :?#lk$", timeout=30)
     m = carol.expect_msg(r"^(@\S+ )?:echo!\S+ PRIVMSG #lk :.*echo: .*hello over the link",
                          timeout=30)
     if "carol" not in m.params[1]:
@@ -411,7 +421,7 @@ def test_lk2_agent_seen_and_answers():
     carol.join("#inv")
     alice.expect(r"^:carol!\S+ JOIN :?#inv")
     alice.send("INVITE echo #inv")
-    carol.expect(r"^:echo!\S+ JOIN :?#inv", timeout=10)
+    carol.expect(r"^(@\S+ )?:echo!\S+ JOIN :?#inv", timeout=10)
     alice.quit()
     carol.quit()
 
