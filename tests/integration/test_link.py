@@ -823,6 +823,23 @@ def test_lk1_ping_timeout():
     ai.stop()
 
 
+def test_lk1_reload_keeps_links():
+    """LK-1: a reload (SIGHUP) keeps a link as it started, and a changed [link]
+    section is logged as taking effect at the next start."""
+    fake, ai = fake_pair()
+    with open(ai.conf) as f:
+        text = f.read()
+    with open(ai.conf, "w") as f:
+        f.write(text.replace("send-password = ai-pass", "send-password = other"))
+    ai.proc.send_signal(signal.SIGHUP)
+    wait_for("the reload's warning", lambda: "links: [link] sections or the sid "
+             "changed; they take effect at the next start" in ai.log_text())
+    fake.send(":9FK PING %s" % re.search(r"server id (\w{3})",
+                                         ai.log_text()).group(1))
+    fake.expect(r"^:\w{3} PONG 9FK$")
+    ai.stop()
+
+
 def test_lk3_split_and_relink():
     """LK-3: when the link is lost the remote users quit with the split reason; the
     link comes back by itself and the burst brings them back."""
