@@ -110,6 +110,11 @@ void		 channel_each(struct channel *, const struct member_filter *f,
 /* A relayed event to those members, each rendered per its caps. */
 void		 channel_relay(struct channel *, const struct member_filter *,
 		    struct outmsg *);
+/*
+ * c's JOIN to every member of ch (c included), as each asked for it:
+ * extended-join, away-notify. cmd-channel.c's JOIN and a link's joins.
+ */
+void		 channel_relay_join(struct client *c, struct channel *ch);
 /* Send a line to every member but except (NULL = all). */
 void		 channel_send(struct channel *, struct client *except, const char *fmt, ...)
 		    __attribute__((format(printf, 3, 4)));

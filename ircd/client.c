@@ -172,6 +172,22 @@ client_is_oper(const struct client *c)
 	return (c->umodes & UMODE_OPER) != 0;
 }
 
+const char *
+client_server(const struct client *c, const char **info)
+{
+	const char *name = NULL, *i = NULL;
+
+	if (c->ops->server != NULL)
+		name = c->ops->server(c, &i);
+	if (name == NULL) {
+		name = ircd.conf->name;
+		i = ircd.conf->info != NULL ? ircd.conf->info : "agentircd";
+	}
+	if (info != NULL)
+		*info = i != NULL ? i : "";
+	return name;
+}
+
 int
 client_match_mask(const struct client *c, const char *mask)
 {

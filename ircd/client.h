@@ -110,6 +110,11 @@ struct client_ops {
 	/* Optional: more WHOIS lines about this client, for asker (AG-3). */
 	void	(*whois)(struct client *, struct client *asker);
 	/*
+	 * Optional: the server the user is on, for WHOIS and WHO, and its
+	 * description (info); NULL: this server. A linked server's users.
+	 */
+	const char	*(*server)(const struct client *, const char **info);
+	/*
 	 * Service users: what the user is, for the refusal of a KILL
 	 * ("You can't kill alice: it is <service>").
 	 */
@@ -208,6 +213,8 @@ size_t		 client_sendq(const struct client *);
 /* The nick to use in replies: "*" until one is set. */
 const char	*client_name(const struct client *);
 int		 client_is_oper(const struct client *);
+/* The name of the server c is on (ops->server, else ours); and its info. */
+const char	*client_server(const struct client *, const char **info);
 /* Does the client match a nick!user@host mask? */
 int		 client_match_mask(const struct client *, const char *mask);
 void		 client_invite_add(struct client *, const char *chan);

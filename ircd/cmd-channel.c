@@ -177,8 +177,11 @@ chan_part(struct client *c, struct channel *ch, const char *reason)
 		    strlen(c->prefix) + 6 + strlen(ch->name) + 2));
 		channel_send(ch, NULL, ":%s PART %s :%s", c->prefix, ch->name,
 		    buf);
-	} else
+		hook_user_parted(c, ch, buf);
+	} else {
 		channel_send(ch, NULL, ":%s PART %s", c->prefix, ch->name);
+		hook_user_parted(c, ch, NULL);
+	}
 	channel_remove(ch, c);
 }
 
@@ -221,8 +224,8 @@ chan_join_check(struct client *c, struct channel *ch, const char *key)
  * The JOIN as each member asked for it: extended-join adds the account
  * and realname; away-notify members learn at once that the joiner is away.
  */
-static void
-chan_relay_join(struct client *c, struct channel *ch)
+void
+channel_relay_join(struct client *c, struct channel *ch)
 {
 	struct outmsg plain, ext, away;
 	struct member *m;
@@ -286,7 +289,7 @@ chan_join_one(struct client *c, const char *name, const char *key)
 		 */
 		channel_add(ch, c, chanlife_is_op(ch, c) ? MEMBER_OP : 0);
 	}
-	chan_relay_join(c, ch);
+	channel_relay_join(c, ch);
 	if (ch->topic != NULL)
 		chan_send_topic(c, ch);
 	chan_send_names(c, ch);
@@ -677,6 +680,7 @@ cmd_kick(struct client *c, struct message *msg)
 		    strlen(target->nick) + 2));
 		channel_send(ch, NULL, ":%s KICK %s %s :%s", c->prefix,
 		    ch->name, target->nick, buf);
+		hook_user_kicked(c, ch, target, buf);
 		channel_remove(ch, target);
 	}
 }

@@ -168,8 +168,8 @@ who_send(struct client *c, const struct who_query *q, struct client *t,
 
 	who_flags(flags, sizeof(flags), c, t, m);
 	if (!q->whox) {
-		reply(c, RPL_WHOREPLY, chname, t->user, t->host, server_name(),
-		    t->nick, flags, t->realname);
+		reply(c, RPL_WHOREPLY, chname, t->user, t->host,
+		    client_server(t, NULL), t->nick, flags, t->realname);
 		return;
 	}
 	buf[0] = '\0';
@@ -196,7 +196,7 @@ who_send(struct client *c, const struct who_query *q, struct client *t,
 			who_append(buf, sizeof(buf), t->host);
 			break;
 		case 's':
-			who_append(buf, sizeof(buf), server_name());
+			who_append(buf, sizeof(buf), client_server(t, NULL));
 			break;
 		case 'n':
 			who_append(buf, sizeof(buf), t->nick);
@@ -354,7 +354,11 @@ whois_one(struct client *c, const char *nick)
 	}
 	reply(c, RPL_WHOISUSER, t->nick, t->user, t->host, t->realname);
 	whois_channels(c, t);
-	reply(c, RPL_WHOISSERVER, t->nick, server_name(), server_info());
+	{
+		const char *info, *srv = client_server(t, &info);
+
+		reply(c, RPL_WHOISSERVER, t->nick, srv, info);
+	}
 	if (t->away != NULL)
 		reply(c, RPL_AWAY, t->nick, t->away);
 	if (client_is_oper(t))
@@ -465,6 +469,7 @@ cmd_away(struct client *c, struct message *m)
 	if (text[0] == '\0') {
 		reply(c, RPL_UNAWAY);
 		client_send_common_cap(c, 0, CAP_AWAY_NOTIFY, ":%s AWAY", c->prefix);
+		hook_user_away(c);
 		return;
 	}
 	len = message_utf8_trunc(text, strlen(text), AWAYLEN);
@@ -472,6 +477,7 @@ cmd_away(struct client *c, struct message *m)
 	reply(c, RPL_NOWAWAY);
 	client_send_common_cap(c, 0, CAP_AWAY_NOTIFY, ":%s AWAY :%s", c->prefix,
 	    c->away);
+	hook_user_away(c);
 }
 
 /* ---- ISON, USERHOST ---- */

@@ -39,7 +39,8 @@ enum conf_section {
 	SEC_ACCOUNT,
 	SEC_OPER,
 	SEC_CHANNEL,
-	SEC_AGENT
+	SEC_AGENT,
+	SEC_LINK
 };
 
 static const struct {
@@ -53,6 +54,7 @@ static const struct {
 	{ "operator",	SEC_OPER,	1 },
 	{ "channel",	SEC_CHANNEL,	1 },
 	{ "agent",	SEC_AGENT,	1 },
+	{ "link",	SEC_LINK,	1 },
 };
 
 enum conf_type {
@@ -81,7 +83,10 @@ enum conf_type {
 	T_USERS,	/* AU-2: "*", "logged-in" or accounts */
 	T_ACCOUNTS,	/* accounts an [account] section defines */
 	T_MODEIDS,	/* AU-3: ACP mode ids, or "*" */
-	T_ENVNAMES	/* AU-10: variable names, repeatable, adding up */
+	T_ENVNAMES,	/* AU-10: variable names, repeatable, adding up */
+	T_SID,		/* LK-1: a digit, then two of A-Z0-9 */
+	T_LINKADDR,	/* host:port of a link's peer */
+	T_SECRET	/* free text never shown in an error */
 };
 
 #define K_REPEAT	0x1	/* may be given more than once */
@@ -102,6 +107,7 @@ struct conf_key {
 #define O(f)	offsetof(struct conf_oper, f)
 #define C(f)	offsetof(struct conf_channel, f)
 #define G(f)	offsetof(struct conf_agent, f)
+#define K(f)	offsetof(struct conf_link, f)
 
 static const struct conf_key conf_keys[] = {
 	{ SEC_SERVER, "name",		T_SERVERNAME,	S(name), 0, 0, 0 },
@@ -143,6 +149,7 @@ static const struct conf_key conf_keys[] = {
 	{ SEC_SERVER, "permission-timeout", T_INT, S(permission_timeout), 1, 86400, 0 },
 	{ SEC_SERVER, "schedule-minute", T_INT, S(schedule_minute), 1, 60, 0 },
 	{ SEC_SERVER, "workspace",	T_PATH,		S(workspace), 0, 0, 0 },
+	{ SEC_SERVER, "sid",		T_SID,		S(sid), 0, 0, 0 },
 
 	{ SEC_LISTEN, "address",	T_ADDRESS,	L(address), 0, 0, 0 },
 	{ SEC_LISTEN, "tls-cert",	T_PATH,		L(tls_cert), 0, 0, 0 },
@@ -150,6 +157,7 @@ static const struct conf_key conf_keys[] = {
 	{ SEC_LISTEN, "tls-client-ca",	T_PATH,	L(tls_client_ca), 0, 0, 0 },
 	{ SEC_LISTEN, "tls-ciphers",	T_STR,	L(tls_ciphers), 0, 0, 0 },
 	{ SEC_LISTEN, "open",		T_BOOL,		L(open), 0, 0, 0 },
+	{ SEC_LISTEN, "links",		T_BOOL,		L(links), 0, 0, 0 },
 
 	{ SEC_ACCOUNT, "password",	T_HASH,		A(password), 0, 0, 0 },
 	{ SEC_ACCOUNT, "certfp",	T_CERTFP,	A(certfp), 0, 0, 0 },
@@ -175,6 +183,13 @@ static const struct conf_key conf_keys[] = {
 	{ SEC_AGENT, "modes",		T_MODEIDS,	G(modes), 0, 0, 0 },
 	{ SEC_AGENT, "env-inherit",	T_ENVNAMES,	G(env_inherit), 0, 0,
 	    K_REPEAT },
+
+	{ SEC_LINK, "address",		T_LINKADDR,	K(address), 0, 0, 0 },
+	{ SEC_LINK, "send-password",	T_SECRET,	K(send_password), 0, 0, 0 },
+	{ SEC_LINK, "receive-password",	T_HASH,	K(receive_password), 0, 0, 0 },
+	{ SEC_LINK, "fingerprint",	T_CERTFP,	K(fingerprint), 0, 0, 0 },
+	{ SEC_LINK, "tls",		T_BOOL,		K(tls), 0, 0, 0 },
+	{ SEC_LINK, "autoconnect",	T_BOOL,		K(autoconnect), 0, 0, 0 },
 };
 
 #define NKEYS	(sizeof(conf_keys) / sizeof(conf_keys[0]))
@@ -407,8 +422,8 @@ conf_is_loopback(const char *host)
 }
 
 static int
-conf_parse_address(struct conf_parser *p, struct conf_listen *l,
-    const char *v)
+conf_parse_address(struct conf_parser *p, char **address, char **hostp,
+    char **portp, const char *v)
 {
 	struct in6_addr a6;
 	const char *close, *colon, *port;
@@ -454,12 +469,12 @@ conf_parse_address(struct conf_parser *p, struct conf_listen *l,
 		return conf_error(p, p->line, "bad port in address \"%s\": "
 		    "expected a number from 0 to 65535", v);
 	}
-	free(l->address);
-	free(l->host);
-	free(l->port);
-	l->address = xstrdup(v);
-	l->host = host;
-	l->port = xstrdup(port);
+	free(*address);
+	free(*hostp);
+	free(*portp);
+	*address = xstrdup(v);
+	*hostp = host;
+	*portp = xstrdup(port);
 	return 0;
 }
 
@@ -699,6 +714,8 @@ conf_section_base(struct conf_parser *p)
 		return &c->channels[c->nchannels - 1];
 	case SEC_AGENT:
 		return &c->agents[c->nagents - 1];
+	case SEC_LINK:
+		return &c->links[c->nlinks - 1];
 	case SEC_NONE:
 		break;
 	}
@@ -961,8 +978,39 @@ conf_set(struct conf_parser *p, const struct conf_key *k, char *v)
 			return -1;
 		conf_set_str((char **)(base + k->offset), xstrdup(v));
 		break;
-	case T_ADDRESS:
-		return conf_parse_address(p, (struct conf_listen *)base, v);
+	case T_ADDRESS: {
+		struct conf_listen *l = (struct conf_listen *)(void *)base;
+
+		return conf_parse_address(p, &l->address, &l->host, &l->port,
+		    v);
+	}
+	case T_LINKADDR: {
+		struct conf_link *kl = (struct conf_link *)(void *)base;
+
+		if (conf_parse_address(p, &kl->address, &kl->host, &kl->port,
+		    v) == -1)
+			return -1;
+		if (strcmp(kl->port, "0") == 0)
+			return conf_error(p, p->line, "bad address \"%s\" in "
+			    "%s: port 0", v, p->label);
+		return 0;
+	}
+	case T_SECRET:
+		/* I2: a secret; no error shows any of it. */
+		conf_set_str((char **)(base + k->offset), xstrdup(v));
+		break;
+	case T_SID:
+		if (!conf_valid_sid(v))
+			return conf_error(p, p->line, "bad %s \"%s\": expected "
+			    "a digit, then two letters or digits, as in 0AB",
+			    k->name, v);
+		memcpy(base + k->offset, v, CONF_SIDLEN + 1);
+		/* InspIRCd's ids are upper case; so is ours on the wire. */
+		for (i = 0; i < CONF_SIDLEN; i++)
+			if ((base + k->offset)[i] >= 'a' &&
+			    (base + k->offset)[i] <= 'z')
+				(base + k->offset)[i] -= 'a' - 'A';
+		break;
 	case T_HASH:
 		if (!passwd_is_hash(v))
 			return conf_error(p, p->line, "password in %s is not a "
@@ -1088,6 +1136,37 @@ conf_ciphers_ok(const char *v)
 	return ok;
 }
 
+/*
+ * LK-1: a link needs where, both passwords, and the peer's certificate
+ * pinned: only a plain-text link to loopback may go without one.
+ */
+static int
+conf_link_end(struct conf_parser *p, struct conf_link *k)
+{
+	int line = p->section_line;
+
+	if (k->address == NULL)
+		return conf_error(p, line, "%s needs address = host:port",
+		    p->label);
+	if (k->send_password == NULL)
+		return conf_error(p, line, "%s needs a send-password (the "
+		    "peer's receive password, as written)", p->label);
+	if (k->receive_password == NULL)
+		return conf_error(p, line, "%s needs a receive-password (a "
+		    "hash of the peer's send password: run \"agentircd "
+		    "--hash-password\")", p->label);
+	if (strpbrk(k->send_password, " \t:") != NULL ||
+	    strlen(k->send_password) > 200)
+		return conf_error(p, line, "%s: send-password may not hold "
+		    "spaces or \":\" and is at most 200 bytes (the protocol "
+		    "sends it as one word)", p->label);
+	if (k->fingerprint == NULL && (k->tls || !conf_is_loopback(k->host)))
+		return conf_error(p, line, "%s needs fingerprint = the peer's "
+		    "certificate SHA-256 (only a link to loopback with "
+		    "tls = no may go without)", p->label);
+	return 0;
+}
+
 /* Checks that need the whole section: required keys, pairs, SEC-1. */
 static int
 conf_section_end(struct conf_parser *p)
@@ -1151,6 +1230,8 @@ conf_section_end(struct conf_parser *p)
 		if (g->format == NULL)
 			g->format = xstrdup("irc");
 		break;
+	case SEC_LINK:
+		return conf_link_end(p, &c->links[c->nlinks - 1]);
 	case SEC_NONE:
 	case SEC_SERVER:
 	case SEC_CHANNEL:
@@ -1299,6 +1380,25 @@ conf_section_begin(struct conf_parser *p, char *s)
 		memset(&c->agents[c->nagents], 0, sizeof(*c->agents));
 		c->agents[c->nagents].name = xstrdup(name);
 		c->agents[c->nagents++].line = p->line;
+		break;
+	case SEC_LINK:
+		if (!conf_valid_hostname(name) || strchr(name, '.') == NULL ||
+		    strlen(name) > HOSTLEN)
+			return conf_error(p, p->line, "bad link name \"%s\": "
+			    "the peer's server name, as in irc.example.org",
+			    name);
+		for (i = 0; i < c->nlinks; i++)
+			if (strcasecmp(c->links[i].name, name) == 0)
+				return conf_error(p, p->line, "duplicate "
+				    "link \"%s\", first at line %d", name,
+				    c->links[i].line);
+		c->links = xreallocarray(c->links, c->nlinks + 1,
+		    sizeof(*c->links));
+		memset(&c->links[c->nlinks], 0, sizeof(*c->links));
+		c->links[c->nlinks].name = xstrdup(name);
+		c->links[c->nlinks].tls = 1;
+		c->links[c->nlinks].autoconnect = 1;
+		c->links[c->nlinks++].line = p->line;
 		break;
 	case SEC_NONE:
 		break;
@@ -1487,6 +1587,15 @@ conf_parse_dir(const char *text, const char *filename, const char *dir,
 		p.conf->workspace = conf_default_beside(filename, dir,
 		    ".workspace");
 	conf_agent_defaults(p.conf);
+	if (p.conf->sid[0] == '\0')
+		conf_default_sid(p.conf->name, p.conf->sid);
+	for (i = 0; i < p.conf->nlinks; i++)
+		if (strcasecmp(p.conf->links[i].name, p.conf->name) == 0) {
+			conf_error(&p, p.conf->links[i].line, "[link %s] "
+			    "names this server", p.conf->links[i].name);
+			conf_free(p.conf);
+			return NULL;
+		}
 	return p.conf;
 }
 
@@ -1639,5 +1748,47 @@ conf_free(struct conf *c)
 		conf_strv_free(c->agents[i].env_inherit);
 	}
 	free(c->agents);
+	for (i = 0; i < c->nlinks; i++) {
+		free(c->links[i].name);
+		free(c->links[i].address);
+		free(c->links[i].host);
+		free(c->links[i].port);
+		free(c->links[i].send_password);
+		free(c->links[i].receive_password);
+		free(c->links[i].fingerprint);
+	}
+	free(c->links);
 	free(c);
+}
+
+void
+conf_default_sid(const char *name, char sid[CONF_SIDLEN + 1])
+{
+	static const char an[] = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ";
+	uint32_t h = 2166136261u;	/* FNV-1a */
+
+	for (; *name != '\0'; name++) {
+		h ^= (unsigned char)casemap_lower((unsigned char)*name);
+		h *= 16777619u;
+	}
+	sid[0] = an[h % 10];
+	h /= 10;
+	sid[1] = an[h % 36];
+	h /= 36;
+	sid[2] = an[h % 36];
+	sid[3] = '\0';
+}
+
+int
+conf_valid_sid(const char *s)
+{
+	size_t i;
+
+	if (strlen(s) != CONF_SIDLEN || !conf_isdigit((unsigned char)s[0]))
+		return 0;
+	for (i = 1; i < CONF_SIDLEN; i++)
+		if (!conf_isdigit((unsigned char)s[i]) &&
+		    !conf_isalpha((unsigned char)s[i]))
+			return 0;
+	return 1;
 }

@@ -35,6 +35,7 @@ struct conf_listen {
 	char	*tls_client_ca;
 	char	*tls_ciphers;	/* TLS 1.2 cipher list; NULL: CONF_TLS_CIPHERS */
 	int	 open;		/* explicitly opened to the world (SEC-1) */
+	int	 links;		/* LK-1: for server links, not clients */
 	int	 line;		/* where it was defined, for errors */
 };
 
@@ -90,6 +91,32 @@ struct conf_agent {
 	int	 line;
 };
 
+/*
+ * LK-1: a link to another server of the network, by InspIRCd's
+ * spanning-tree protocol. This server connects to address when
+ * autoconnect says so; see docs/linking.md for what a link does.
+ */
+struct conf_link {
+	char	*name;		/* the peer's server name, as it says in SERVER */
+	char	*address;	/* as written: host:port, [v6]:port */
+	char	*host;		/* parsed host part */
+	char	*port;		/* parsed port part */
+	/*
+	 * The protocol sends passwords as they are (we offer no CHALLENGE),
+	 * so the one we send must be kept as written; the one we receive is
+	 * a crypt(3) hash (SEC-2) that the peer's plain text is checked on.
+	 */
+	char	*send_password;
+	char	*receive_password;	/* crypt(3) hash */
+	char	*fingerprint;	/* the peer's certificate SHA-256, lowercase hex */
+	int	 tls;		/* default yes */
+	int	 autoconnect;	/* default yes: connect, and again after a split */
+	int	 line;
+};
+
+/* A server id (SID): a digit, then two of A-Z or 0-9. */
+#define CONF_SIDLEN	3
+
 struct conf {
 	char	*path;		/* the file as given */
 	char	*dir;		/* its directory, for relative paths */
@@ -101,6 +128,8 @@ struct conf {
 	char	*motd;		/* path of the MOTD file (relative to dir), or NULL */
 	char	*database;	/* absolute path; default <config without .conf>.db */
 	char	*admin;		/* contact line, or NULL */
+	/* LK-1: the server id; default derived from name (conf_default_sid) */
+	char	 sid[CONF_SIDLEN + 1];
 	/*
 	 * AU-10: parent of the agents' own directories, absolute; default
 	 * <config without .conf>.workspace beside the config.
@@ -149,6 +178,8 @@ struct conf {
 	size_t			 nchannels;
 	struct conf_agent	*agents;
 	size_t			 nagents;
+	struct conf_link	*links;
+	size_t			 nlinks;
 };
 
 /*
@@ -165,6 +196,15 @@ struct conf	*conf_parse(const char *text, const char *filename,
  */
 struct conf	*conf_load(const char *path, char *err, size_t errlen);
 void		 conf_free(struct conf *);
+
+/*
+ * The SID a server named name gets when [server] gives none: a digit
+ * and two characters of A-Z0-9, from a hash of the name, so that one
+ * name always gets the same id.
+ */
+void		 conf_default_sid(const char *name, char sid[CONF_SIDLEN + 1]);
+/* Is s a valid SID: a digit, then two of A-Z or 0-9? */
+int		 conf_valid_sid(const char *s);
 
 /* Parse "addr" or "addr/bits"; -1 if it is neither. */
 int		 conf_cidr_parse(const char *, struct conf_cidr *);

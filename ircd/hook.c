@@ -130,3 +130,22 @@ hook_topic(struct channel *ch, struct client *from)
 {
 	HOOK_EACH(topic, ch, from);
 }
+
+void
+hook_user_parted(struct client *c, struct channel *ch, const char *reason)
+{
+	HOOK_EACH(user_parted, c, ch, reason);
+}
+
+void
+hook_user_kicked(struct client *from, struct channel *ch,
+    struct client *target, const char *reason)
+{
+	HOOK_EACH(user_kicked, from, ch, target, reason);
+}
+
+void
+hook_user_away(struct client *c)
+{
+	HOOK_EACH(user_away, c);
+}

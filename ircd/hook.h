@@ -41,6 +41,17 @@ struct ircd_hooks {
 	void	(*channel_mode)(struct channel *, struct client *from,
 		    const char *change);
 	void	(*topic)(struct channel *, struct client *from);
+	/*
+	 * A member left a channel by PART (reason may be NULL), or was
+	 * kicked by from; each after the local members were told and
+	 * before it is removed.
+	 */
+	void	(*user_parted)(struct client *, struct channel *,
+		    const char *reason);
+	void	(*user_kicked)(struct client *from, struct channel *,
+		    struct client *target, const char *reason);
+	/* A user went away or came back (AWAY): c->away is the new state. */
+	void	(*user_away)(struct client *);
 };
 
 /* At most HOOK_MAX tables; registering the same table twice is a no-op. */
@@ -61,5 +72,9 @@ void	hook_user_nick(struct client *, const char *oldnick);
 void	hook_user_quit(struct client *, const char *reason);
 void	hook_channel_mode(struct channel *, struct client *, const char *change);
 void	hook_topic(struct channel *, struct client *);
+void	hook_user_parted(struct client *, struct channel *, const char *reason);
+void	hook_user_kicked(struct client *, struct channel *, struct client *,
+	    const char *reason);
+void	hook_user_away(struct client *);
 
 #endif

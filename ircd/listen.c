@@ -44,6 +44,14 @@ listen_refuse(evutil_socket_t fd, const char *why)
 	evutil_closesocket(fd);
 }
 
+static listen_link_fn	link_handler;
+
+void
+listen_set_link_handler(listen_link_fn fn)
+{
+	link_handler = fn;
+}
+
 static void
 listen_accept_cb(struct evconnlistener *evl, evutil_socket_t fd,
     struct sockaddr *sa, int salen, void *arg)
@@ -52,6 +60,11 @@ listen_accept_cb(struct evconnlistener *evl, evutil_socket_t fd,
 	struct bufferevent *bev = NULL;
 	const struct conf *cf = ircd.conf;
 
+	if (l->links && link_handler == NULL) {
+		listen_refuse(fd, "This port is for server links; none is "
+		    "configured");
+		return;
+	}
 	if (ircd.nconns >= (unsigned)cf->max_clients) {
 		listen_refuse(fd, "Server is full");
 		return;
@@ -84,6 +97,10 @@ listen_accept_cb(struct evconnlistener *evl, evutil_socket_t fd,
 			return;
 		}
 		bufferevent_openssl_set_allow_dirty_shutdown(bev, 1);
+	}
+	if (l->links) {
+		link_handler(fd, bev, sa, salen);
+		return;
 	}
 	conn_new(fd, bev, sa, (socklen_t)salen, l);
 }
@@ -223,6 +240,7 @@ listen_start(struct conf *cf)
 			goto fail;
 		}
 		l->conf = cl;
+		l->links = cl->links;
 		l->loopback = listen_is_loopback(res->ai_addr);
 		if (cl->tls_cert != NULL && (l->ssl = listen_tls_ctx(cl)) == NULL) {
 			freeaddrinfo(res);

@@ -20,6 +20,7 @@
 #include "acp/proc.h"
 #include "ircd/bridge/bridge.h"
 #include "ircd/bridge/mcp.h"
+#include "ircd/link/link.h"
 #include "ircd/conf.h"
 #include "ircd/hook.h"
 #include "ircd/ircd.h"
@@ -285,11 +286,13 @@ main(int argc, char *argv[])
 	acp_proc_set_workspace(cf->workspace);
 	main_warn_cwds(cf);
 	hook_register(&main_hooks);
-	if (server_init(cf) == -1 || bridge_init() == -1) {
+	if (server_init(cf) == -1 || bridge_init() == -1 ||
+	    link_init() == -1) {
 		conf_free(cf);
 		return EX_OSERR;
 	}
 	server_run();
+	link_shutdown();
 	bridge_shutdown();
 	hook_unregister(&main_hooks);
 	acp_proc_set_workspace(NULL);

@@ -4,6 +4,7 @@
 #   ircd/*.c, *.h   the IRC core: includes nothing of ircd/bridge/, except
 #                   main.c, the one place that wires core and bridge
 #   ircd/bridge/    the agent bridge: builds on the core, acp/ and store/
+#   ircd/link/      server links: build on the core; nothing of the bridge
 #   acp/ store/     libraries: include nothing of ircd/
 #
 # The same is checked on the built libraries: libircd.a needs no symbol
@@ -32,7 +33,7 @@ check() {
 	fi
 }
 
-echo "1..7"
+echo "1..10"
 
 # Every #include "..." of the files given, as "file:line: header".
 includes() {
@@ -43,6 +44,11 @@ includes() {
 core=$(ls "$SRCDIR"/ircd/*.c "$SRCDIR"/ircd/*.h | grep -v '/ircd/main\.c$')
 check "the IRC core includes no bridge header (main.c aside)" \
     "$(includes $core | grep ': ircd/bridge/' | sed "s|^$SRCDIR/||")"
+check "the IRC core includes no link header (main.c aside)" \
+    "$(includes $core | grep ': ircd/link/' | sed "s|^$SRCDIR/||")"
+check "ircd/link/ includes nothing of the bridge" \
+    "$(includes "$SRCDIR"/ircd/link/*.[ch] | grep ': ircd/bridge/' |
+    sed "s|^$SRCDIR/||")"
 check "acp/ includes nothing of ircd/" \
     "$(includes "$SRCDIR"/acp/*.[ch] | grep ': ircd/' | sed "s|^$SRCDIR/||")"
 check "store/ includes nothing of ircd/ or acp/" \
@@ -76,6 +82,8 @@ needs() {
 
 check "libircd.a needs no symbol of libbridge.a" \
     "$(needs libircd.a libbridge.a)"
+check "libircd.a needs no symbol of liblink.a" \
+    "$(needs libircd.a liblink.a)"
 check "libacp.a needs no symbol of libircd.a or libbridge.a" \
     "$(needs libacp.a libircd.a libbridge.a)"
 check "libstore.a needs no symbol of libircd.a, libbridge.a or libacp.a" \

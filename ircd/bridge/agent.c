@@ -27,6 +27,7 @@
 #include "ircd/client.h"
 #include "ircd/conf.h"
 #include "ircd/history.h"
+#include "ircd/hook.h"
 #include "ircd/log.h"
 #include "ircd/message.h"
 #include "ircd/numeric.h"
@@ -285,6 +286,8 @@ agent_join(struct agent *a, struct client *asker, struct channel *ch)
 	}
 	channel_add(ch, a->client, 0);
 	channel_send(ch, NULL, ":%s JOIN %s", a->client->prefix, ch->name);
+	/* A linked network learns of it as of a person's JOIN (LK-2). */
+	hook_user_joined(a->client, ch);
 	return 0;
 }
 
@@ -632,6 +635,7 @@ agent_join_conf(struct agent *a, const char *name)
 	/* Configured, like start-up's: max-channels is for what people ask. */
 	channel_add(ch, a->client, 0);
 	channel_send(ch, NULL, ":%s JOIN %s", a->client->prefix, ch->name);
+	hook_user_joined(a->client, ch);
 }
 
 void
@@ -641,6 +645,7 @@ agent_part_conf(struct agent *a, struct channel *ch, const char *reason)
 		return;
 	channel_send(ch, NULL, ":%s PART %s :%s", a->client->prefix, ch->name,
 	    reason);
+	hook_user_parted(a->client, ch, reason);
 	/* As a KICK: its session there closes, its schedules there end. */
 	channel_remove(ch, a->client);
 }

@@ -7,7 +7,7 @@
 FUZZ_TARGETS = tests/fuzz/fuzz_message tests/fuzz/fuzz_route \
 	tests/fuzz/fuzz_conf tests/fuzz/fuzz_jsonrpc tests/fuzz/fuzz_mention \
 	tests/fuzz/fuzz_plain tests/fuzz/fuzz_sasl tests/fuzz/fuzz_mcp \
-	tests/fuzz/fuzz_ircfmt
+	tests/fuzz/fuzz_ircfmt tests/fuzz/fuzz_link
 check_PROGRAMS += $(FUZZ_TARGETS)
 TESTS += $(FUZZ_TARGETS)
 tests_fuzz_fuzz_message_SOURCES = tests/fuzz/fuzz_message.c tests/fuzz/replay.c
@@ -28,4 +28,6 @@ tests_fuzz_fuzz_mcp_SOURCES = tests/fuzz/fuzz_mcp.c tests/fuzz/replay.c
 tests_fuzz_fuzz_mcp_LDADD = $(BRIDGE_LDADD)
 tests_fuzz_fuzz_ircfmt_SOURCES = tests/fuzz/fuzz_ircfmt.c tests/fuzz/replay.c
 tests_fuzz_fuzz_ircfmt_LDADD = $(BRIDGE_LDADD)
+tests_fuzz_fuzz_link_SOURCES = tests/fuzz/fuzz_link.c tests/fuzz/replay.c
+tests_fuzz_fuzz_link_LDADD = liblink.a $(UNIT_LDADD)
 EXTRA_DIST += tests/fuzz/seeds scripts/fuzz

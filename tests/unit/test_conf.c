@@ -1085,6 +1085,119 @@ test_cidr(void)
 	conf_free(c);
 }
 
+/* LK-1: [link NAME] and [server] sid. */
+static void
+test_links(void)
+{
+	struct conf *c;
+	char sid[CONF_SIDLEN + 1], sid2[CONF_SIDLEN + 1];
+	const char *fp = "AB:CD:EF:01:23:45:67:89:ab:cd:ef:01:23:45:67:89:"
+	    "ab:cd:ef:01:23:45:67:89:ab:cd:ef:01:23:45:67:89";
+
+	{
+		char text[1024];
+
+		snprintf(text, sizeof(text), "[server]\nname = irc.b.test\n"
+		    "sid = 1ab\n[link irc.a.test]\naddress = irc.a.test:7000\n"
+		    "send-password = s3cret\nreceive-password = "
+		    SHA512_HASH "\nfingerprint = %s\nautoconnect = no\n", fp);
+		c = parse_ok(text, "l.conf", "a TLS link parses");
+	}
+	if (c != NULL) {
+		is_str(c->sid, "1AB", "sid kept, upper case");
+		is_int((int)c->nlinks, 1, "one link");
+		if (c->nlinks == 1) {
+			is_str(c->links[0].name, "irc.a.test", "link name");
+			is_str(c->links[0].host, "irc.a.test", "link host");
+			is_str(c->links[0].port, "7000", "link port");
+			is_str(c->links[0].send_password, "s3cret",
+			    "send-password as written");
+			is_int(c->links[0].tls, 1, "tls by default");
+			is_int(c->links[0].autoconnect, 0, "autoconnect no");
+			is_str(c->links[0].fingerprint, "abcdef0123456789abcd"
+			    "ef0123456789abcdef0123456789abcdef0123456789",
+			    "fingerprint lower case, no colons");
+		}
+	}
+	conf_free(c);
+
+	c = parse_ok("[server]\nname = irc.b.test\n[link irc.a.test]\n"
+	    "address = 127.0.0.1:7000\nsend-password = x\n"
+	    "receive-password = " SHA512_HASH "\ntls = no\n", "l.conf",
+	    "plain-text loopback link without a fingerprint");
+	if (c != NULL) {
+		conf_default_sid("irc.b.test", sid);
+		is_str(c->sid, sid, "default sid from the name");
+		ok(conf_valid_sid(c->sid), "default sid is valid");
+		is_int(c->links[0].autoconnect, 1, "autoconnect by default");
+		is_int(c->links[0].tls, 0, "tls no");
+	}
+	conf_free(c);
+	conf_default_sid("IRC.B.TEST", sid2);
+	conf_default_sid("irc.b.test", sid);
+	is_str(sid2, sid, "default sid ignores case");
+	ok(conf_valid_sid("0AB") && conf_valid_sid("9zz") &&
+	    !conf_valid_sid("A00") && !conf_valid_sid("0A") &&
+	    !conf_valid_sid("0A-") && !conf_valid_sid("0ABC"), "valid sids");
+
+	c = parse_ok("[listen]\naddress = 127.0.0.1:7000\nlinks = yes\n",
+	    "l.conf", "a links listener");
+	if (c != NULL)
+		ok(c->nlistens == 1 && c->listens[0].links, "links = yes kept");
+	conf_free(c);
+	parse_fails("[listen]\naddress = 127.0.0.1:7000\nlinks = maybe\n",
+	    "e.conf:3: bad links \"maybe\": expected yes or no",
+	    "links: yes or no");
+
+	parse_fails("[server]\nsid = A00\n",
+	    "e.conf:2: bad sid \"A00\": expected a digit", "sid: digit first");
+	parse_fails("[link irc.a.test]\naddress = 10.0.0.1:7000\n"
+	    "send-password = x\nreceive-password = " SHA512_HASH "\n",
+	    "e.conf:1: [link irc.a.test] needs fingerprint",
+	    "fingerprint needed off loopback");
+	parse_fails("[link irc.a.test]\naddress = 127.0.0.1:7000\n"
+	    "send-password = x\nreceive-password = " SHA512_HASH "\n",
+	    "e.conf:1: [link irc.a.test] needs fingerprint",
+	    "fingerprint needed with TLS, even on loopback");
+	parse_fails("[link irc.a.test]\naddress = 127.0.0.1:7000\n"
+	    "send-password = x\nreceive-password = plain\n",
+	    "e.conf:4: password in [link irc.a.test] is not a crypt(3) hash",
+	    "receive-password must be a hash");
+	parse_fails("[link irc.a.test]\naddress = 127.0.0.1\n",
+	    "e.conf:2: bad address \"127.0.0.1\"", "address needs a port");
+	parse_fails("[link irc.a.test]\naddress = 127.0.0.1:0\n",
+	    "e.conf:2: bad address \"127.0.0.1:0\" in [link irc.a.test]: port 0",
+	    "address: port 0");
+	parse_fails("[link irc.a.test]\ntls = maybe\n",
+	    "e.conf:2: bad tls \"maybe\": expected yes or no", "tls: yes or no");
+	parse_fails("[link irc.a.test]\naddress = 127.0.0.1:7000\n"
+	    "receive-password = " SHA512_HASH "\ntls = no\n",
+	    "e.conf:1: [link irc.a.test] needs a send-password",
+	    "send-password needed");
+	parse_fails("[link irc.a.test]\naddress = 127.0.0.1:7000\n"
+	    "send-password = x\ntls = no\n",
+	    "e.conf:1: [link irc.a.test] needs a receive-password",
+	    "receive-password needed");
+	parse_fails("[link irc.a.test]\naddress = 127.0.0.1:7000\n"
+	    "send-password = \"a b\"\nreceive-password = " SHA512_HASH
+	    "\ntls = no\n", "e.conf:1: [link irc.a.test]: send-password may "
+	    "not hold spaces", "send-password is one word");
+	parse_fails("[link nodot]\n", "e.conf:1: bad link name \"nodot\"",
+	    "link name is a server name");
+	parse_fails("[link]\n", "e.conf:1: [link] needs a name",
+	    "link needs a name");
+	parse_fails("[link irc.a.test]\naddress = 127.0.0.1:1\n"
+	    "send-password = x\nreceive-password = " SHA512_HASH "\ntls = no\n"
+	    "[link IRC.A.TEST]\n",
+	    "e.conf:6: duplicate link \"IRC.A.TEST\", first at line 1",
+	    "duplicate link");
+	parse_fails("[server]\nname = irc.a.test\n[link irc.a.test]\n"
+	    "address = 127.0.0.1:1\nsend-password = x\n"
+	    "receive-password = " SHA512_HASH "\ntls = no\n",
+	    "e.conf:3: [link irc.a.test] names this server",
+	    "a link to oneself");
+}
+
 int
 main(void)
 {
@@ -1099,6 +1212,7 @@ main(void)
 	test_cidr();
 	test_errors();
 	test_authority_keys();
+	test_links();
 	test_accepted();
 	test_long_line();
 	test_load();

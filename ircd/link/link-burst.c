@@ -1,0 +1,436 @@
+/*
+ * link-burst.c: this server's users and channels, told to a linked
+ * network (LK-2, LK-3): all at once when a link comes up (the burst),
+ * then each change as it happens, through the core's hook table. The
+ * users are every registered local client, people and agents alike (an
+ * agent is a service user with +B); remote users are the network's and
+ * are never sent back to it.
+ */
+#include "compat.h"
+
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "ircd/channel.h"
+#include "ircd/client.h"
+#include "ircd/conf.h"
+#include "ircd/dict.h"
+#include "ircd/hook.h"
+#include "ircd/ircd.h"
+#include "ircd/link/link.h"
+#include "ircd/log.h"
+#include "ircd/mode.h"
+
+/* Membership ids (1205): unique per join, as InspIRCd counts them. */
+static unsigned long long link_membid;
+
+void
+link_local_uuid(const struct client *c, char out[LINK_UUIDLEN + 1])
+{
+	/* Ids past 36^6 would wrap; a run never registers that many. */
+	link_uuid_make(link_our_sid(), c->id, out);
+}
+
+struct client *
+link_local_find(const char *uuid)
+{
+	struct client *c;
+	uint64_t id;
+
+	if (link_uuid_id(link_our_sid(), uuid, &id) == -1)
+		return NULL;
+	TAILQ_FOREACH(c, &ircd.all, entry)
+		if (c->id == id)
+			return (c->flags & CLIENT_REGISTERED) &&
+			    !(c->flags & CLIENT_CLOSING) &&
+			    !link_is_remote(c) ? c : NULL;
+	return NULL;
+}
+
+/* The client's UUID, local or remote, into out. */
+static void
+link_any_uuid(const struct client *c, char out[LINK_UUIDLEN + 1])
+{
+	const char *r = link_remote_uuid(c);
+
+	if (r != NULL)
+		strlcpy(out, r, LINK_UUIDLEN + 1);
+	else
+		link_local_uuid(c, out);
+}
+
+static int
+link_is_local_user(const struct client *c)
+{
+	return (c->flags & CLIENT_REGISTERED) && !link_is_remote(c);
+}
+
+void
+link_send_uid(struct link *l, struct client *c)
+{
+	char uuid[LINK_UUIDLEN + 1], modes[8];
+	size_t n = 0;
+
+	link_local_uuid(c, uuid);
+	modes[n++] = '+';
+	if (c->umodes & UMODE_INVISIBLE)
+		modes[n++] = 'i';
+	/* The peer refuses a mode it has no module for, and the link. */
+	if ((c->umodes & UMODE_BOT) && link_has_umode(l, 'B'))
+		modes[n++] = 'B';
+	modes[n] = '\0';
+	link_send(l, ":%s UID %s %lld %s %s %s %s %s %lld %s :%s",
+	    link_our_sid(), uuid, (long long)c->signon, c->nick, c->host,
+	    c->host, c->user[0] != '\0' ? c->user : c->nick,
+	    c->ip[0] != '\0' ? c->ip : "0.0.0.0", (long long)c->signon, modes,
+	    c->realname);
+	if (c->account != NULL)
+		link_send(l, ":%s METADATA %s accountname :%s", link_our_sid(),
+		    uuid, c->account);
+	if (c->away != NULL)
+		link_send(l, ":%s AWAY %lld :%s", uuid, (long long)time(NULL),
+		    c->away);
+}
+
+static void
+link_emit(const char *line, size_t len, void *arg)
+{
+	link_send(arg, "%.*s", (int)len, line);
+}
+
+static const char *
+link_prefixes(const struct member *m)
+{
+	if ((m->modes & MEMBER_OP) && (m->modes & MEMBER_VOICE))
+		return "ov";
+	if (m->modes & MEMBER_OP)
+		return "o";
+	if (m->modes & MEMBER_VOICE)
+		return "v";
+	return "";
+}
+
+/* A channel's local members (only c, if not NULL), its topic and bans. */
+static void
+link_send_channel(struct link *l, struct channel *ch, struct client *only)
+{
+	struct link_fjoin f;
+	struct member *m;
+	struct ban *b;
+	char modes[IRC_LINELEN], uuid[LINK_UUIDLEN + 1];
+
+	channel_modes_string(ch, modes, sizeof(modes), 1);
+	link_fjoin_begin(&f, link_our_sid(), ch->name, (long long)ch->created,
+	    modes, link_emit, l);
+	TAILQ_FOREACH(m, &ch->members, by_channel) {
+		if (!link_is_local_user(m->client) ||
+		    (only != NULL && m->client != only))
+			continue;
+		link_local_uuid(m->client, uuid);
+		link_fjoin_add(&f, link_prefixes(m), uuid, ++link_membid);
+	}
+	if (link_fjoin_end(&f) == 0 || only != NULL)
+		return;
+	if (ch->topic != NULL)
+		link_send(l, ":%s FTOPIC %s %lld %lld %s :%s", link_our_sid(),
+		    ch->name, (long long)ch->created,
+		    (long long)ch->topic_time, ch->topic_who, ch->topic);
+	TAILQ_FOREACH(b, &ch->bans, entry)
+		link_send(l, ":%s FMODE %s %lld +b %s", link_our_sid(),
+		    ch->name, (long long)ch->created, b->mask);
+}
+
+void
+link_burst_user_channels(struct link *l, struct client *c)
+{
+	struct member *m;
+
+	TAILQ_FOREACH(m, &c->channels, by_client)
+		link_send_channel(l, m->channel, c);
+}
+
+void
+link_burst(struct link *l)
+{
+	struct client *c;
+	struct channel *ch;
+	size_t pos = 0, nu = 0, nc = 0;
+	const char *key;
+
+	link_send(l, ":%s BURST %lld", link_our_sid(), (long long)time(NULL));
+	TAILQ_FOREACH(c, &ircd.all, entry)
+		if (link_is_local_user(c) && !(c->flags & CLIENT_CLOSING)) {
+			link_send_uid(l, c);
+			nu++;
+		}
+	while ((ch = dict_next(ircd.channels, &pos, &key)) != NULL) {
+		link_send_channel(l, ch, NULL);
+		nc++;
+	}
+	link_send(l, ":%s ENDBURST", link_our_sid());
+	log_info("link %s: burst sent, %zu users, %zu channels", l->name, nu,
+	    nc);
+}
+
+/* Each link that is up, for what a hook has to tell. */
+#define LINK_EACH_UP(l, i)						\
+	for ((i) = 0; ((l) = link_at(i)) != NULL; (i)++)		\
+		if ((l)->state == LINK_UP)
+
+static void
+link_user_new(struct client *c)
+{
+	struct link *l;
+	size_t i;
+
+	if (link_is_remote(c))
+		return;
+	LINK_EACH_UP(l, i)
+		link_send_uid(l, c);
+}
+
+static void
+link_user_nick(struct client *c, const char *oldnick)
+{
+	char uuid[LINK_UUIDLEN + 1];
+	struct link *l;
+	size_t i;
+
+	(void)oldnick;
+	if (!link_is_local_user(c))
+		return;
+	link_local_uuid(c, uuid);
+	LINK_EACH_UP(l, i)
+		link_send(l, ":%s NICK %s %lld", uuid, c->nick,
+		    (long long)time(NULL));
+}
+
+static void
+link_user_quit(struct client *c, const char *reason)
+{
+	char uuid[LINK_UUIDLEN + 1];
+	struct link *l;
+	size_t i;
+
+	if (!link_is_local_user(c))
+		return;
+	link_local_uuid(c, uuid);
+	LINK_EACH_UP(l, i)
+		link_send(l, ":%s QUIT :%s", uuid, reason);
+}
+
+static void
+link_user_joined(struct client *c, struct channel *ch)
+{
+	struct link *l;
+	size_t i;
+
+	if (!link_is_local_user(c))
+		return;
+	LINK_EACH_UP(l, i)
+		link_send_channel(l, ch, c);
+}
+
+static void
+link_user_parted(struct client *c, struct channel *ch, const char *reason)
+{
+	char uuid[LINK_UUIDLEN + 1];
+	struct link *l;
+	size_t i;
+
+	if (!link_is_local_user(c))
+		return;
+	link_local_uuid(c, uuid);
+	LINK_EACH_UP(l, i) {
+		if (reason != NULL)
+			link_send(l, ":%s PART %s :%s", uuid, ch->name, reason);
+		else
+			link_send(l, ":%s PART %s", uuid, ch->name);
+	}
+}
+
+static void
+link_user_kicked(struct client *from, struct channel *ch,
+    struct client *target, const char *reason)
+{
+	char uuid[LINK_UUIDLEN + 1], tuuid[LINK_UUIDLEN + 1];
+	struct link *l;
+	size_t i;
+
+	if (!link_is_local_user(from))
+		return;
+	link_local_uuid(from, uuid);
+	link_any_uuid(target, tuuid);
+	LINK_EACH_UP(l, i)
+		link_send(l, ":%s KICK %s %s :%s", uuid, ch->name, tuuid,
+		    reason);
+}
+
+/* "+o-v alice bob": the nicks of prefix modes become UUIDs. */
+static void
+link_channel_mode(struct channel *ch, struct client *from,
+    const char *change)
+{
+	char buf[IRC_LINELEN], copy[IRC_LINELEN], uuid[LINK_UUIDLEN + 1];
+	char *args[MAXMODES + 8], *p, *modes;
+	struct client *t;
+	struct link *l;
+	size_t i;
+	int n = 0, k;
+	char dir = '+';
+	enum mode_type type;
+
+	if (!link_is_local_user(from) || link_count() == 0)
+		return;
+	strlcpy(copy, change, sizeof(copy));
+	modes = strtok_r(copy, " ", &p);
+	if (modes == NULL)
+		return;
+	while (n < (int)(sizeof(args) / sizeof(args[0])) &&
+	    (args[n] = strtok_r(NULL, " ", &p)) != NULL)
+		n++;
+	if (n > 0 && args[n - 1][0] == ':')
+		args[n - 1]++;
+	snprintf(buf, sizeof(buf), "%s", modes);
+	for (k = 0; *modes != '\0'; modes++) {
+		if (*modes == '+' || *modes == '-') {
+			dir = *modes;
+			continue;
+		}
+		type = mode_chan_type(*modes);
+		if (type == MODE_FLAG || (type == MODE_SETONLY && dir == '-'))
+			continue;
+		if (k >= n)
+			break;
+		if (type == MODE_PREFIX && (t = client_find(args[k])) != NULL) {
+			link_any_uuid(t, uuid);
+			strlcat(buf, " ", sizeof(buf));
+			strlcat(buf, uuid, sizeof(buf));
+		} else {
+			strlcat(buf, " ", sizeof(buf));
+			strlcat(buf, args[k], sizeof(buf));
+		}
+		k++;
+	}
+	link_local_uuid(from, uuid);
+	LINK_EACH_UP(l, i)
+		link_send(l, ":%s FMODE %s %lld %s", uuid, ch->name,
+		    (long long)ch->created, buf);
+}
+
+static void
+link_topic(struct channel *ch, struct client *from)
+{
+	char uuid[LINK_UUIDLEN + 1];
+	struct link *l;
+	size_t i;
+
+	if (!link_is_local_user(from))
+		return;
+	link_local_uuid(from, uuid);
+	LINK_EACH_UP(l, i)
+		link_send(l, ":%s FTOPIC %s %lld %lld :%s", uuid, ch->name,
+		    (long long)ch->created, (long long)ch->topic_time,
+		    ch->topic != NULL ? ch->topic : "");
+}
+
+static void
+link_user_away(struct client *c)
+{
+	char uuid[LINK_UUIDLEN + 1];
+	struct link *l;
+	size_t i;
+
+	if (!link_is_local_user(c))
+		return;
+	link_local_uuid(c, uuid);
+	LINK_EACH_UP(l, i) {
+		if (c->away != NULL)
+			link_send(l, ":%s AWAY %lld :%s", uuid,
+			    (long long)time(NULL), c->away);
+		else
+			link_send(l, ":%s AWAY", uuid);
+	}
+}
+
+static void
+link_logged_in(struct client *c)
+{
+	char uuid[LINK_UUIDLEN + 1];
+	struct link *l;
+	size_t i;
+
+	if (!link_is_local_user(c) || c->account == NULL)
+		return;
+	link_local_uuid(c, uuid);
+	LINK_EACH_UP(l, i)
+		link_send(l, ":%s METADATA %s accountname :%s", link_our_sid(),
+		    uuid, c->account);
+}
+
+/*
+ * A reload keeps the links as they started: their sections are copied at
+ * start, and our UUIDs hang on the SID. Say so when the file changed them.
+ */
+static void
+link_rehash(const struct conf *old, const struct conf *new)
+{
+	size_t i;
+	int same = old->nlinks == new->nlinks &&
+	    strcmp(old->sid, new->sid) == 0;
+
+	for (i = 0; same && i < new->nlinks; i++) {
+		const struct conf_link *a = &old->links[i], *b = &new->links[i];
+
+		same = strcmp(a->name, b->name) == 0 &&
+		    strcmp(a->address, b->address) == 0 &&
+		    strcmp(a->send_password, b->send_password) == 0 &&
+		    strcmp(a->receive_password, b->receive_password) == 0 &&
+		    (a->fingerprint == NULL) == (b->fingerprint == NULL) &&
+		    (a->fingerprint == NULL ||
+		    strcmp(a->fingerprint, b->fingerprint) == 0) &&
+		    a->tls == b->tls && a->autoconnect == b->autoconnect;
+	}
+	if (!same)
+		log_warnx("links: [link] sections or the sid changed; they "
+		    "take effect at the next start, not at a reload");
+}
+
+/* The server stops: the links end while the loop still runs. */
+static void
+link_stopping(void)
+{
+	struct link *l;
+	size_t i;
+
+	LINK_EACH_UP(l, i)
+		link_error(l, "Server shutting down");
+}
+
+static const struct ircd_hooks link_hooks = {
+	.user_new = link_user_new,
+	.user_nick = link_user_nick,
+	.user_quit = link_user_quit,
+	.user_joined = link_user_joined,
+	.user_parted = link_user_parted,
+	.user_kicked = link_user_kicked,
+	.user_away = link_user_away,
+	.channel_mode = link_channel_mode,
+	.topic = link_topic,
+	.logged_in = link_logged_in,
+	.rehash = link_rehash,
+	.stopping = link_stopping,
+};
+
+void
+link_hooks_register(void)
+{
+	hook_register(&link_hooks);
+}
+
+void
+link_hooks_unregister(void)
+{
+	hook_unregister(&link_hooks);
+}

@@ -1,0 +1,164 @@
+/*
+ * link.h: server links (LK), by InspIRCd's spanning-tree protocol 1205.
+ * Beside the agent bridge and on the same seams: a hook table follows the
+ * local users and channels (link-burst.c), remote users are clients with
+ * the link's client_ops (link-user.c) with the peer's lines about
+ * channels in link-chan.c, and link.c runs each connection.
+ * Agents are service users here like any other local user.
+ *
+ * main.c calls link_init() after server_init() and link_shutdown() once
+ * the loop has ended; the rest is internal to ircd/link/.
+ */
+#ifndef IRCD_LINK_H
+#define IRCD_LINK_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <time.h>
+
+#include "ircd/ircd.h"
+#include "ircd/link/link-proto.h"
+
+struct bufferevent;
+struct client;
+struct conf;
+struct dict;
+struct event;
+struct link_msg;
+struct outmsg;
+struct ssl_ctx_st;
+
+int	link_init(void);
+void	link_shutdown(void);
+
+/* Internal to ircd/link/. */
+
+enum link_state {
+	LINK_IDLE,		/* not connected; maybe waiting to retry */
+	LINK_CONNECTING,	/* TCP (and TLS) under way */
+	LINK_CAPAB,		/* our CAPAB sent; theirs until CAPAB END */
+	LINK_AUTH,		/* our SERVER sent; waiting for theirs */
+	LINK_UP			/* both authenticated; bursts and traffic */
+};
+
+/* Servers a link may bring in behind the peer; more is a protocol error. */
+#define LINK_MAXSERVERS	256
+/* Users a link may bring in; more is refused with an ERROR. */
+#define LINK_MAXUSERS	100000
+/* Channels a remote user may be in here; joins past it are ignored. */
+#define LINK_MAXCHANS	500
+/* Bytes queued to the peer before the link is dropped (SendQ). */
+#define LINK_SENDQ	(16 * 1024 * 1024)
+
+struct link_server {
+	char	sid[LINK_SIDLEN + 1];
+	char	parent[LINK_SIDLEN + 1];	/* "" for the peer itself */
+	char	name[HOSTLEN + 1];
+	char	info[128];
+};
+
+struct link {
+	/* A copy of the config's section: a reload frees the old one. */
+	char			*name;
+	char			*host;
+	char			*port;
+	char			*send_password;
+	char			*receive_password;
+	char			*fingerprint;
+	int			 tls;
+	int			 autoconnect;
+
+	enum link_state		 state;
+	struct bufferevent	*bev;
+	struct ssl_ctx_st	*ctx;
+	struct event		*timer;		/* retry, or ping while up */
+	int			 backoff;	/* seconds until the next try */
+	time_t			 last_rx;
+	int			 ping_out;	/* a PING of ours awaits its PONG */
+	int			 bursting;	/* their BURST seen, no ENDBURST */
+	int			 inbound;	/* the peer connected to us */
+	int			 capab_sent;	/* our CAPAB is out */
+	int			 capab_done;	/* their CAPAB END seen */
+	int			 server_ok;	/* inbound: their SERVER checked */
+	int			 fp_ok;		/* the pinned certificate seen */
+	char			*peer_modules;	/* CAPAB MODULES, bounded */
+	char			 peer_umodes[512];	/* CAPAB USERMODES */
+	int			 peer_bot;	/* CAPABILITIES BOT=B */
+	char			*peer_chanmodes;	/* CAPAB CHANMODES, bounded */
+	struct link_server	 servers[LINK_MAXSERVERS];
+	size_t			 nservers;	/* servers[0] is the peer */
+	struct dict		*users;		/* UUID -> remote client */
+	size_t			 nusers;
+	/* The last channel message sent, so each goes once per link. */
+	const struct outmsg	*last_om;
+	char			 last_msgid[32];
+	const char		*last_text;
+	int64_t			 last_time;
+};
+
+/* link.c */
+size_t		 link_count(void);
+struct link	*link_at(size_t);
+/* Send one line (no CRLF); bounded by LINK_LINEMAX, dropped when down. */
+void		 link_send(struct link *, const char *fmt, ...)
+		    __attribute__((format(printf, 2, 3)));
+/* Refuse or end the link: ERROR to the peer, a log line, the split. */
+void		 link_error(struct link *, const char *fmt, ...)
+		    __attribute__((format(printf, 2, 3)));
+/* The peer supports module (a CAPAB MODULES name, "m_botmode.so"). */
+int		 link_has_module(const struct link *, const char *module);
+/*
+ * How the peer's channel mode letter takes a parameter, from its CAPAB
+ * CHANMODES ("list:ban=b param-set:limit=l simple:secret=s"): a
+ * MODE_* type of mode.h, MODE_UNKNOWN if it did not say.
+ */
+int		 link_peer_chanmode(const struct link *, char letter);
+/* The peer has user mode letter (CAPAB USERMODES "simple:bot=B"). */
+int		 link_has_umode(const struct link *, char letter);
+const char	*link_our_sid(void);
+
+/* link-burst.c: this server's state to the peer, and its changes. */
+void		 link_burst(struct link *);
+void		 link_hooks_register(void);
+void		 link_hooks_unregister(void);
+/* The UUID of a local user; and the local user of one of our UUIDs. */
+void		 link_local_uuid(const struct client *, char out[LINK_UUIDLEN + 1]);
+struct client	*link_local_find(const char *uuid);
+/* A UID line for a local user, sent to one link; and its channels. */
+void		 link_send_uid(struct link *, struct client *);
+void		 link_burst_user_channels(struct link *, struct client *);
+
+/* link-user.c: remote users, and the peer's lines that concern them. */
+int		 link_is_remote(const struct client *);
+struct link	*link_of(const struct client *);
+const char	*link_remote_uuid(const struct client *);
+/* The client a UUID (remote or local) stands for, or NULL. */
+struct client	*link_find_uuid(struct link *, const char *uuid);
+/* Every remote user of the link (or behind sid, if not NULL) quits. */
+void		 link_users_split(struct link *, const char *sid,
+		    const char *reason);
+/* A line of a link that is up; 0, or -1 after the link was closed. */
+int		 link_dispatch(struct link *, struct link_msg *);
+/* Helpers of the peer's lines, shared with link-chan.c. */
+int		 link_server_find(const struct link *, const char *sid);
+/* The source: a remote user of this link (or NULL); its server's index. */
+struct client	*link_source_user(struct link *, const struct link_msg *);
+int		 link_source_server(struct link *, const struct link_msg *);
+/* The source as a prefix for local clients: nick!user@host or a server. */
+const char	*link_source_name(struct link *, const struct link_msg *);
+/* A decimal time (or number) of the peer, bounded. */
+long long	 link_ts(const char *);
+/* A word fit for a prefix (host, ident, account) of at most max bytes. */
+int		 link_word_ok(const char *, size_t max);
+/* At most max bytes of s, not cutting a UTF-8 sequence, into buf. */
+const char	*link_cut(char *buf, size_t size, const char *s, size_t max);
+
+/* link-chan.c: the peer's lines about channels. */
+void		 link_chan_fjoin(struct link *, struct link_msg *);
+void		 link_chan_ijoin(struct link *, struct link_msg *);
+void		 link_chan_part(struct link *, struct link_msg *);
+void		 link_chan_kick(struct link *, struct link_msg *);
+void		 link_chan_ftopic(struct link *, struct link_msg *);
+void		 link_chan_fmode(struct link *, struct link_msg *);
+
+#endif
