@@ -25,6 +25,7 @@
 #include <event2/buffer.h>
 #include <event2/bufferevent.h>
 #include <event2/bufferevent_ssl.h>
+#include <event2/dns.h>
 #include <event2/event.h>
 #include <openssl/err.h>
 #include <openssl/evp.h>
@@ -625,6 +626,9 @@ link_tls_ctx(struct link *l)
 	return ctx;
 }
 
+/* The resolver of the links' names, made at the first connection. */
+static struct evdns_base *link_dns;
+
 static void
 link_connect(struct link *l)
 {
@@ -655,9 +659,17 @@ link_connect(struct link *l)
 	l->state = LINK_CONNECTING;
 	bufferevent_setcb(bev, link_read_cb, NULL, link_event_cb, l);
 	bufferevent_enable(bev, EV_READ | EV_WRITE);
-	/* A name is looked up here, blocking; an address is not. */
-	if (bufferevent_socket_connect_hostname(bev, NULL, AF_UNSPEC, l->host,
-	    atoi(l->port)) == -1)
+	/*
+	 * A name is looked up by libevent's resolver, in the loop: a slow
+	 * DNS server holds up this link, not every client. Without one (no
+	 * resolv.conf), getaddrinfo() blocks; an address is never looked up.
+	 */
+	if (link_dns == NULL && (link_dns = evdns_base_new(ircd.base,
+	    EVDNS_BASE_INITIALIZE_NAMESERVERS)) == NULL)
+		log_warnx("link %s: no DNS resolver; looking %s up blocks",
+		    l->name, l->host);
+	if (bufferevent_socket_connect_hostname(bev, link_dns, AF_UNSPEC,
+	    l->host, atoi(l->port)) == -1)
 		link_close(l, "cannot connect");
 }
 
@@ -803,4 +815,9 @@ link_shutdown(void)
 	free(links);
 	links = NULL;
 	nlinks = 0;
+	if (link_dns != NULL) {
+		/* Its lookups still out fail now, with nobody to tell. */
+		evdns_base_free(link_dns, 1);
+		link_dns = NULL;
+	}
 }
