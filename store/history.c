@@ -67,6 +67,27 @@ store_history_add(struct store *s, struct store_msg *m)
 	return 0;
 }
 
+int
+store_history_has(struct store *s, const char *msgid)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	st = store_stmt(s, SQL_HISTORY_HAS,
+	    "SELECT 1 FROM messages WHERE msgid = ?1");
+	if (st == NULL)
+		return -1;
+	store_bind_text(st, 1, msgid);
+	rc = sqlite3_step(st);
+	sqlite3_reset(st);
+	if (rc == SQLITE_ROW)
+		return 1;
+	if (rc == SQLITE_DONE)
+		return 0;
+	store_fail(s, "find msgid");
+	return -1;
+}
+
 void
 store_private_key(char *buf, size_t len, const char *p1, const char *p2)
 {

@@ -87,6 +87,8 @@ struct store_msg {
 
 /* Store m (msgid, time and the strings are copied in). Sets m->id. */
 int	store_history_add(struct store *, struct store_msg *m);
+/* Is a message with msgid stored, in any conversation: 1, 0, -1 on error. */
+int	store_history_has(struct store *, const char *msgid);
 
 /*
  * Private conversation key of two principals (each "a:<account>" for a

@@ -373,6 +373,9 @@ test_history(void)
 	is_str(got.text, "hello \x01" "ACTION waves\x01", "text");
 	is_str(got.tags, "+reply=m1", "tags");
 
+	is_int(store_history_has(s, "full"), 1, "has: a stored msgid");
+	is_int(store_history_has(s, "fulll"), 0, "has: not another");
+	is_int(store_history_has(s, "ful"), 0, "has: nor a prefix of it");
 	n_errors = 0;
 	is_int(store_history_add(s, &m), -1, "a duplicate msgid is refused");
 	ok(n_errors == 1 && strstr(last_log, "UNIQUE") != NULL,
