@@ -366,9 +366,12 @@ outmsg_render(struct outmsg *m)
 	size_t len;
 
 	m->nwire = 0;
-	m->time_ms = client_time_now_ms();
+	m->time_ms = m->net_time_ms > 0 ? m->net_time_ms : client_time_now_ms();
 	client_time_format(m->time_ms, m->time, sizeof(m->time));
-	server_msgid(m->msgid, sizeof(m->msgid));
+	if (m->net_msgid != NULL && m->net_msgid[0] != '\0')
+		strlcpy(m->msgid, m->net_msgid, sizeof(m->msgid));
+	else
+		server_msgid(m->msgid, sizeof(m->msgid));
 	if (m->text == NULL) {
 		n = snprintf(m->line, sizeof(m->line), ":%s %s %s", m->from->prefix,
 		    m->cmd, m->target);

@@ -65,7 +65,14 @@ struct outmsg {
 	int64_t		 time_ms;	/* the same, in Unix milliseconds */
 	const char	*batch;		/* batch reference for batch clients, or NULL */
 	int64_t		 hid;		/* its history row once stored, else 0 */
-	char		 msgid[32];
+	char		 msgid[64];
+	/*
+	 * The network's id and time for a message from a linked server
+	 * (NULL and 0 otherwise): outmsg_render keeps them instead of
+	 * making new ones, so the message is the same on every server.
+	 */
+	const char	*net_msgid;
+	int64_t		 net_time_ms;
 	char		 line[IRC_LINELEN];	/* ":prefix CMD target :text", no CRLF */
 	size_t		 len;
 	/*

@@ -212,6 +212,8 @@ message_send(struct client *c, struct message *m, const char *cmd, enum kind kin
 		om.text = kind == K_TAGMSG ? NULL : m->params[1];
 		om.ctags = ctags;
 		om.tagmsg = kind == K_TAGMSG;
+		om.net_msgid = m->msgid;
+		om.net_time_ms = m->time_ms;
 		if (casemap_is_channel(t) ||
 		    ((t[0] == '@' || t[0] == '+') && casemap_is_channel(t + 1)))
 			message_to_channel(c, &om, t, quiet);

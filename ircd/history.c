@@ -200,6 +200,14 @@ history_channel_conv(const struct channel *ch, struct convkey *k)
 }
 
 int
+history_has_msgid(const char *msgid)
+{
+	if (store == NULL)
+		return 0;
+	return store_history_has(store, msgid) == 1;
+}
+
+int
 history_add(struct client *from, const char *conv, struct outmsg *om)
 {
 	struct store_msg sm;

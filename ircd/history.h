@@ -39,6 +39,13 @@ int	history_add_private(struct client *from, struct client *to,
  */
 int	history_add(struct client *from, const char *conv, struct outmsg *);
 
+/*
+ * Is a message with this msgid stored already (in any conversation)? A
+ * linked server's message seen twice (a replay after a relink) is then
+ * neither stored nor relayed again (LK-3). 0 without a store.
+ */
+int	history_has_msgid(const char *msgid);
+
 /* Who c is for private history: its account, connection or service nick. */
 void	history_principal(const struct client *, struct convkey *);
 /*

@@ -7,6 +7,7 @@
 #define IRCD_MESSAGE_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #define MSG_MAXPARAMS	15
 
@@ -16,6 +17,13 @@ struct message {
 	char	*cmd;
 	char	*params[MSG_MAXPARAMS];
 	int	 nparams;
+	/*
+	 * Set only by ircd/link/ for a linked server's user: the network's
+	 * id and time of the message (Unix ms, 0 for none), which it keeps
+	 * here too (LK-3, LK-4). A client's own msgid tag is never read.
+	 */
+	const char *msgid;
+	int64_t	 time_ms;
 };
 
 enum {

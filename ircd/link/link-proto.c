@@ -273,6 +273,81 @@ link_tags_client(const char *tags, char *out, size_t size)
 	return n;
 }
 
+/* Digits s[0..n) as a number; -1 if any is not a digit. */
+static long
+lp_num(const char *s, size_t n)
+{
+	long v = 0;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		if (s[i] < '0' || s[i] > '9')
+			return -1;
+		v = v * 10 + (s[i] - '0');
+	}
+	return v;
+}
+
+int64_t
+link_time_parse(const char *s, size_t len)
+{
+	static const int mdays[] = { 31, 29, 31, 30, 31, 30, 31, 31, 30, 31,
+	    30, 31 };
+	long y, mo, d, h, mi, sec, ms;
+	int64_t days, yy;
+
+	/* Exactly "YYYY-MM-DDThh:mm:ss.sssZ", as IRCv3 server-time writes. */
+	if (len != 24 || s[4] != '-' || s[7] != '-' || s[10] != 'T' ||
+	    s[13] != ':' || s[16] != ':' || s[19] != '.' || s[23] != 'Z')
+		return 0;
+	y = lp_num(s, 4);
+	mo = lp_num(s + 5, 2);
+	d = lp_num(s + 8, 2);
+	h = lp_num(s + 11, 2);
+	mi = lp_num(s + 14, 2);
+	sec = lp_num(s + 17, 2);
+	ms = lp_num(s + 20, 3);
+	if (y < 1970 || mo < 1 || mo > 12 || d < 1 || d > mdays[mo - 1] ||
+	    h < 0 || h > 23 || mi < 0 || mi > 59 || sec < 0 || sec > 60 ||
+	    ms < 0)
+		return 0;
+	/* Days since the epoch (Howard Hinnant's days_from_civil). */
+	yy = y - (mo <= 2);
+	days = (yy / 400) * 146097 + ((yy % 400) * 365 + (yy % 400) / 4 -
+	    (yy % 400) / 100) + (153 * (mo + (mo > 2 ? -3 : 9)) + 2) / 5 +
+	    d - 1 - 719468;
+	return ((days * 24 + h) * 60 + mi) * 60000 + (int64_t)sec * 1000 + ms;
+}
+
+void
+link_tags_ids(const char *tags, char *msgid, size_t size, int64_t *time_ms)
+{
+	const char *p = tags, *end, *v;
+	size_t len, i;
+
+	if (size > 0)
+		msgid[0] = '\0';
+	*time_ms = 0;
+	while (p != NULL && *p != '\0') {
+		end = p + strcspn(p, ";");
+		len = (size_t)(end - p);
+		if (len > 6 && strncmp(p, "msgid=", 6) == 0 &&
+		    len - 6 < size) {
+			v = p + 6;
+			for (i = 0; i < len - 6; i++)
+				if (v[i] <= ' ' || v[i] > '~' ||
+				    v[i] == '\\' || v[i] == '=')
+					break;
+			if (i == len - 6) {
+				memcpy(msgid, v, i);
+				msgid[i] = '\0';
+			}
+		} else if (len > 5 && strncmp(p, "time=", 5) == 0)
+			*time_ms = link_time_parse(p + 5, len - 5);
+		p = *end == ';' ? end + 1 : end;
+	}
+}
+
 int
 link_chanmode_type(const char *chanmodes, char letter)
 {

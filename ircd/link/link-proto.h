@@ -96,6 +96,19 @@ int	link_fjoin_end(struct link_fjoin *);
 size_t	link_tags_client(const char *tags, char *out, size_t size);
 
 /*
+ * The network's identity of a message, from a peer's tags: msgid (into
+ * msgid, "" when absent or not a plain id of at most size - 1 bytes:
+ * printable ASCII without '\\', ';' or '=') and time (an IRCv3
+ * server-time "YYYY-MM-DDThh:mm:ss.sssZ", as Unix milliseconds into
+ * *time_ms; 0 when absent or malformed). InspIRCd 3 sends msgid
+ * (m_ircv3_msgid); agentircd sends both.
+ */
+void	link_tags_ids(const char *tags, char *msgid, size_t size,
+	    int64_t *time_ms);
+/* A server-time value as Unix milliseconds; 0 when malformed. */
+int64_t	link_time_parse(const char *s, size_t len);
+
+/*
  * How a channel mode letter takes a parameter, from a peer's CAPAB
  * CHANMODES ("list:ban=b param-set:limit=l prefix:30000:op=@o
  * simple:secret=s"): a MODE_* of ircd/mode.h (MODE_LIST, MODE_ALWAYS,

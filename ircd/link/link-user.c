@@ -26,6 +26,7 @@
 #include "ircd/command.h"
 #include "ircd/conf.h"
 #include "ircd/dict.h"
+#include "ircd/history.h"
 #include "ircd/hook.h"
 #include "ircd/ircd.h"
 #include "ircd/link/link.h"
@@ -144,9 +145,21 @@ lu_deliver(struct client *to, struct outmsg *om)
 	} else
 		target = lu->uuid;
 	link_local_uuid(om->from, from);
-	tags[0] = '\0';
-	if (om->ctags != NULL && om->ctags[0] != '\0')
-		snprintf(tags, sizeof(tags), "@%s ", om->ctags);
+	/*
+	 * The message's id and time go with it, so that every server shows
+	 * and stores it as the same message (LK-3, LK-4). A line after the
+	 * first of a multiline message shares the first's id: it goes
+	 * without one, and the peer gives it its own.
+	 */
+	if (om->nomsgid)
+		snprintf(tags, sizeof(tags), "@time=%s%s%s ", om->time,
+		    om->ctags != NULL && om->ctags[0] != '\0' ? ";" : "",
+		    om->ctags != NULL ? om->ctags : "");
+	else
+		snprintf(tags, sizeof(tags), "@msgid=%s;time=%s%s%s ",
+		    om->msgid, om->time,
+		    om->ctags != NULL && om->ctags[0] != '\0' ? ";" : "",
+		    om->ctags != NULL ? om->ctags : "");
 	if (om->text == NULL)
 		link_send(l, "%s:%s %s %s", tags, from, om->cmd, target);
 	else
@@ -423,9 +436,14 @@ h_message(struct link *l, struct link_msg *m)
 	struct client *c = link_source_user(l, m), *t;
 	struct message msg;
 	char tags[IRC_TAGLEN], target[CHANNELLEN + 2];
+	char msgid[sizeof(((struct outmsg *)0)->msgid)];
+	int64_t time_ms, now;
 	int tagmsg = strcmp(m->cmd, "TAGMSG") == 0;
 
 	if (c == NULL || m->nparams < (tagmsg ? 1 : 2))
+		return;
+	/* One target a line, as InspIRCd sends: one msgid, one message. */
+	if (strchr(m->params[0], ',') != NULL)
 		return;
 	if (link_is_uuid(m->params[0])) {
 		if ((t = link_local_find(m->params[0])) == NULL)
@@ -439,6 +457,26 @@ h_message(struct link *l, struct link_msg *m)
 	if (m->tags != NULL && link_tags_client(m->tags, tags,
 	    sizeof(tags)) > 0)
 		msg.tags = tags;
+	/*
+	 * The network's msgid and time are kept (LK-3, LK-4): the message is
+	 * the same one on every server, so a +reply to it means something to
+	 * the asker's client. One stored already (a replay after a relink,
+	 * or a loop) is dropped: nothing is stored or delivered twice. A time
+	 * from the future (past a minute of clock skew) is not believed.
+	 */
+	link_tags_ids(m->tags, msgid, sizeof(msgid), &time_ms);
+	now = client_time_now_ms();
+	if (msgid[0] != '\0') {
+		if (history_has_msgid(msgid)) {
+			log_info("link %s: %s %s from %s dropped: msgid %s is "
+			    "stored already", l->name, m->cmd, target,
+			    c->nick, msgid);
+			return;
+		}
+		msg.msgid = msgid;
+	}
+	if (time_ms > 0 && time_ms <= now + 60000)
+		msg.time_ms = time_ms;
 	msg.cmd = m->cmd;
 	msg.params[0] = target;
 	if (!tagmsg)

@@ -91,7 +91,7 @@ struct link {
 	size_t			 nusers;
 	/* The last channel message sent, so each goes once per link. */
 	const struct outmsg	*last_om;
-	char			 last_msgid[32];
+	char			 last_msgid[64];
 	const char		*last_text;
 	int64_t			 last_time;
 };

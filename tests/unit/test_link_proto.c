@@ -195,6 +195,48 @@ test_tags(void)
 }
 
 static void
+test_tag_ids(void)
+{
+	char id[64], small[8];
+	int64_t t;
+
+	link_tags_ids("+typing=active;msgid=1IN~1733500000~42;"
+	    "time=2024-12-06T14:35:05.123Z", id, sizeof(id), &t);
+	is_str(id, "1IN~1733500000~42", "InspIRCd's msgid kept");
+	ok(t == 1733495705123LL, "time as Unix milliseconds");
+	link_tags_ids("+typing=active", id, sizeof(id), &t);
+	ok(id[0] == '\0' && t == 0, "no msgid, no time");
+	link_tags_ids(NULL, id, sizeof(id), &t);
+	ok(id[0] == '\0' && t == 0, "no tags");
+	link_tags_ids("msgid=a\\sb", id, sizeof(id), &t);
+	is_str(id, "", "an escaped msgid is refused");
+	link_tags_ids("msgid=", id, sizeof(id), &t);
+	is_str(id, "", "an empty msgid is refused");
+	link_tags_ids("msgid=x\x01y", id, sizeof(id), &t);
+	is_str(id, "", "a control character is refused");
+	link_tags_ids("msgid=\xc3\xa9", id, sizeof(id), &t);
+	is_str(id, "", "a byte past ASCII is refused");
+	link_tags_ids("msgid=12345678", small, sizeof(small), &t);
+	is_str(small, "", "a msgid longer than the room is refused");
+	link_tags_ids("msgid=1234567", small, sizeof(small), &t);
+	is_str(small, "1234567", "a msgid that fits is kept");
+	ok(link_time_parse("1970-01-01T00:00:00.000Z", 24) == 0,
+	    "the epoch is 0");
+	ok(link_time_parse("2000-03-01T00:00:01.002Z", 24) ==
+	    951868801002LL, "after a leap day");
+	ok(link_time_parse("2024-02-30T00:00:00.000Z", 24) == 0,
+	    "no 30 February");
+	ok(link_time_parse("2024-12-06T14:35:05Z", 20) == 0,
+	    "no milliseconds: malformed");
+	ok(link_time_parse("2024-12-06T25:35:05.000Z", 24) == 0,
+	    "hour 25: malformed");
+	ok(link_time_parse("2024-12-06 14:35:05.000Z", 24) == 0,
+	    "no T: malformed");
+	ok(link_time_parse("20x4-12-06T14:35:05.000Z", 24) == 0,
+	    "not a digit: malformed");
+}
+
+static void
 test_chanmodes(void)
 {
 	const char *cm = "list:ban=b param-set:limit=l param:key=k "
@@ -225,6 +267,7 @@ main(void)
 	test_fjoin_parse();
 	test_fjoin_format();
 	test_tags();
+	test_tag_ids();
 	test_chanmodes();
 	return tap_done();
 }
