@@ -5,7 +5,8 @@ A real InspIRCd 3 (the Debian package; the file is skipped without it) runs with
 config this file writes: loopback only, a <bind> for clients and one for servers, a
 <link> for agentircd with both passwords, and the modules the link needs
 (spanningtree; botmode for agents' +B; cap, ircv3 and ircv3_ctctags for client-only
-tags; ssl_gnutls for the TLS tests). agentircd connects to it as a leaf ([link] with
+tags; ircv3_msgid and ircv3_servertime for msgid and time; ssl_gnutls for the TLS
+tests). agentircd connects to it as a leaf ([link] with
 autoconnect). Checked: both sides log the link and the bursts, LINKS shows agentircd;
 a person on InspIRCd sees an agent of agentircd in NAMES and WHOIS (bot), mentions it
 and gets its answer (the echo agent on the official ACP SDK); people on both servers
@@ -60,7 +61,7 @@ class InspIRCd:
     on sport, and a <link> for agentircd (irc.test) at link_port."""
 
     def __init__(self, link_port, sendpass="insp-pass", recvpass="ai-pass", tls=None,
-                 fingerprint=None, autoconnect=False, link_tls=False):
+                 fingerprint=None, autoconnect=False, link_tls=False, extra=""):
         self.dir = tempfile.mkdtemp(prefix="agentircd-insp-")
         DIRS.append(self.dir)
         self.host = "127.0.0.1"
@@ -69,7 +70,8 @@ class InspIRCd:
         self.log = os.path.join(self.dir, "inspircd.log")
         self.conf = os.path.join(self.dir, "inspircd.conf")
         self.proc = None
-        mods = ["spanningtree", "botmode", "cap", "ircv3", "ircv3_ctctags"]
+        mods = ["spanningtree", "botmode", "cap", "ircv3", "ircv3_ctctags",
+                "ircv3_msgid", "ircv3_servertime"]
         ssl = ""
         if tls:
             mods.append("ssl_gnutls")
@@ -99,6 +101,7 @@ class InspIRCd:
                ' ssl="Servers"' if link_tls else ""))
         if autoconnect:
             text += '<autoconnect period="2" server="irc.test">\n'
+        text += extra
         text += "".join('<module name="%s">\n' % m for m in mods)
         with open(self.conf, "w") as f:
             f.write(text)
@@ -864,4 +867,6 @@ def test_lk3_split_and_relink():
     dave.quit()
 
 
-run_tests(globals())
+# test_link_net.py imports the harness above; only run as a script.
+if __name__ == "__main__":
+    run_tests(globals())
