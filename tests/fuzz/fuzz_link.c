@@ -1,7 +1,8 @@
 /*
  * fuzz_link.c: fuzz target for the spanning-tree line parser and what a
  * peer's parsed line goes through next without the server: ids, CAPAB
- * keys and CHANMODES, FJOIN member lists, client-only tags, and FJOIN
+ * keys and CHANMODES, FJOIN member lists, client-only tags, msgid and
+ * time tags (a msgid kept is plain and bounded), and FJOIN
  * lines built back from what was parsed. Invariants: no memory error, at most
  * LINK_MAXPARAMS parameters, every member's UUID valid, no built line
  * longer than LINK_OUTMAX or holding CR, LF or NUL (LK-1, SEC-4).
@@ -34,6 +35,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	char *line, val[64], tags[512];
 	const char *s;
 	uint64_t id;
+	int64_t t;
 	int i, r, n = 0;
 
 	if ((line = malloc(size + 1)) == NULL)
@@ -45,6 +47,11 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			abort();
 		if (m.tags != NULL && link_tags_client(m.tags, tags,
 		    sizeof(tags)) >= sizeof(tags))
+			abort();
+		/* A msgid kept is bounded and plain: no tag or line breaker. */
+		link_tags_ids(m.tags, val, sizeof(val), &t);
+		if (strlen(val) >= sizeof(val) ||
+		    val[strcspn(val, " ;\\=\r\n")] != '\0' || t < 0)
 			abort();
 		link_fjoin_begin(&f, "0AB", "#c", 1, "+nt", check_line, NULL);
 		for (i = 0; i < m.nparams; i++) {
