@@ -24,7 +24,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from ircharness import (Client, Server, SkipTest, TestFailure,  # noqa: E402
-                        run_tests)
+                        parse, run_tests)
 from test_link import (HAVE_AGENT, INSP_NAME, LIVE, NET, InspIRCd,  # noqa: E402
                        agent_section, fake_pair, free_port, link_section, names,
                        wait_for)
@@ -50,7 +50,6 @@ def history(server, nick, chan):
     c.send("CHATHISTORY LATEST %s * 50" % chan)
     lines = c.collect_until(r"BATCH -")
     c.quit()
-    from ircharness import parse
     return [m for m in map(parse, lines) if m.command in ("PRIVMSG", "NOTICE")]
 
 
@@ -128,6 +127,7 @@ def test_lk3_peer_msgid_time_and_replays():
     and a malformed msgid are replaced by ours; ours go to the peer."""
     fake, ai = fake_pair()
     amy = tagged(ai, "amy", "message-tags server-time echo-message")
+    uuid = fake.expect(r" UID \w{9} \d+ amy ").split()[2]
     amy.join("#dup")
     line = fake.expect(r"^:\w{3} FJOIN #dup \d+ ")
     ts = line.split()[3]
@@ -155,6 +155,13 @@ def test_lk3_peer_msgid_time_and_replays():
     m = amy.expect_msg(r":pat!\S+ PRIVMSG #dup :a bad id$")
     if not m.tags.get("msgid") or "bad" in m.tags["msgid"]:
         raise TestFailure("a malformed msgid was taken: %r" % m.raw)
+    # A private message replayed: shown and stored once too.
+    for text in ("psst", "psst again"):
+        fake.send("@msgid=9FK~2~1 :9FKAAAAAB PRIVMSG %s :%s" % (uuid, text))
+    m = amy.expect_msg(r":pat!\S+ PRIVMSG amy :psst")
+    if m.params[-1] != "psst" or m.tags.get("msgid") != "9FK~2~1":
+        raise TestFailure("the private message: %r" % m.raw)
+    amy.assert_nothing(timeout=1, regex=r"psst again")
     # Ours go to the peer with the message: the id and time amy's echo has.
     amy.send("PRIVMSG #dup :from amy")
     own = amy.expect_msg(r":amy!\S+ PRIVMSG #dup :from amy$")
