@@ -48,7 +48,8 @@
 #define LINK_TICK		5	/* seconds between liveness checks */
 #define LINK_MODULES_MAX	8192	/* bytes of CAPAB MODULES kept */
 
-static struct link	*links;
+/* Pointers: a reload adds and removes links, and each is an event's arg. */
+static struct link	**links;
 static size_t		 nlinks;
 
 static void	link_connect(struct link *);
@@ -64,7 +65,7 @@ link_count(void)
 struct link *
 link_at(size_t i)
 {
-	return i < nlinks ? &links[i] : NULL;
+	return i < nlinks ? links[i] : NULL;
 }
 
 /*
@@ -708,8 +709,8 @@ link_accept(int fd, struct bufferevent *bev, const struct sockaddr *sa,
 		evutil_inet_ntop(AF_INET6, &((const struct sockaddr_in6 *)
 		    (const void *)sa)->sin6_addr, ip, sizeof(ip));
 	for (i = 0; i < nlinks; i++)
-		if (strcmp(links[i].host, ip) == 0) {
-			l = &links[i];
+		if (strcmp(links[i]->host, ip) == 0) {
+			l = links[i];
 			if (l->bev == NULL)
 				break;
 		}
@@ -744,40 +745,191 @@ link_accept(int fd, struct bufferevent *bev, const struct sockaddr *sa,
 	link_schedule(l, LINK_TICK);
 }
 
+/* The section's settings, copied: the config is freed at a reload. */
+static void
+link_set(struct link *l, const struct conf_link *k)
+{
+	free(l->name);
+	free(l->host);
+	free(l->port);
+	free(l->send_password);
+	free(l->receive_password);
+	free(l->fingerprint);
+	l->name = xstrdup(k->name);
+	l->host = xstrdup(k->host);
+	l->port = xstrdup(k->port);
+	l->send_password = xstrdup(k->send_password);
+	l->receive_password = xstrdup(k->receive_password);
+	l->fingerprint = k->fingerprint != NULL ? xstrdup(k->fingerprint) :
+	    NULL;
+	l->tls = k->tls;
+	l->autoconnect = k->autoconnect;
+	/* The TLS context is made again at the next connection. */
+	if (l->ctx != NULL) {
+		SSL_CTX_free(l->ctx);
+		l->ctx = NULL;
+	}
+}
+
+static struct link *
+link_new(const struct conf_link *k)
+{
+	struct link *l = xcalloc(1, sizeof(*l));
+
+	link_set(l, k);
+	l->backoff = LINK_BACKOFF_MIN;
+	l->users = dict_new();
+	l->timer = evtimer_new(ircd.base, link_timer_cb, l);
+	if (l->autoconnect)
+		link_schedule(l, 0);
+	return l;
+}
+
+/* The link ends (ERROR to the peer, the split) and is freed. */
+static void
+link_free(struct link *l, const char *why)
+{
+	l->autoconnect = 0;
+	if (l->bev != NULL)
+		link_error(l, "%s", why);
+	event_free(l->timer);
+	dict_free(l->users);
+	if (l->ctx != NULL)
+		SSL_CTX_free(l->ctx);
+	free(l->name);
+	free(l->host);
+	free(l->port);
+	free(l->send_password);
+	free(l->receive_password);
+	free(l->fingerprint);
+	free(l->peer_modules);
+	free(l->peer_chanmodes);
+	free(l);
+}
+
+/* Whether the running link is what section k says, to the letter. */
+static int
+link_same(const struct link *l, const struct conf_link *k)
+{
+	return strcmp(l->name, k->name) == 0 &&
+	    strcmp(l->host, k->host) == 0 && strcmp(l->port, k->port) == 0 &&
+	    strcmp(l->send_password, k->send_password) == 0 &&
+	    strcmp(l->receive_password, k->receive_password) == 0 &&
+	    (l->fingerprint == NULL) == (k->fingerprint == NULL) &&
+	    (l->fingerprint == NULL ||
+	    strcmp(l->fingerprint, k->fingerprint) == 0) &&
+	    l->tls == k->tls;
+}
+
+struct link *
+link_find(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < nlinks; i++)
+		if (strcasecmp(links[i]->name, name) == 0)
+			return links[i];
+	return NULL;
+}
+
+/* Links are configured: a "links = yes" listener hands us its peers. */
+static void
+link_listen_update(void)
+{
+	listen_set_link_handler(nlinks > 0 ? link_accept : NULL);
+}
+
+/*
+ * SIGHUP and REHASH (LK-1): the new file's [link] sections are the links
+ * now. A new one starts (connecting if autoconnect); one gone ends with
+ * an ERROR and a split; a changed one ends that way and starts again
+ * with its new settings; an unchanged one is left alone, connection and
+ * all. Only autoconnect changing is applied in place: it decides the
+ * next try, not the connection. The SID is in every UUID of ours and
+ * the peers', so it changes only while no link is connected.
+ */
+void
+link_reload(const struct conf *new)
+{
+	struct link **nl, *l;
+	size_t i, j, connected = 0;
+
+	for (i = 0; i < nlinks; i++)
+		if (links[i]->bev != NULL)
+			connected++;
+	if (strcmp(link_sid, new->sid) != 0) {
+		if (connected > 0)
+			log_warnx("links: the sid changed from %s to %s; it "
+			    "cannot while a link is connected: %s is kept "
+			    "until the next start", link_sid, new->sid,
+			    link_sid);
+		else {
+			log_info("links: server id now %s", new->sid);
+			strlcpy(link_sid, new->sid, sizeof(link_sid));
+		}
+	}
+	nl = new->nlinks > 0 ? xcalloc(new->nlinks, sizeof(*nl)) : NULL;
+	for (i = 0; i < new->nlinks; i++) {
+		const struct conf_link *k = &new->links[i];
+
+		if ((l = link_find(k->name)) == NULL) {
+			log_info("link %s: added by the reload", k->name);
+			nl[i] = link_new(k);
+			continue;
+		}
+		/* Taken: the loop below frees what is left. */
+		for (j = 0; j < nlinks; j++)
+			if (links[j] == l)
+				links[j] = links[--nlinks];
+		nl[i] = l;
+		if (link_same(l, k)) {
+			if (l->autoconnect != k->autoconnect) {
+				l->autoconnect = k->autoconnect;
+				if (l->autoconnect && l->bev == NULL)
+					link_schedule(l, 0);
+			}
+			continue;
+		}
+		log_info("link %s: changed by the reload; %s", l->name,
+		    l->bev != NULL ? "closing and opening it again" :
+		    "its new settings apply at the next connection");
+		l->autoconnect = 0;
+		if (l->bev != NULL)
+			link_error(l, "Link configuration changed");
+		link_set(l, k);
+		evtimer_del(l->timer);
+		l->backoff = LINK_BACKOFF_MIN;
+		if (l->autoconnect)
+			link_schedule(l, 0);
+	}
+	for (i = 0; i < nlinks; i++) {
+		log_info("link %s: removed by the reload", links[i]->name);
+		link_free(links[i], "Link removed from the configuration");
+	}
+	free(links);
+	links = nl;
+	nlinks = new->nlinks;
+	link_listen_update();
+}
+
 int
 link_init(void)
 {
 	const struct conf *cf = ircd.conf;
 	size_t i;
 
+	strlcpy(link_sid, cf->sid, sizeof(link_sid));
+	/* Always: a reload may bring the first [link] (link_reload). */
+	link_hooks_register();
 	if (cf->nlinks == 0)
 		return 0;
-	strlcpy(link_sid, cf->sid, sizeof(link_sid));
 	links = xcalloc(cf->nlinks, sizeof(*links));
 	nlinks = cf->nlinks;
-	for (i = 0; i < nlinks; i++) {
-		struct link *l = &links[i];
-		const struct conf_link *k = &cf->links[i];
-
-		l->name = xstrdup(k->name);
-		l->host = xstrdup(k->host);
-		l->port = xstrdup(k->port);
-		l->send_password = xstrdup(k->send_password);
-		l->receive_password = xstrdup(k->receive_password);
-		l->fingerprint = k->fingerprint != NULL ?
-		    xstrdup(k->fingerprint) : NULL;
-		l->tls = k->tls;
-		l->autoconnect = k->autoconnect;
-		l->backoff = LINK_BACKOFF_MIN;
-		l->users = dict_new();
-		l->timer = evtimer_new(ircd.base, link_timer_cb, l);
-		if (l->autoconnect)
-			link_schedule(l, 0);
-	}
+	for (i = 0; i < nlinks; i++)
+		links[i] = link_new(&cf->links[i]);
 	log_info("links: %zu configured, server id %s", nlinks,
 	    link_our_sid());
-	listen_set_link_handler(link_accept);
-	link_hooks_register();
+	link_listen_update();
 	return 0;
 }
 
@@ -786,31 +938,17 @@ link_shutdown(void)
 {
 	size_t i;
 
-	if (nlinks == 0)
-		return;
 	link_hooks_unregister();
 	listen_set_link_handler(NULL);
 	for (i = 0; i < nlinks; i++) {
-		struct link *l = &links[i];
+		struct link *l = links[i];
 
+		if (l->bev != NULL && l->state == LINK_UP)
+			link_send(l, "ERROR :Server shutting down");
 		l->autoconnect = 0;
-		if (l->bev != NULL) {
-			if (l->state == LINK_UP)
-				link_send(l, "ERROR :Server shutting down");
+		if (l->bev != NULL)
 			link_close(l, "shutting down");
-		}
-		event_free(l->timer);
-		dict_free(l->users);
-		if (l->ctx != NULL)
-			SSL_CTX_free(l->ctx);
-		free(l->name);
-		free(l->host);
-		free(l->port);
-		free(l->send_password);
-		free(l->receive_password);
-		free(l->fingerprint);
-		free(l->peer_modules);
-		free(l->peer_chanmodes);
+		link_free(l, "shutting down");
 	}
 	free(links);
 	links = NULL;

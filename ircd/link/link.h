@@ -99,6 +99,9 @@ struct link {
 /* link.c */
 size_t		 link_count(void);
 struct link	*link_at(size_t);
+struct link	*link_find(const char *name);
+/* The new config's [link] sections and sid, at a reload. */
+void		 link_reload(const struct conf *);
 /* Send one line (no CRLF); bounded by LINK_LINEMAX, dropped when down. */
 void		 link_send(struct link *, const char *fmt, ...)
 		    __attribute__((format(printf, 2, 3)));
