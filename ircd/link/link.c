@@ -33,6 +33,7 @@
 #include <openssl/x509.h>
 
 #include "ircd/casemap.h"
+#include "ircd/client.h"
 #include "ircd/conf.h"
 #include "ircd/dict.h"
 #include "ircd/ircd.h"
@@ -912,6 +913,69 @@ link_reload(const struct conf *new)
 	link_listen_update();
 }
 
+/*
+ * An operator's CONNECT: the link of that name starts now, whatever its
+ * back-off; one connected already or a server behind a link is left be.
+ */
+int
+link_oper_connect(const char *name, const char **via)
+{
+	struct link *l;
+	size_t i, j;
+
+	if ((l = link_find(name)) != NULL) {
+		if (l->bev != NULL)
+			return l->state == LINK_UP ? LINK_OPER_UP :
+			    LINK_OPER_CONNECTING;
+		evtimer_del(l->timer);
+		link_connect(l);
+		return l->bev != NULL ? LINK_OPER_DONE : LINK_OPER_FAILED;
+	}
+	for (i = 0; i < nlinks; i++)
+		for (j = 1; j < links[i]->nservers; j++)
+			if (strcasecmp(links[i]->servers[j].name, name) == 0) {
+				*via = links[i]->name;
+				return LINK_OPER_BEHIND;
+			}
+	return LINK_OPER_NOSUCH;
+}
+
+/*
+ * An operator's SQUIT: a link of ours ends with an ERROR giving the
+ * reason, and its users quit as in a split; autoconnect tries again
+ * after its back-off, as after any split. A server behind a link is the
+ * business of the one it is linked to: an RSQUIT goes there (as
+ * InspIRCd's own RSQUIT does), and its SQUIT comes back to us.
+ */
+int
+link_oper_squit(const char *name, const char *reason, struct client *by)
+{
+	char uuid[LINK_UUIDLEN + 1];
+	struct link *l;
+	size_t i, j;
+
+	if ((l = link_find(name)) != NULL) {
+		if (l->bev == NULL)
+			return LINK_OPER_NOSUCH;
+		log_info("link %s: SQUIT by %s: %s", l->name, by->prefix,
+		    reason);
+		link_error(l, "Server quit by %s: %s", by->prefix, reason);
+		return LINK_OPER_DONE;
+	}
+	for (i = 0; i < nlinks; i++)
+		for (j = 1; j < links[i]->nservers; j++)
+			if (strcasecmp(links[i]->servers[j].name, name) == 0) {
+				link_local_uuid(by, uuid);
+				log_info("link %s: RSQUIT %s by %s: %s",
+				    links[i]->name, links[i]->servers[j].name,
+				    by->prefix, reason);
+				link_send(links[i], ":%s RSQUIT %s :%s", uuid,
+				    links[i]->servers[j].name, reason);
+				return LINK_OPER_SENT;
+			}
+	return LINK_OPER_NOSUCH;
+}
+
 int
 link_init(void)
 {
@@ -921,6 +985,7 @@ link_init(void)
 	strlcpy(link_sid, cf->sid, sizeof(link_sid));
 	/* Always: a reload may bring the first [link] (link_reload). */
 	link_hooks_register();
+	link_oper_register();
 	if (cf->nlinks == 0)
 		return 0;
 	links = xcalloc(cf->nlinks, sizeof(*links));
@@ -939,6 +1004,7 @@ link_shutdown(void)
 	size_t i;
 
 	link_hooks_unregister();
+	link_oper_unregister();
 	listen_set_link_handler(NULL);
 	for (i = 0; i < nlinks; i++) {
 		struct link *l = links[i];
