@@ -873,4 +873,6 @@ def test_lk3_split_and_relink():
     dave.quit()
 
 
-run_tests(globals())
+# test_link_oper.py imports the harness above; run only as a script.
+if __name__ == "__main__":
+    run_tests(globals())
