@@ -852,8 +852,9 @@ link_listen_update(void)
 void
 link_reload(const struct conf *new)
 {
-	struct link **nl, *l;
-	size_t i, j, connected = 0;
+	struct link **nl, **old = links, *l;
+	size_t i, j, nold = nlinks, connected = 0;
+	char *changed;
 
 	for (i = 0; i < nlinks; i++)
 		if (links[i]->bev != NULL)
@@ -869,21 +870,44 @@ link_reload(const struct conf *new)
 			strlcpy(link_sid, new->sid, sizeof(link_sid));
 		}
 	}
+	/*
+	 * First the new list, with no side effect; then it is the list;
+	 * only then are links closed, which quits users and so runs hooks
+	 * that walk the list: they never meet a link being freed.
+	 */
 	nl = new->nlinks > 0 ? xcalloc(new->nlinks, sizeof(*nl)) : NULL;
+	changed = new->nlinks > 0 ? xcalloc(new->nlinks, 1) : NULL;
 	for (i = 0; i < new->nlinks; i++) {
 		const struct conf_link *k = &new->links[i];
 
-		if ((l = link_find(k->name)) == NULL) {
+		for (j = 0; j < nold; j++)
+			if (old[j] != NULL &&
+			    strcasecmp(old[j]->name, k->name) == 0)
+				break;
+		if (j == nold) {
 			log_info("link %s: added by the reload", k->name);
 			nl[i] = link_new(k);
 			continue;
 		}
-		/* Taken: the loop below frees what is left. */
-		for (j = 0; j < nlinks; j++)
-			if (links[j] == l)
-				links[j] = links[--nlinks];
-		nl[i] = l;
-		if (link_same(l, k)) {
+		nl[i] = old[j];
+		old[j] = NULL;		/* taken: what is left is removed */
+		changed[i] = !link_same(nl[i], k);
+	}
+	links = nl;
+	nlinks = new->nlinks;
+	for (i = 0; i < nold; i++) {
+		if ((l = old[i]) == NULL)
+			continue;
+		log_info("link %s: removed by the reload", l->name);
+		link_free(l, "Link removed from the configuration");
+	}
+	free(old);
+	for (i = 0; i < nlinks; i++) {
+		const struct conf_link *k = &new->links[i];
+
+		l = links[i];
+		if (!changed[i]) {
+			/* autoconnect decides the next try, not the link. */
 			if (l->autoconnect != k->autoconnect) {
 				l->autoconnect = k->autoconnect;
 				if (l->autoconnect && l->bev == NULL)
@@ -893,7 +917,7 @@ link_reload(const struct conf *new)
 		}
 		log_info("link %s: changed by the reload; %s", l->name,
 		    l->bev != NULL ? "closing and opening it again" :
-		    "its new settings apply at the next connection");
+		    "its new settings apply from its next connection");
 		l->autoconnect = 0;
 		if (l->bev != NULL)
 			link_error(l, "Link configuration changed");
@@ -903,13 +927,7 @@ link_reload(const struct conf *new)
 		if (l->autoconnect)
 			link_schedule(l, 0);
 	}
-	for (i = 0; i < nlinks; i++) {
-		log_info("link %s: removed by the reload", links[i]->name);
-		link_free(links[i], "Link removed from the configuration");
-	}
-	free(links);
-	links = nl;
-	nlinks = new->nlinks;
+	free(changed);
 	link_listen_update();
 }
 
