@@ -5,9 +5,11 @@ removes and changes links.
 Against a real InspIRCd 3 (test_link.py's harness, imported): a link without
 autoconnect waits for an operator's CONNECT; SQUIT ends it with the reason, the
 network's users quit with the split reason, CONNECT brings them back; people who
-are not operators get 481, an unknown server 402. Against fake peers (sockets that
-play a linked server line by line): SQUIT of a server behind a link sends RSQUIT as
-InspIRCd expects, an autoconnect link waits its back-off after a SQUIT, and a
+are not operators get 481, an unknown server 402; a reload removes the link
+(InspIRCd's users quit) and one adds it back (they return). Against fake peers
+(sockets that play a linked server line by line): SQUIT of a server behind a link
+sends RSQUIT as InspIRCd expects, an autoconnect link waits its back-off after a
+SQUIT, and a
 SIGHUP or REHASH adds a link (it connects), removes one (ERROR, its users quit),
 changes one's password (it relinks with the new one) and leaves an unchanged one
 alone (no split seen here); the sid does not change under a connected link.
@@ -89,6 +91,40 @@ def test_lk1_connect_and_squit_by_an_operator():
     erin.quit()
     op.quit()
     pleb.quit()
+    ai.stop()
+    insp.stop()
+
+
+def test_lk1_reload_removes_and_adds_an_inspircd_link():
+    """LK-1: against InspIRCd, a reload without the [link] closes it with an
+    ERROR (InspIRCd logs why) and the network's users quit; a reload with it
+    back links again and brings them back."""
+    insp, ai = pair(agents=OPER)
+    wait_up(ai, insp)
+    op = oper(ai, "opal")
+    op.join("#rr")
+    erin = Client(insp, "erin")
+    erin.join("#rr")
+    op.expect(r"^:erin!\S+ JOIN :?#rr")
+    with open(ai.conf) as f:
+        text = f.read()
+    start = text.index("[link %s]" % INSP_NAME)
+    end = text.index("autoconnect = yes\n", start) + len("autoconnect = yes\n")
+    with open(ai.conf, "w") as f:
+        f.write(text[:start] + text[end:])
+    op.send("REHASH")
+    op.expect(r"^:erin!\S+ QUIT :%s$" % re.escape(SPLIT), timeout=10)
+    wait_for("InspIRCd logs the reason", lambda: "Link removed from the "
+             "configuration" in insp.log_text())
+    op.send("CONNECT %s" % INSP_NAME)
+    op.expect_numeric(402)
+    with open(ai.conf, "w") as f:
+        f.write(text)
+    ai.proc.send_signal(signal.SIGHUP)
+    wait_up(ai, insp, count=2)
+    op.expect(r"^:erin!\S+ JOIN :?#rr", timeout=10)
+    erin.quit()
+    op.quit()
     ai.stop()
     insp.stop()
 
