@@ -52,14 +52,16 @@ link_cmd_connect(struct client *c, const char *server)
 static void
 link_cmd_squit(struct client *c, const char *server, const char *reason)
 {
-	switch (link_oper_squit(server, reason, c)) {
+	const char *real = server;
+
+	switch (link_oper_squit(server, reason, c, &real)) {
 	case LINK_OPER_DONE:
 		reply_notice(c, "*** SQUIT: Server %s removed from the "
-		    "network (%s)", server, reason);
+		    "network (%s)", real, reason);
 		break;
 	case LINK_OPER_SENT:
 		reply_notice(c, "*** SQUIT: RSQUIT sent for %s; the server "
-		    "it is linked to removes it", server);
+		    "it is linked to removes it", real);
 		break;
 	default:
 		reply(c, ERR_NOSUCHSERVER, server);

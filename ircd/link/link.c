@@ -966,7 +966,8 @@ link_oper_connect(const char *name, const char **via)
  * InspIRCd's own RSQUIT does), and its SQUIT comes back to us.
  */
 int
-link_oper_squit(const char *name, const char *reason, struct client *by)
+link_oper_squit(const char *name, const char *reason, struct client *by,
+    const char **real)
 {
 	char uuid[LINK_UUIDLEN + 1];
 	struct link *l;
@@ -977,6 +978,7 @@ link_oper_squit(const char *name, const char *reason, struct client *by)
 			return LINK_OPER_NOSUCH;
 		log_info("link %s: SQUIT by %s: %s", l->name, by->prefix,
 		    reason);
+		*real = l->name;
 		link_error(l, "Server quit by %s: %s", by->prefix, reason);
 		return LINK_OPER_DONE;
 	}
@@ -989,6 +991,7 @@ link_oper_squit(const char *name, const char *reason, struct client *by)
 				    by->prefix, reason);
 				link_send(links[i], ":%s RSQUIT %s :%s", uuid,
 				    links[i]->servers[j].name, reason);
+				*real = links[i]->servers[j].name;
 				return LINK_OPER_SENT;
 			}
 	return LINK_OPER_NOSUCH;

@@ -35,7 +35,8 @@ void	link_shutdown(void);
 
 /*
  * Operators' CONNECT and SQUIT (link-oper.c), by server name: what was
- * done, or why not. via is the link a server behind it is reached by.
+ * done, or why not. via is the link a server behind it is reached by;
+ * real the server's name as it gives it.
  */
 enum link_oper {
 	LINK_OPER_DONE,		/* connecting now; or the link ended */
@@ -47,7 +48,8 @@ enum link_oper {
 	LINK_OPER_NOSUCH	/* no such link, or (SQUIT) none connected */
 };
 int	link_oper_connect(const char *name, const char **via);
-int	link_oper_squit(const char *name, const char *reason, struct client *);
+int	link_oper_squit(const char *name, const char *reason, struct client *,
+	    const char **real);
 
 enum link_state {
 	LINK_IDLE,		/* not connected; maybe waiting to retry */

@@ -6,27 +6,28 @@ Against a real InspIRCd 3 (test_link.py's harness, imported): a link without
 autoconnect waits for an operator's CONNECT; SQUIT ends it with the reason, the
 network's users quit with the split reason, CONNECT brings them back; people who
 are not operators get 481, an unknown server 402; a reload removes the link
-(InspIRCd's users quit) and one adds it back (they return). Against fake peers
-(sockets that play a linked server line by line): SQUIT of a server behind a link
-sends RSQUIT as InspIRCd expects, an autoconnect link waits its back-off after a
-SQUIT, and a
-SIGHUP or REHASH adds a link (it connects), removes one (ERROR, its users quit),
-changes one's password (it relinks with the new one) and leaves an unchanged one
-alone (no split seen here); the sid does not change under a connected link.
+(InspIRCd's users quit) and one adds it back (they return); with a second
+InspIRCd behind the first, SQUIT of it goes as RSQUIT. Against fake peers
+(sockets that play a linked server line by line): the RSQUIT line exactly, an
+autoconnect link waits its back-off after a SQUIT, and a SIGHUP or REHASH adds a
+link (it connects), removes one (ERROR, its users quit), changes one's password
+(it relinks with the new one) and leaves an unchanged one alone (no split seen
+here); the sid does not change under a connected link.
 """
 
 import os
 import re
 import signal
 import sys
+import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from ircharness import (Client, Server, TestFailure,  # noqa: E402
-                        hash_password, run_tests)
+                        free_port, hash_password, run_tests)
 # The harness of test_link.py (it exits with a SKIP line without inspircd).
-from test_link import (INSP_NAME, SPLIT, FakePeer, names, pair,  # noqa: E402
-                       wait_for, wait_up)
+from test_link import (DIRS, INSP_NAME, LIVE, SPLIT, FakePeer,  # noqa: E402
+                       InspIRCd, link_section, names, pair, wait_for, wait_up)
 
 OPER_PW = "oper-secret"
 # One hash, so that a section written again is the same text.
@@ -127,6 +128,71 @@ def test_lk1_reload_removes_and_adds_an_inspircd_link():
     op.quit()
     ai.stop()
     insp.stop()
+
+
+B_NAME = "irc.b.insp.test"
+
+
+def test_lk1_squit_of_a_server_behind_inspircd():
+    """LK-1: agentircd - InspIRCd A - InspIRCd B. SQUIT of B by an operator here
+    goes as RSQUIT through A, which removes B: B's users quit here with A's split
+    reason for B."""
+    port = free_port()
+    a = InspIRCd(port)
+    LIVE.append(a)
+    b = InspIRCd.__new__(InspIRCd)
+    b.dir = tempfile.mkdtemp(prefix="agentircd-insp-")
+    DIRS.append(b.dir)
+    b.host, b.port, b.sport, b.proc = "127.0.0.1", free_port(), free_port(), None
+    b.log = os.path.join(b.dir, "inspircd.log")
+    b.conf = os.path.join(b.dir, "inspircd.conf")
+    with open(a.conf) as f:
+        text = f.read()
+    # B: A's config with its own name, id, ports and files, linked to A.
+    text = text.replace(a.dir, b.dir).replace(INSP_NAME, B_NAME)
+    text = text.replace('id="1IN"', 'id="2IN"')
+    text = text.replace('port="%d" type="clients"' % a.port,
+                        'port="%d" type="clients"' % b.port)
+    text = text.replace('port="%d" type="servers"' % a.sport,
+                        'port="%d" type="servers"' % b.sport)
+    text = re.sub(r'<link name="irc\.test"[^\n]*\n',
+                  '<link name="%s" ipaddr="127.0.0.1" port="%d" '
+                  'allowmask="127.0.0.0/8" sendpass="b-to-a" recvpass="a-to-b">\n'
+                  '<autoconnect period="2" server="%s">\n'
+                  % (INSP_NAME, a.sport, INSP_NAME), text)
+    with open(b.conf, "w") as f:
+        f.write(text)
+    a.stop()
+    with open(a.conf, "a") as f:
+        f.write('<link name="%s" ipaddr="127.0.0.1" port="%d" '
+                'allowmask="127.0.0.0/8" sendpass="a-to-b" recvpass="b-to-a">\n'
+                % (B_NAME, b.sport))
+    a.start()
+    b.start()
+    LIVE.append(b)
+    ai = Server(config_extra=link_section(a) + OPER, flood_exempt="127.0.0.0/8")
+    wait_up(ai, a)
+    wait_for("B behind A", lambda: "server %s (2IN) is behind it" % B_NAME
+             in ai.log_text())
+    op = oper(ai, "opal")
+    op.join("#far")
+    bob = Client(b, "bob")
+    bob.join("#far")
+    op.expect(r"^:bob!\S+ JOIN :?#far", timeout=10)
+    op.send("SQUIT %s :too far" % B_NAME.upper())
+    op.expect(r"\*\*\* SQUIT: RSQUIT sent for %s" % re.escape(B_NAME))
+    op.expect(r"^:bob!\S+ QUIT :%s %s$" % (re.escape(INSP_NAME), re.escape(B_NAME)),
+              timeout=10)
+    wait_for("A logs the RSQUIT", lambda: re.search(
+        r"RSQUIT: Server %s removed from network by opal \(too far\)"
+        % re.escape(B_NAME), a.log_text()))
+    if "link irc.insp.test: split" in ai.log_text():
+        raise TestFailure("the link to A split too")
+    op.quit()
+    bob.quit()
+    ai.stop()
+    a.stop()
+    b.stop()
 
 
 def fake_up(fake, name, sid, recvpass="ai-pass", accept=True):
