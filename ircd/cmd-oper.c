@@ -1,6 +1,7 @@
 /*
  * cmd-oper.c: IRC operators: OPER with the config's [operator] blocks,
- * and what only operators may do: KILL, WALLOPS, REHASH, DIE.
+ * and what only operators may do: KILL, WALLOPS, REHASH, DIE, and
+ * CONNECT and SQUIT, handed to the server links (ircd/link/).
  */
 #include "compat.h"
 
@@ -223,4 +224,60 @@ cmd_die(struct client *c, struct message *m)
 		return;
 	log_info("DIE by %s", c->prefix);
 	server_shutdown("Server terminating");
+}
+
+static const struct oper_link_ops *oper_link_ops;
+
+void
+oper_set_link_ops(const struct oper_link_ops *ops)
+{
+	oper_link_ops = ops;
+}
+
+/* CONNECT <server>: the configured [link] of that name starts now. */
+void
+cmd_connect(struct client *c, struct message *m)
+{
+	if (!need_oper(c))
+		return;
+	if (m->nparams < 1 || m->params[0][0] == '\0') {
+		reply(c, ERR_NEEDMOREPARAMS, "CONNECT");
+		return;
+	}
+	if (oper_link_ops == NULL || oper_link_ops->connect == NULL) {
+		reply(c, ERR_NOSUCHSERVER, m->params[0]);
+		return;
+	}
+	oper_link_ops->connect(c, m->params[0]);
+}
+
+/* SQUIT <server> [:reason]: the link to that server ends. */
+void
+cmd_squit(struct client *c, struct message *m)
+{
+	char reason[KICKLEN + 1];
+	size_t len;
+
+	if (!need_oper(c))
+		return;
+	if (m->nparams < 1 || m->params[0][0] == '\0') {
+		reply(c, ERR_NEEDMOREPARAMS, "SQUIT");
+		return;
+	}
+	if (casemap_cmp(m->params[0], ircd.conf->name) == 0) {
+		reply_notice(c, "*** SQUIT: %s is this server; DIE stops it",
+		    ircd.conf->name);
+		return;
+	}
+	if (oper_link_ops == NULL || oper_link_ops->squit == NULL) {
+		reply(c, ERR_NOSUCHSERVER, m->params[0]);
+		return;
+	}
+	if (m->nparams > 1 && m->params[1][0] != '\0') {
+		len = message_utf8_trunc(m->params[1], strlen(m->params[1]),
+		    KICKLEN);
+		snprintf(reason, sizeof(reason), "%.*s", (int)len, m->params[1]);
+	} else
+		strlcpy(reason, "No reason", sizeof(reason));
+	oper_link_ops->squit(c, m->params[0], reason);
 }

@@ -38,6 +38,17 @@ const struct command	*command_find(const char *name);
 const struct command	*command_at(size_t i);
 
 /* Handlers, by area. */
+/*
+ * CONNECT and SQUIT act on server links, which the core knows nothing of:
+ * ircd/link/ sets these at start (NULL, or a field NULL: no such server).
+ */
+struct oper_link_ops {
+	void	(*connect)(struct client *, const char *server);
+	void	(*squit)(struct client *, const char *server,
+		    const char *reason);
+};
+void	oper_set_link_ops(const struct oper_link_ops *);
+
 #define H(n) void n(struct client *, struct message *)
 /* cmd-register.c */
 H(cmd_pass); H(cmd_nick); H(cmd_user); H(cmd_ping); H(cmd_pong); H(cmd_quit);
@@ -58,6 +69,7 @@ H(cmd_info); H(cmd_help); H(cmd_admin); H(cmd_setname);
 H(cmd_chathistory);
 /* cmd-oper.c */
 H(cmd_oper); H(cmd_kill); H(cmd_wallops); H(cmd_rehash); H(cmd_die);
+H(cmd_connect); H(cmd_squit);
 #undef H
 
 /* Registration completes when NICK, USER (and PASS/CAP) are done. */

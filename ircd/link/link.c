@@ -33,6 +33,7 @@
 #include <openssl/x509.h>
 
 #include "ircd/casemap.h"
+#include "ircd/client.h"
 #include "ircd/conf.h"
 #include "ircd/dict.h"
 #include "ircd/ircd.h"
@@ -48,7 +49,8 @@
 #define LINK_TICK		5	/* seconds between liveness checks */
 #define LINK_MODULES_MAX	8192	/* bytes of CAPAB MODULES kept */
 
-static struct link	*links;
+/* Pointers: a reload adds and removes links, and each is an event's arg. */
+static struct link	**links;
 static size_t		 nlinks;
 
 static void	link_connect(struct link *);
@@ -64,7 +66,7 @@ link_count(void)
 struct link *
 link_at(size_t i)
 {
-	return i < nlinks ? &links[i] : NULL;
+	return i < nlinks ? links[i] : NULL;
 }
 
 /*
@@ -708,8 +710,8 @@ link_accept(int fd, struct bufferevent *bev, const struct sockaddr *sa,
 		evutil_inet_ntop(AF_INET6, &((const struct sockaddr_in6 *)
 		    (const void *)sa)->sin6_addr, ip, sizeof(ip));
 	for (i = 0; i < nlinks; i++)
-		if (strcmp(links[i].host, ip) == 0) {
-			l = &links[i];
+		if (strcmp(links[i]->host, ip) == 0) {
+			l = links[i];
 			if (l->bev == NULL)
 				break;
 		}
@@ -744,40 +746,276 @@ link_accept(int fd, struct bufferevent *bev, const struct sockaddr *sa,
 	link_schedule(l, LINK_TICK);
 }
 
+/* The section's settings, copied: the config is freed at a reload. */
+static void
+link_set(struct link *l, const struct conf_link *k)
+{
+	free(l->name);
+	free(l->host);
+	free(l->port);
+	free(l->send_password);
+	free(l->receive_password);
+	free(l->fingerprint);
+	l->name = xstrdup(k->name);
+	l->host = xstrdup(k->host);
+	l->port = xstrdup(k->port);
+	l->send_password = xstrdup(k->send_password);
+	l->receive_password = xstrdup(k->receive_password);
+	l->fingerprint = k->fingerprint != NULL ? xstrdup(k->fingerprint) :
+	    NULL;
+	l->tls = k->tls;
+	l->autoconnect = k->autoconnect;
+	/* The TLS context is made again at the next connection. */
+	if (l->ctx != NULL) {
+		SSL_CTX_free(l->ctx);
+		l->ctx = NULL;
+	}
+}
+
+static struct link *
+link_new(const struct conf_link *k)
+{
+	struct link *l = xcalloc(1, sizeof(*l));
+
+	link_set(l, k);
+	l->backoff = LINK_BACKOFF_MIN;
+	l->users = dict_new();
+	l->timer = evtimer_new(ircd.base, link_timer_cb, l);
+	if (l->autoconnect)
+		link_schedule(l, 0);
+	return l;
+}
+
+/* The link ends (ERROR to the peer, the split) and is freed. */
+static void
+link_free(struct link *l, const char *why)
+{
+	l->autoconnect = 0;
+	if (l->bev != NULL)
+		link_error(l, "%s", why);
+	event_free(l->timer);
+	dict_free(l->users);
+	if (l->ctx != NULL)
+		SSL_CTX_free(l->ctx);
+	free(l->name);
+	free(l->host);
+	free(l->port);
+	free(l->send_password);
+	free(l->receive_password);
+	free(l->fingerprint);
+	free(l->peer_modules);
+	free(l->peer_chanmodes);
+	free(l);
+}
+
+/* Whether the running link is what section k says, to the letter. */
+static int
+link_same(const struct link *l, const struct conf_link *k)
+{
+	return strcmp(l->name, k->name) == 0 &&
+	    strcmp(l->host, k->host) == 0 && strcmp(l->port, k->port) == 0 &&
+	    strcmp(l->send_password, k->send_password) == 0 &&
+	    strcmp(l->receive_password, k->receive_password) == 0 &&
+	    (l->fingerprint == NULL) == (k->fingerprint == NULL) &&
+	    (l->fingerprint == NULL ||
+	    strcmp(l->fingerprint, k->fingerprint) == 0) &&
+	    l->tls == k->tls;
+}
+
+struct link *
+link_find(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < nlinks; i++)
+		if (strcasecmp(links[i]->name, name) == 0)
+			return links[i];
+	return NULL;
+}
+
+/* Links are configured: a "links = yes" listener hands us its peers. */
+static void
+link_listen_update(void)
+{
+	listen_set_link_handler(nlinks > 0 ? link_accept : NULL);
+}
+
+/*
+ * SIGHUP and REHASH (LK-1): the new file's [link] sections are the links
+ * now. A new one starts (connecting if autoconnect); one gone ends with
+ * an ERROR and a split; a changed one ends that way and starts again
+ * with its new settings; an unchanged one is left alone, connection and
+ * all. Only autoconnect changing is applied in place: it decides the
+ * next try, not the connection. The SID is in every UUID of ours and
+ * the peers', so it changes only while no link is connected.
+ */
+void
+link_reload(const struct conf *new)
+{
+	struct link **nl, **old = links, *l;
+	size_t i, j, nold = nlinks, connected = 0;
+	char *changed;
+
+	for (i = 0; i < nlinks; i++)
+		if (links[i]->bev != NULL)
+			connected++;
+	if (strcmp(link_sid, new->sid) != 0) {
+		if (connected > 0)
+			log_warnx("links: the sid changed from %s to %s; it "
+			    "cannot while a link is connected: %s is kept "
+			    "until the next start", link_sid, new->sid,
+			    link_sid);
+		else {
+			log_info("links: server id now %s", new->sid);
+			strlcpy(link_sid, new->sid, sizeof(link_sid));
+		}
+	}
+	/*
+	 * First the new list, with no side effect; then it is the list;
+	 * only then are links closed, which quits users and so runs hooks
+	 * that walk the list: they never meet a link being freed.
+	 */
+	nl = new->nlinks > 0 ? xcalloc(new->nlinks, sizeof(*nl)) : NULL;
+	changed = new->nlinks > 0 ? xcalloc(new->nlinks, 1) : NULL;
+	for (i = 0; i < new->nlinks; i++) {
+		const struct conf_link *k = &new->links[i];
+
+		for (j = 0; j < nold; j++)
+			if (old[j] != NULL &&
+			    strcasecmp(old[j]->name, k->name) == 0)
+				break;
+		if (j == nold) {
+			log_info("link %s: added by the reload", k->name);
+			nl[i] = link_new(k);
+			continue;
+		}
+		nl[i] = old[j];
+		old[j] = NULL;		/* taken: what is left is removed */
+		changed[i] = !link_same(nl[i], k);
+	}
+	links = nl;
+	nlinks = new->nlinks;
+	for (i = 0; i < nold; i++) {
+		if ((l = old[i]) == NULL)
+			continue;
+		log_info("link %s: removed by the reload", l->name);
+		link_free(l, "Link removed from the configuration");
+	}
+	free(old);
+	for (i = 0; i < nlinks; i++) {
+		const struct conf_link *k = &new->links[i];
+
+		l = links[i];
+		if (!changed[i]) {
+			/* autoconnect decides the next try, not the link. */
+			if (l->autoconnect != k->autoconnect) {
+				l->autoconnect = k->autoconnect;
+				if (l->autoconnect && l->bev == NULL)
+					link_schedule(l, 0);
+			}
+			continue;
+		}
+		log_info("link %s: changed by the reload; %s", l->name,
+		    l->bev != NULL ? "closing and opening it again" :
+		    "its new settings apply from its next connection");
+		l->autoconnect = 0;
+		if (l->bev != NULL)
+			link_error(l, "Link configuration changed");
+		link_set(l, k);
+		evtimer_del(l->timer);
+		l->backoff = LINK_BACKOFF_MIN;
+		if (l->autoconnect)
+			link_schedule(l, 0);
+	}
+	free(changed);
+	link_listen_update();
+}
+
+/*
+ * An operator's CONNECT: the link of that name starts now, whatever its
+ * back-off; one connected already or a server behind a link is left be.
+ */
+int
+link_oper_connect(const char *name, const char **via)
+{
+	struct link *l;
+	size_t i, j;
+
+	if ((l = link_find(name)) != NULL) {
+		if (l->bev != NULL)
+			return l->state == LINK_UP ? LINK_OPER_UP :
+			    LINK_OPER_CONNECTING;
+		evtimer_del(l->timer);
+		link_connect(l);
+		return l->bev != NULL ? LINK_OPER_DONE : LINK_OPER_FAILED;
+	}
+	for (i = 0; i < nlinks; i++)
+		for (j = 1; j < links[i]->nservers; j++)
+			if (strcasecmp(links[i]->servers[j].name, name) == 0) {
+				*via = links[i]->name;
+				return LINK_OPER_BEHIND;
+			}
+	return LINK_OPER_NOSUCH;
+}
+
+/*
+ * An operator's SQUIT: a link of ours ends with an ERROR giving the
+ * reason, and its users quit as in a split; autoconnect tries again
+ * after its back-off, as after any split. A server behind a link is the
+ * business of the one it is linked to: an RSQUIT goes there (as
+ * InspIRCd's own RSQUIT does), and its SQUIT comes back to us.
+ */
+int
+link_oper_squit(const char *name, const char *reason, struct client *by,
+    const char **real)
+{
+	char uuid[LINK_UUIDLEN + 1];
+	struct link *l;
+	size_t i, j;
+
+	if ((l = link_find(name)) != NULL) {
+		if (l->bev == NULL)
+			return LINK_OPER_NOSUCH;
+		log_info("link %s: SQUIT by %s: %s", l->name, by->prefix,
+		    reason);
+		*real = l->name;
+		link_error(l, "Server quit by %s: %s", by->prefix, reason);
+		return LINK_OPER_DONE;
+	}
+	for (i = 0; i < nlinks; i++)
+		for (j = 1; j < links[i]->nservers; j++)
+			if (strcasecmp(links[i]->servers[j].name, name) == 0) {
+				link_local_uuid(by, uuid);
+				log_info("link %s: RSQUIT %s by %s: %s",
+				    links[i]->name, links[i]->servers[j].name,
+				    by->prefix, reason);
+				link_send(links[i], ":%s RSQUIT %s :%s", uuid,
+				    links[i]->servers[j].name, reason);
+				*real = links[i]->servers[j].name;
+				return LINK_OPER_SENT;
+			}
+	return LINK_OPER_NOSUCH;
+}
+
 int
 link_init(void)
 {
 	const struct conf *cf = ircd.conf;
 	size_t i;
 
+	strlcpy(link_sid, cf->sid, sizeof(link_sid));
+	/* Always: a reload may bring the first [link] (link_reload). */
+	link_hooks_register();
+	link_oper_register();
 	if (cf->nlinks == 0)
 		return 0;
-	strlcpy(link_sid, cf->sid, sizeof(link_sid));
 	links = xcalloc(cf->nlinks, sizeof(*links));
 	nlinks = cf->nlinks;
-	for (i = 0; i < nlinks; i++) {
-		struct link *l = &links[i];
-		const struct conf_link *k = &cf->links[i];
-
-		l->name = xstrdup(k->name);
-		l->host = xstrdup(k->host);
-		l->port = xstrdup(k->port);
-		l->send_password = xstrdup(k->send_password);
-		l->receive_password = xstrdup(k->receive_password);
-		l->fingerprint = k->fingerprint != NULL ?
-		    xstrdup(k->fingerprint) : NULL;
-		l->tls = k->tls;
-		l->autoconnect = k->autoconnect;
-		l->backoff = LINK_BACKOFF_MIN;
-		l->users = dict_new();
-		l->timer = evtimer_new(ircd.base, link_timer_cb, l);
-		if (l->autoconnect)
-			link_schedule(l, 0);
-	}
+	for (i = 0; i < nlinks; i++)
+		links[i] = link_new(&cf->links[i]);
 	log_info("links: %zu configured, server id %s", nlinks,
 	    link_our_sid());
-	listen_set_link_handler(link_accept);
-	link_hooks_register();
+	link_listen_update();
 	return 0;
 }
 
@@ -786,31 +1024,18 @@ link_shutdown(void)
 {
 	size_t i;
 
-	if (nlinks == 0)
-		return;
 	link_hooks_unregister();
+	link_oper_unregister();
 	listen_set_link_handler(NULL);
 	for (i = 0; i < nlinks; i++) {
-		struct link *l = &links[i];
+		struct link *l = links[i];
 
+		if (l->bev != NULL && l->state == LINK_UP)
+			link_send(l, "ERROR :Server shutting down");
 		l->autoconnect = 0;
-		if (l->bev != NULL) {
-			if (l->state == LINK_UP)
-				link_send(l, "ERROR :Server shutting down");
+		if (l->bev != NULL)
 			link_close(l, "shutting down");
-		}
-		event_free(l->timer);
-		dict_free(l->users);
-		if (l->ctx != NULL)
-			SSL_CTX_free(l->ctx);
-		free(l->name);
-		free(l->host);
-		free(l->port);
-		free(l->send_password);
-		free(l->receive_password);
-		free(l->fingerprint);
-		free(l->peer_modules);
-		free(l->peer_chanmodes);
+		link_free(l, "shutting down");
 	}
 	free(links);
 	links = NULL;

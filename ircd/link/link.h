@@ -33,6 +33,24 @@ void	link_shutdown(void);
 
 /* Internal to ircd/link/. */
 
+/*
+ * Operators' CONNECT and SQUIT (link-oper.c), by server name: what was
+ * done, or why not. via is the link a server behind it is reached by;
+ * real the server's name as it gives it.
+ */
+enum link_oper {
+	LINK_OPER_DONE,		/* connecting now; or the link ended */
+	LINK_OPER_SENT,		/* RSQUIT sent toward a server behind a link */
+	LINK_OPER_UP,		/* CONNECT: the link is up already */
+	LINK_OPER_CONNECTING,	/* CONNECT: its connection is under way */
+	LINK_OPER_BEHIND,	/* CONNECT: a server behind the link via */
+	LINK_OPER_FAILED,	/* CONNECT: no connection could be made */
+	LINK_OPER_NOSUCH	/* no such link, or (SQUIT) none connected */
+};
+int	link_oper_connect(const char *name, const char **via);
+int	link_oper_squit(const char *name, const char *reason, struct client *,
+	    const char **real);
+
 enum link_state {
 	LINK_IDLE,		/* not connected; maybe waiting to retry */
 	LINK_CONNECTING,	/* TCP (and TLS) under way */
@@ -99,6 +117,9 @@ struct link {
 /* link.c */
 size_t		 link_count(void);
 struct link	*link_at(size_t);
+struct link	*link_find(const char *name);
+/* The new config's [link] sections and sid, at a reload. */
+void		 link_reload(const struct conf *);
 /* Send one line (no CRLF); bounded by LINK_LINEMAX, dropped when down. */
 void		 link_send(struct link *, const char *fmt, ...)
 		    __attribute__((format(printf, 2, 3)));
@@ -116,6 +137,10 @@ int		 link_peer_chanmode(const struct link *, char letter);
 /* The peer has user mode letter (CAPAB USERMODES "simple:bot=B"). */
 int		 link_has_umode(const struct link *, char letter);
 const char	*link_our_sid(void);
+
+/* link-oper.c: CONNECT and SQUIT handed to the core (cmd-oper.c). */
+void		 link_oper_register(void);
+void		 link_oper_unregister(void);
 
 /* link-burst.c: this server's state to the peer, and its changes. */
 void		 link_burst(struct link *);

@@ -827,19 +827,28 @@ def test_lk1_ping_timeout():
 
 
 def test_lk1_reload_keeps_links():
-    """LK-1: a reload (SIGHUP) keeps a link as it started, and a changed [link]
-    section is logged as taking effect at the next start."""
+    """LK-1: a reload (SIGHUP) that leaves a [link] section as it was keeps its
+    link as it is; one that changes it closes the link with an ERROR and opens it
+    again with the new settings."""
     fake, ai = fake_pair()
+    sid = re.search(r"server id (\w{3})", ai.log_text()).group(1)
+    ai.proc.send_signal(signal.SIGHUP)
+    wait_for("the reload", lambda: "rehashed" in ai.log_text())
+    fake.send(":9FK PING %s" % sid)
+    fake.expect(r"^:\w{3} PONG 9FK$")
     with open(ai.conf) as f:
         text = f.read()
     with open(ai.conf, "w") as f:
         f.write(text.replace("send-password = ai-pass", "send-password = other"))
     ai.proc.send_signal(signal.SIGHUP)
-    wait_for("the reload's warning", lambda: "links: [link] sections or the sid "
-             "changed; they take effect at the next start" in ai.log_text())
-    fake.send(":9FK PING %s" % re.search(r"server id (\w{3})",
-                                         ai.log_text()).group(1))
-    fake.expect(r"^:\w{3} PONG 9FK$")
+    fake.expect(r"^ERROR :Link configuration changed$")
+    fake.accept()
+    fake.buf = b""
+    fake.expect(r"^CAPAB END$")
+    for l in ("CAPAB START 1205", "CAPAB CAPABILITIES :CASEMAPPING=rfc1459",
+              "CAPAB END"):
+        fake.send(l)
+    fake.expect(r"^SERVER irc.test other 0 \w{3} :")
     ai.stop()
 
 
@@ -867,6 +876,7 @@ def test_lk3_split_and_relink():
     dave.quit()
 
 
-# test_link_net.py imports the harness above; only run as a script.
+# test_link_net.py and test_link_oper.py import the harness above; run only as
+# a script.
 if __name__ == "__main__":
     run_tests(globals())
