@@ -770,7 +770,9 @@ on_privmsg(struct client *c, const char *text, uint64_t now)
 	sender_fill(&lg.c[idx]);
 	return;
 stray:
-	lg.stray++;
+	/* The first few say what they were. */
+	if (lg.stray++ < 3)
+		client_error(c, "stray line: %.100s", text);
 }
 
 /*
