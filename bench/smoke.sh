@@ -108,7 +108,9 @@ n=5
 # the clients on each, the senders on the first; every line crosses.
 hash_a=$(echo pw-a | "$AGENTIRCD" --hash-password 2>/dev/null | tail -1)
 hash_b=$(echo pw-b | "$AGENTIRCD" --hash-password 2>/dev/null | tail -1)
-[ -n "$hash_a" ] && [ -n "$hash_b" ] || not_ok "link: --hash-password failed"
+if [ -z "$hash_a" ] || [ -z "$hash_b" ]; then
+	not_ok "link: --hash-password failed"
+fi
 port=$(free_port) || not_ok "no free port"
 port2=$(free_port) || not_ok "no free port"
 sport=$(free_port) || not_ok "no free port"
