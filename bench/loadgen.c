@@ -21,6 +21,13 @@
  * With --tls every client makes a full handshake; --tls-resume first
  * gets one session from a priming connection and has every client offer
  * it, so that the server may resume instead.
+ *
+ * With --port2 every second client (odd index) is on a second server
+ * linked to the first, the senders are all on the first (even indices),
+ * and deliveries to the second server's clients, across the link, get a
+ * latency histogram of their own. --hold keeps every client connected
+ * after the report (until SIGTERM, SIGINT or --timeout), so that a
+ * script can link servers while they hold those users.
  */
 #include "compat.h"
 
@@ -52,7 +59,7 @@
 #include <time.h>
 #include <unistd.h>
 
-enum phase { P_CONNECT, P_JOIN, P_SYNC, P_SEND, P_DONE };
+enum phase { P_CONNECT, P_JOIN, P_SYNC, P_SEND, P_HOLD, P_DONE };
 
 enum cstate {
 	C_IDLE,		/* not launched yet */
@@ -102,6 +109,7 @@ struct client {
 	uint64_t		 t_connect;	/* connect() called */
 	uint64_t		 t_ready;	/* TCP/TLS established */
 	int			 idx;
+	int			 side;		/* 1: on --port2's server */
 	int			 chan;		/* -1: joins nothing */
 	int			 nickretry;
 	enum cstate		 state;
@@ -111,10 +119,14 @@ struct client {
 #define H_SUB		32
 #define H_LINEAR	64
 #define H_BUCKETS	(H_LINEAR + 58 * H_SUB)
+/* Histograms: every delivery; to clients of the first, of the second server. */
+#define H_ALL		0
+#define H_SIDE(s)	(1 + (s))
 
 struct opts {
 	const char	*host;
 	const char	*port;
+	const char	*port2;		/* NULL: one server */
 	const char	*prefix;
 	int		 clients;
 	int		 channels;
@@ -127,6 +139,8 @@ struct opts {
 	int		 tls;
 	int		 tls_resume;	/* offer a primed session */
 	long		 server_pid;
+	long		 server_pid2;
+	int		 hold;		/* keep the clients after the report */
 	int		 payload;
 	int		 quiet;
 };
@@ -139,8 +153,9 @@ static struct {
 	SSL_CTX			*ssl_ctx;
 	SSL_SESSION		*tls_session;	/* --tls-resume: offered */
 	int			 tls_resumed;	/* handshakes that resumed */
-	struct sockaddr_storage	 sa;
-	socklen_t		 salen;
+	struct sockaddr_storage	 sa[2];		/* --port, --port2 */
+	socklen_t		 salen[2];
+	struct event		*sig_ev[2];	/* SIGTERM, SIGINT: end a hold */
 	struct client		*c;
 	struct sender		*snd;
 	int			*members;	/* per channel */
@@ -151,17 +166,20 @@ static struct {
 
 	int			 launched, pending, registered, regfailed;
 	int			 joined, synced, senders_done;
+	int			 linksync;	/* lgsync lines sent */
+	uint64_t		 sync_got, sync_expected;
+	int			 reported;
 	uint64_t		 t_start, t_first_ready, t_last_ready;
 	uint64_t		 t_registered, t_join_start, t_joined;
 	uint64_t		 t_send_start, t_last_delivery, t_end;
 	uint64_t		 deliveries, expected, stray;
-	uint64_t		 hist[H_BUCKETS];
-	uint64_t		 lat_max;
+	uint64_t		 hist[3][H_BUCKETS];
+	uint64_t		 lat_max[3];
 	int			 errors_logged;
 
-	/* Server figures from /proc, -1 when unknown. */
-	double			 cpu_start, cpu_reg, cpu_join, cpu_end;
-	long			 rss_start, rss_reg, rss_join, rss_end;
+	/* Server figures from /proc, -1 when unknown; [1]: --server-pid2. */
+	double			 cpu_start[2], cpu_reg[2], cpu_join[2], cpu_end[2];
+	long			 rss_start[2], rss_reg[2], rss_join[2], rss_end[2];
 } lg;
 
 static void	finish(const char *status, int code);
@@ -218,7 +236,7 @@ client_error(struct client *c, const char *fmt, ...)
  * last ')'.
  */
 static double
-server_cpu(void)
+server_cpu(long pid)
 {
 	char path[64], buf[1024], *p;
 	unsigned long long ut, st;
@@ -226,9 +244,9 @@ server_cpu(void)
 	size_t n;
 	int i;
 
-	if (lg.o.server_pid <= 0)
+	if (pid <= 0)
 		return -1;
-	snprintf(path, sizeof(path), "/proc/%ld/stat", lg.o.server_pid);
+	snprintf(path, sizeof(path), "/proc/%ld/stat", pid);
 	if ((f = fopen(path, "r")) == NULL)
 		return -1;
 	n = fread(buf, 1, sizeof(buf) - 1, f);
@@ -253,15 +271,15 @@ server_cpu(void)
 
 /* Server resident set in KiB, from VmRSS in /proc/PID/status. */
 static long
-server_rss(void)
+server_rss(long pid)
 {
 	char path[64], line[256];
 	long kib = -1;
 	FILE *f;
 
-	if (lg.o.server_pid <= 0)
+	if (pid <= 0)
 		return -1;
-	snprintf(path, sizeof(path), "/proc/%ld/status", lg.o.server_pid);
+	snprintf(path, sizeof(path), "/proc/%ld/status", pid);
 	if ((f = fopen(path, "r")) == NULL)
 		return -1;
 	while (fgets(line, sizeof(line), f) != NULL)
@@ -271,14 +289,24 @@ server_rss(void)
 	return kib;
 }
 
+/* Both servers' CPU time and RSS, now. */
 static void
-hist_add(uint64_t v)
+sample(double cpu[2], long rss[2])
+{
+	cpu[0] = server_cpu(lg.o.server_pid);
+	rss[0] = server_rss(lg.o.server_pid);
+	cpu[1] = server_cpu(lg.o.server_pid2);
+	rss[1] = server_rss(lg.o.server_pid2);
+}
+
+static void
+hist_add(int h, uint64_t v)
 {
 	size_t b;
 	int e;
 
-	if (v > lg.lat_max)
-		lg.lat_max = v;
+	if (v > lg.lat_max[h])
+		lg.lat_max[h] = v;
 	if (v < H_LINEAR)
 		b = (size_t)v;
 	else {
@@ -288,26 +316,26 @@ hist_add(uint64_t v)
 		if (b >= H_BUCKETS)
 			b = H_BUCKETS - 1;
 	}
-	lg.hist[b]++;
+	lg.hist[h][b]++;
 }
 
 /* The middle of the bucket holding the p-th quantile, in ns. */
 static double
-hist_quantile(double p)
+hist_quantile(int h, double p)
 {
 	uint64_t total = 0, rank, acc = 0;
 	size_t b;
 	int e, m;
 
 	for (b = 0; b < H_BUCKETS; b++)
-		total += lg.hist[b];
+		total += lg.hist[h][b];
 	if (total == 0)
 		return -1;
 	rank = (uint64_t)(p * (double)total + 0.999999);
 	if (rank < 1)
 		rank = 1;
 	for (b = 0; b < H_BUCKETS; b++) {
-		acc += lg.hist[b];
+		acc += lg.hist[h][b];
 		if (acc >= rank)
 			break;
 	}
@@ -528,9 +556,22 @@ client_kill(struct client *c)
 		return;
 	}
 	c->state = C_DEAD;
+	/* Held after the report: the figures are out, the rest goes on. */
+	if (lg.phase == P_HOLD)
+		return;
 	/* A member lost later breaks every count: stop with what we have. */
 	if (lg.phase != P_DONE)
 		finish("error", 1);
+}
+
+/*
+ * The client that is sender i: client i, or with --port2 client 2i, so
+ * that every sender is on the first server.
+ */
+static struct client *
+sender_client(int i)
+{
+	return &lg.c[lg.o.port2 != NULL ? 2 * i : i];
 }
 
 static void
@@ -579,15 +620,38 @@ start_send(void)
 	int i;
 
 	lg.phase = P_SEND;
-	lg.cpu_join = server_cpu();
-	lg.rss_join = server_rss();
+	sample(lg.cpu_join, lg.rss_join);
 	lg.t_send_start = now_ns();
 	if (lg.o.senders == 0 || lg.o.messages == 0) {
 		finish("ok", 0);
 		return;
 	}
 	for (i = 0; i < lg.o.senders && lg.phase == P_SEND; i++)
-		sender_fill(&lg.c[i]);
+		sender_fill(sender_client(i));
+}
+
+/*
+ * With two servers, the PING round trips say nothing of the link: a
+ * JOIN may still be on its way to the other server. Each sender sends
+ * one "lgsync" line to its channel first, and sending starts once every
+ * other member has it, so that the link carries what came before.
+ */
+static void
+start_linksync(void)
+{
+	int i;
+
+	lg.linksync = 1;
+	lg.sync_expected = 0;
+	for (i = 0; i < lg.o.senders; i++)
+		lg.sync_expected += lg.snd[i].expect;
+	if (lg.sync_expected == 0) {
+		start_send();
+		return;
+	}
+	for (i = 0; i < lg.o.senders; i++)
+		client_send(sender_client(i), "PRIVMSG #%s%d :lgsync\r\n",
+		    lg.o.prefix, sender_client(i)->chan);
 }
 
 static void
@@ -615,8 +679,7 @@ start_join(void)
 	int i, n = 0;
 
 	lg.t_registered = now_ns();
-	lg.cpu_reg = server_cpu();
-	lg.rss_reg = server_rss();
+	sample(lg.cpu_reg, lg.rss_reg);
 	if (lg.registered == 0) {
 		finish("error", 1);
 		return;
@@ -646,7 +709,8 @@ start_join(void)
 	}
 	lg.expected = 0;
 	for (i = 0; i < lg.o.senders; i++) {
-		lg.snd[i].expect = (uint32_t)(lg.members[lg.c[i].chan] - 1);
+		lg.snd[i].expect =
+		    (uint32_t)(lg.members[sender_client(i)->chan] - 1);
 		lg.expected += (uint64_t)lg.o.messages * lg.snd[i].expect;
 	}
 }
@@ -669,6 +733,11 @@ on_privmsg(struct client *c, const char *text, uint64_t now)
 	unsigned long idx = 0;
 	const char *p = text;
 
+	if (strcmp(p, "lgsync") == 0 && lg.linksync && lg.phase == P_SYNC) {
+		if (++lg.sync_got == lg.sync_expected)
+			start_send();
+		return;
+	}
 	if (strncmp(p, "lgm ", 4) != 0)
 		goto stray;
 	for (p += 4; *p >= '0' && *p <= '9'; p++)
@@ -681,7 +750,7 @@ on_privmsg(struct client *c, const char *text, uint64_t now)
 		goto stray;
 	for (; *p >= '0' && *p <= '9'; p++)
 		ts = ts * 10 + (uint64_t)(*p - '0');
-	if (idx >= (unsigned long)lg.o.senders)
+	if (idx >= (unsigned long)lg.o.clients || lg.c[idx].snd == NULL)
 		goto stray;
 	s = lg.c[idx].snd;
 	slot = seq % (uint64_t)lg.o.window;
@@ -689,7 +758,9 @@ on_privmsg(struct client *c, const char *text, uint64_t now)
 		goto stray;
 	lg.deliveries++;
 	lg.t_last_delivery = now;
-	hist_add(now > ts ? now - ts : 0);
+	hist_add(H_ALL, now > ts ? now - ts : 0);
+	if (lg.o.port2 != NULL)
+		hist_add(H_SIDE(c->side), now > ts ? now - ts : 0);
 	if (++s->got[slot] < s->expect)
 		return;
 	/* Slide over every fully delivered message at the window's start. */
@@ -699,8 +770,9 @@ on_privmsg(struct client *c, const char *text, uint64_t now)
 	sender_fill(&lg.c[idx]);
 	return;
 stray:
-	(void)c;
-	lg.stray++;
+	/* The first few say what they were. */
+	if (lg.stray++ < 3)
+		client_error(c, "stray line: %.100s", text);
 }
 
 /*
@@ -737,8 +809,12 @@ on_line(struct client *c, char *line, uint64_t now)
 			on_registered(c);
 		else if (c->state == C_SYNCING) {
 			c->state = C_READY;
-			if (++lg.synced == lg.joined)
-				start_send();
+			if (++lg.synced == lg.joined) {
+				if (lg.o.port2 != NULL)
+					start_linksync();
+				else
+					start_send();
+			}
 		}
 		return;
 	}
@@ -971,6 +1047,8 @@ connect_one(struct client *c)
 	SSL_SESSION *sess;
 	SSL *ssl;
 	int fd, one = 1;
+	struct sockaddr *sa = (struct sockaddr *)&lg.sa[c->side];
+	socklen_t salen = lg.salen[c->side];
 
 	c->state = C_CONNECTING;
 	c->t_connect = now_ns();
@@ -1009,15 +1087,14 @@ connect_one(struct client *c)
 		bufferevent_setcb(bev, tls_read_cb, NULL, tls_event_cb, c);
 		bufferevent_set_max_single_read(bev, 65536);
 		bufferevent_enable(bev, EV_READ | EV_WRITE);
-		if (bufferevent_socket_connect(bev, (struct sockaddr *)&lg.sa,
-		    (int)lg.salen) != 0) {
+		if (bufferevent_socket_connect(bev, sa, (int)salen) != 0) {
 			client_error(c, "connect: %s", strerror(errno));
 			return -1;
 		}
 		return 0;
 	}
 
-	fd = socket(lg.sa.ss_family, SOCK_STREAM | SOCK_NONBLOCK |
+	fd = socket(sa->sa_family, SOCK_STREAM | SOCK_NONBLOCK |
 	    SOCK_CLOEXEC, 0);
 	if (fd < 0) {
 		warnx_("socket: %s", strerror(errno));
@@ -1030,7 +1107,7 @@ connect_one(struct client *c)
 	if ((c->ev = event_new(lg.base, fd, 0, client_io_cb, c)) == NULL)
 		return -1;
 	c->evflags = 0;
-	if (connect(fd, (struct sockaddr *)&lg.sa, lg.salen) != 0 &&
+	if (connect(fd, sa, salen) != 0 &&
 	    errno != EINPROGRESS && errno != EINTR) {
 		client_error(c, "connect: %s", strerror(errno));
 		return -1;
@@ -1083,6 +1160,15 @@ timeout_cb(evutil_socket_t fd, short what, void *arg)
 	    "dead" };
 	int n[C_DEAD + 1] = { 0 }, i;
 
+	/* A hold ends here at the latest; its report is already out. */
+	if (lg.phase == P_HOLD) {
+		if (!lg.o.quiet)
+			warnx_("hold: timeout after %.1f s, stopping",
+			    lg.o.timeout);
+		lg.phase = P_DONE;
+		event_base_loopbreak(lg.base);
+		return;
+	}
 	warnx_("timeout after %.1f s; clients by state:", lg.o.timeout);
 	/* Where they got stuck is the first question after a timeout. */
 	for (i = 0; i < lg.o.clients; i++)
@@ -1093,10 +1179,25 @@ timeout_cb(evutil_socket_t fd, short what, void *arg)
 	finish("timeout", 2);
 }
 
+static void	report(void);
+
+/* SIGTERM or SIGINT: a hold ends, or a run ends with what it has. */
+static void
+signal_cb(evutil_socket_t sig, short what, void *arg)
+{
+	if (lg.phase == P_HOLD) {
+		lg.phase = P_DONE;
+		event_base_loopbreak(lg.base);
+		return;
+	}
+	warnx_("interrupted by signal %d", (int)sig);
+	finish("error", 1);
+}
+
 static void
 finish(const char *status, int code)
 {
-	if (lg.phase == P_DONE)
+	if (lg.phase == P_DONE || lg.phase == P_HOLD)
 		return;
 	/* Figures over fewer clients than asked for must not pass as ok. */
 	if (code == 0 && lg.regfailed > 0) {
@@ -1107,8 +1208,17 @@ finish(const char *status, int code)
 	lg.status = status;
 	lg.exitcode = code;
 	lg.t_end = now_ns();
-	lg.cpu_end = server_cpu();
-	lg.rss_end = server_rss();
+	sample(lg.cpu_end, lg.rss_end);
+	if (lg.o.hold && code == 0) {
+		/* The figures now; the connections stay until told. */
+		report();
+		lg.reported = 1;
+		lg.phase = P_HOLD;
+		if (!lg.o.quiet)
+			warnx_("holding %d clients until SIGTERM, SIGINT or "
+			    "the timeout", lg.registered);
+		return;
+	}
 	event_base_loopbreak(lg.base);
 }
 
@@ -1119,9 +1229,10 @@ report(void)
 {
 	struct rusage ru;
 	double reg_s, join_s, send_s, dps = 0, p50, p99, cpu_send = -1;
-	double lcpu, hs_s;
+	double lcpu, hs_s, q;
+	static const char *side[2] = { "local", "remote" };
 	long per_client = -1;
-	int nclients = lg.registered;
+	int nclients = lg.registered, i;
 
 	getrusage(RUSAGE_SELF, &ru);
 	lcpu = (double)ru.ru_utime.tv_sec + (double)ru.ru_stime.tv_sec +
@@ -1132,12 +1243,13 @@ report(void)
 	if (lg.t_send_start && send_s > 0)
 		dps = (double)lg.deliveries / send_s;
 	hs_s = secs(lg.t_start, lg.t_last_ready);
-	p50 = hist_quantile(0.50);
-	p99 = hist_quantile(0.99);
-	if (lg.cpu_join >= 0 && lg.cpu_end >= 0)
-		cpu_send = lg.cpu_end - lg.cpu_join;
-	if (lg.rss_reg >= 0 && lg.rss_start >= 0 && nclients > 0)
-		per_client = (lg.rss_reg - lg.rss_start) * 1024 / nclients;
+	p50 = hist_quantile(H_ALL, 0.50);
+	p99 = hist_quantile(H_ALL, 0.99);
+	if (lg.cpu_join[0] >= 0 && lg.cpu_end[0] >= 0)
+		cpu_send = lg.cpu_end[0] - lg.cpu_join[0];
+	if (lg.rss_reg[0] >= 0 && lg.rss_start[0] >= 0 && nclients > 0)
+		per_client = (lg.rss_reg[0] - lg.rss_start[0]) * 1024 /
+		    nclients;
 
 	KV("status", "%s", lg.status);
 	KV("clients", "%d", lg.o.clients);
@@ -1165,12 +1277,25 @@ report(void)
 	KV("deliveries_per_s", "%.1f", dps);
 	KV("latency_p50_us", "%.1f", p50 >= 0 ? p50 / 1e3 : -1);
 	KV("latency_p99_us", "%.1f", p99 >= 0 ? p99 / 1e3 : -1);
-	KV("latency_max_us", "%.1f", (double)lg.lat_max / 1e3);
+	KV("latency_max_us", "%.1f", (double)lg.lat_max[H_ALL] / 1e3);
+	if (lg.o.port2 != NULL) {
+		/* Local to the senders' server, and across the link. */
+		for (i = 0; i < 2; i++) {
+			q = hist_quantile(H_SIDE(i), 0.50);
+			printf("latency_%s_p50_us=%.1f\n", side[i],
+			    q >= 0 ? q / 1e3 : -1);
+			q = hist_quantile(H_SIDE(i), 0.99);
+			printf("latency_%s_p99_us=%.1f\n", side[i],
+			    q >= 0 ? q / 1e3 : -1);
+			printf("latency_%s_max_us=%.1f\n", side[i],
+			    (double)lg.lat_max[H_SIDE(i)] / 1e3);
+		}
+	}
 	if (lg.o.server_pid > 0) {
-		KV("server_cpu_reg_s", "%.3f", lg.cpu_reg >= 0 ?
-		    lg.cpu_reg - lg.cpu_start : -1);
-		KV("server_cpu_join_s", "%.3f", lg.cpu_join >= 0 &&
-		    lg.cpu_reg >= 0 ? lg.cpu_join - lg.cpu_reg : -1);
+		KV("server_cpu_reg_s", "%.3f", lg.cpu_reg[0] >= 0 ?
+		    lg.cpu_reg[0] - lg.cpu_start[0] : -1);
+		KV("server_cpu_join_s", "%.3f", lg.cpu_join[0] >= 0 &&
+		    lg.cpu_reg[0] >= 0 ? lg.cpu_join[0] - lg.cpu_reg[0] : -1);
 		KV("server_cpu_send_s", "%.3f", cpu_send);
 		KV("server_cpu_ns_per_delivery", "%.1f",
 		    cpu_send >= 0 && lg.deliveries > 0 ?
@@ -1182,11 +1307,23 @@ report(void)
 		 */
 		KV("server_busy_pct", "%.0f", cpu_send >= 0 && send_s > 0 ?
 		    cpu_send * 100 / send_s : -1);
-		KV("server_rss_start_kib", "%ld", lg.rss_start);
-		KV("server_rss_registered_kib", "%ld", lg.rss_reg);
-		KV("server_rss_joined_kib", "%ld", lg.rss_join);
-		KV("server_rss_end_kib", "%ld", lg.rss_end);
+		KV("server_rss_start_kib", "%ld", lg.rss_start[0]);
+		KV("server_rss_registered_kib", "%ld", lg.rss_reg[0]);
+		KV("server_rss_joined_kib", "%ld", lg.rss_join[0]);
+		KV("server_rss_end_kib", "%ld", lg.rss_end[0]);
 		KV("server_rss_per_client_b", "%ld", per_client);
+	}
+	if (lg.o.server_pid2 > 0) {
+		KV("server2_cpu_reg_s", "%.3f", lg.cpu_reg[1] >= 0 ?
+		    lg.cpu_reg[1] - lg.cpu_start[1] : -1);
+		KV("server2_cpu_join_s", "%.3f", lg.cpu_join[1] >= 0 &&
+		    lg.cpu_reg[1] >= 0 ? lg.cpu_join[1] - lg.cpu_reg[1] : -1);
+		KV("server2_cpu_send_s", "%.3f", lg.cpu_join[1] >= 0 &&
+		    lg.cpu_end[1] >= 0 ? lg.cpu_end[1] - lg.cpu_join[1] : -1);
+		KV("server2_rss_start_kib", "%ld", lg.rss_start[1]);
+		KV("server2_rss_registered_kib", "%ld", lg.rss_reg[1]);
+		KV("server2_rss_joined_kib", "%ld", lg.rss_join[1]);
+		KV("server2_rss_end_kib", "%ld", lg.rss_end[1]);
 	}
 	KV("loadgen_cpu_s", "%.3f", lcpu);
 	KV("elapsed_s", "%.3f", secs(lg.t_start, lg.t_end));
@@ -1211,14 +1348,21 @@ report(void)
 		fprintf(stderr, "%" PRIu64 "/%" PRIu64 " deliveries in "
 		    "%.3f s: %.0f/s; latency p50 %.1f us, p99 %.1f us, "
 		    "max %.1f us\n", lg.deliveries, lg.expected, send_s, dps,
-		    p50 / 1e3, p99 / 1e3, (double)lg.lat_max / 1e3);
+		    p50 / 1e3, p99 / 1e3, (double)lg.lat_max[H_ALL] / 1e3);
+	if (lg.o.port2 != NULL && lg.o.senders > 0 && lg.o.messages > 0)
+		fprintf(stderr, "latency p50/p99 on the senders' server %.1f/"
+		    "%.1f us, across the link %.1f/%.1f us\n",
+		    hist_quantile(H_SIDE(0), 0.50) / 1e3,
+		    hist_quantile(H_SIDE(0), 0.99) / 1e3,
+		    hist_quantile(H_SIDE(1), 0.50) / 1e3,
+		    hist_quantile(H_SIDE(1), 0.99) / 1e3);
 	if (lg.o.server_pid > 0)
 		fprintf(stderr, "server: CPU %.3f s while sending (%.0f ns "
 		    "per delivery); RSS %ld KiB at start, %ld registered "
 		    "(%ld B per client), %ld at end\n", cpu_send,
 		    cpu_send >= 0 && lg.deliveries > 0 ?
 		    cpu_send * 1e9 / (double)lg.deliveries : -1,
-		    lg.rss_start, lg.rss_reg, per_client, lg.rss_end);
+		    lg.rss_start[0], lg.rss_reg[0], per_client, lg.rss_end[0]);
 	fprintf(stderr, "loadgen: CPU %.3f s in %.3f s\n", lcpu,
 	    secs(lg.t_start, lg.t_end));
 }
@@ -1246,7 +1390,7 @@ is_loopback(const struct sockaddr *sa)
 }
 
 static int
-resolve(void)
+resolve(const char *port, int i)
 {
 	struct addrinfo hints, *res, *ai;
 	int e;
@@ -1254,9 +1398,8 @@ resolve(void)
 	memset(&hints, 0, sizeof(hints));
 	hints.ai_socktype = SOCK_STREAM;
 	hints.ai_flags = AI_NUMERICSERV;
-	if ((e = getaddrinfo(lg.o.host, lg.o.port, &hints, &res)) != 0) {
-		warnx_("%s port %s: %s", lg.o.host, lg.o.port,
-		    gai_strerror(e));
+	if ((e = getaddrinfo(lg.o.host, port, &hints, &res)) != 0) {
+		warnx_("%s port %s: %s", lg.o.host, port, gai_strerror(e));
 		return -1;
 	}
 	/* Every address the name gives must be loopback, not just one. */
@@ -1268,8 +1411,8 @@ resolve(void)
 			return -1;
 		}
 	}
-	memcpy(&lg.sa, res->ai_addr, res->ai_addrlen);
-	lg.salen = res->ai_addrlen;
+	memcpy(&lg.sa[i], res->ai_addr, res->ai_addrlen);
+	lg.salen[i] = res->ai_addrlen;
 	freeaddrinfo(res);
 	return 0;
 }
@@ -1282,7 +1425,7 @@ usage(void)
 	    "\t[--channels k] [--senders s] [--messages m] [--window w]\n"
 	    "\t[--connect-rate r] [--parallel p] [--timeout secs] [--tls]\n"
 	    "\t[--tls-resume] [--server-pid pid] [--payload bytes]\n"
-	    "\t[--prefix nick]\n");
+	    "\t[--prefix nick] [--port2 n] [--server-pid2 pid] [--hold]\n");
 	exit(64);
 }
 
@@ -1337,6 +1480,9 @@ parse_opts(int argc, char **argv)
 		{ "payload",		required_argument, NULL, 'l' },
 		{ "prefix",		required_argument, NULL, 'x' },
 		{ "quiet",		no_argument,	   NULL, 'q' },
+		{ "port2",		required_argument, NULL, '2' },
+		{ "server-pid2",	required_argument, NULL, 'Q' },
+		{ "hold",		no_argument,	   NULL, 'H' },
 		{ NULL,			0,		   NULL, 0 }
 	};
 	struct opts *o = &lg.o;
@@ -1392,6 +1538,13 @@ parse_opts(int argc, char **argv)
 			o->prefix = optarg;
 			break;
 		case 'q': o->quiet = 1; break;
+		case '2':
+			num(optarg, "port2", 1, 65535);
+			o->port2 = optarg;
+			break;
+		case 'Q': o->server_pid2 = num(optarg, "server-pid2", 1,
+		    1L << 30); break;
+		case 'H': o->hold = 1; break;
 		default: usage();
 		}
 	}
@@ -1402,6 +1555,11 @@ parse_opts(int argc, char **argv)
 	if (o->senders > o->clients) {
 		warnx_("more senders (%d) than clients (%d)", o->senders,
 		    o->clients);
+		exit(64);
+	}
+	/* With two servers, sender i is client 2i: all on the first. */
+	if (o->port2 != NULL && o->senders > (o->clients + 1) / 2) {
+		warnx_("with --port2, at most (clients + 1) / 2 senders");
 		exit(64);
 	}
 }
@@ -1475,7 +1633,7 @@ tls_prime(void)
 	deadline = now_ns() + (uint64_t)(t * 1e9);
 	tv.tv_sec = (time_t)t;
 	tv.tv_usec = (suseconds_t)((t - (double)tv.tv_sec) * 1e6);
-	if ((fd = socket(lg.sa.ss_family, SOCK_STREAM | SOCK_CLOEXEC,
+	if ((fd = socket(lg.sa[0].ss_family, SOCK_STREAM | SOCK_CLOEXEC,
 	    0)) < 0) {
 		warnx_("tls-resume: socket: %s", strerror(errno));
 		return NULL;
@@ -1484,7 +1642,7 @@ tls_prime(void)
 	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
 	setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
 	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
-	if (connect(fd, (struct sockaddr *)&lg.sa, lg.salen) != 0) {
+	if (connect(fd, (struct sockaddr *)&lg.sa[0], lg.salen[0]) != 0) {
 		warnx_("tls-resume: priming connection: %s", strerror(errno));
 		goto out;
 	}
@@ -1575,7 +1733,8 @@ main(int argc, char **argv)
 	int i;
 
 	parse_opts(argc, argv);
-	if (resolve() != 0)
+	if (resolve(lg.o.port, 0) != 0 ||
+	    (lg.o.port2 != NULL && resolve(lg.o.port2, 1) != 0))
 		return 64;
 	if (raise_nofile() != 0)
 		return 1;
@@ -1616,6 +1775,7 @@ main(int argc, char **argv)
 		lg.c[i].idx = i;
 		lg.c[i].chan = -1;
 		lg.c[i].fd = -1;
+		lg.c[i].side = lg.o.port2 != NULL ? i % 2 : 0;
 	}
 	for (i = 0; i < lg.o.senders; i++) {
 		lg.snd[i].seq = calloc((size_t)lg.o.window, sizeof(uint64_t));
@@ -1624,7 +1784,7 @@ main(int argc, char **argv)
 			warnx_("out of memory");
 			return 1;
 		}
-		lg.c[i].snd = &lg.snd[i];
+		sender_client(i)->snd = &lg.snd[i];
 	}
 
 	if ((lg.base = event_base_new()) == NULL) {
@@ -1635,6 +1795,11 @@ main(int argc, char **argv)
 	tv.tv_sec = (time_t)lg.o.timeout;
 	tv.tv_usec = (suseconds_t)((lg.o.timeout - (double)tv.tv_sec) * 1e6);
 	evtimer_add(lg.timeout_ev, &tv);
+	lg.sig_ev[0] = evsignal_new(lg.base, SIGTERM, signal_cb, NULL);
+	lg.sig_ev[1] = evsignal_new(lg.base, SIGINT, signal_cb, NULL);
+	for (i = 0; i < 2; i++)
+		if (lg.sig_ev[i] != NULL)
+			event_add(lg.sig_ev[i], NULL);
 	if (lg.o.rate > 0) {
 		struct timeval tick = { 0, 2000 };
 
@@ -1644,16 +1809,18 @@ main(int argc, char **argv)
 	}
 
 	lg.status = "running";
-	lg.rss_start = server_rss();
-	lg.cpu_reg = lg.cpu_join = lg.cpu_end = -1;
-	lg.rss_reg = lg.rss_join = lg.rss_end = -1;
-	lg.cpu_start = server_cpu();
+	for (i = 0; i < 2; i++) {
+		lg.cpu_reg[i] = lg.cpu_join[i] = lg.cpu_end[i] = -1;
+		lg.rss_reg[i] = lg.rss_join[i] = lg.rss_end[i] = -1;
+	}
+	sample(lg.cpu_start, lg.rss_start);
 	lg.t_start = now_ns();
 	launch_more();
 	if (lg.phase != P_DONE)
 		event_base_dispatch(lg.base);
 
-	report();
+	if (!lg.reported)
+		report();
 
 	for (i = 0; i < lg.o.clients; i++)
 		client_close(&lg.c[i]);
@@ -1664,6 +1831,9 @@ main(int argc, char **argv)
 	if (lg.rate_ev != NULL)
 		event_free(lg.rate_ev);
 	event_free(lg.timeout_ev);
+	for (i = 0; i < 2; i++)
+		if (lg.sig_ev[i] != NULL)
+			event_free(lg.sig_ev[i]);
 	event_base_free(lg.base);
 	SSL_SESSION_free(lg.tls_session);
 	if (lg.ssl_ctx != NULL)

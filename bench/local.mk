@@ -15,5 +15,6 @@ bench_floor_SOURCES = bench/floor.c
 bench_floor_LDADD = libcompat.a
 
 TESTS += bench/smoke.sh bench/limits.sh
-EXTRA_DIST += bench/lib.sh bench/run-compare bench/README.md bench/history-bench
+EXTRA_DIST += bench/lib.sh bench/run-compare bench/link-compare bench/README.md \
+	bench/history-bench
 EXTRA_DIST += bench/bridge-bench bench/agents/ts-agent.mjs bench/soak

@@ -5,7 +5,9 @@
 # beside this script in the build tree. Three runs: plain, TLS with full
 # handshakes, and TLS offering a session (run-compare's -resume scenarios).
 # A fourth run checks bench/floor, the reference of the latency scenarios.
-echo 1..4
+# The fifth runs across two linked agentircd servers (--port2, as
+# bench/link-compare does), the sixth holds its clients (--hold).
+echo 1..6
 
 # LOADGEN, $tmp, $pid and their cleanup, free_port, wait_port: see lib.sh.
 # shellcheck source=bench/lib.sh
@@ -101,3 +103,84 @@ rc=$?
 pid=
 [ $rc -eq 0 ] || not_ok "floor: exited $rc"
 echo "ok $n - loadgen smoke run against bench/floor: $d deliveries"
+n=5
+# Two agentircd servers linked on loopback, the second accepting: half of
+# the clients on each, the senders on the first; every line crosses.
+hash_a=$(echo pw-a | "$AGENTIRCD" --hash-password 2>/dev/null | tail -1)
+hash_b=$(echo pw-b | "$AGENTIRCD" --hash-password 2>/dev/null | tail -1)
+if [ -z "$hash_a" ] || [ -z "$hash_b" ]; then
+	not_ok "link: --hash-password failed"
+fi
+port=$(free_port) || not_ok "no free port"
+port2=$(free_port) || not_ok "no free port"
+sport=$(free_port) || not_ok "no free port"
+cat >"$tmp/b.conf" <<EOC
+[server]
+name = b.bench.test
+sid = 2BB
+database = $tmp/b.db
+flood-control = no
+[listen]
+address = 127.0.0.1:$port2
+[listen]
+address = 127.0.0.1:$sport
+links = yes
+[link a.bench.test]
+address = 127.0.0.1:1
+send-password = pw-b
+receive-password = $hash_a
+tls = no
+autoconnect = no
+EOC
+cat >"$tmp/a.conf" <<EOC
+[server]
+name = a.bench.test
+sid = 1AA
+database = $tmp/a.db
+flood-control = no
+[listen]
+address = 127.0.0.1:$port
+[link b.bench.test]
+address = 127.0.0.1:$sport
+send-password = pw-a
+receive-password = $hash_b
+tls = no
+EOC
+"$AGENTIRCD" -f "$tmp/b.conf" >"$tmp/b.log" 2>&1 &
+pid2=$!
+trap 'kill "$pid2" 2>/dev/null; cleanup' EXIT
+pid=$pid2
+wait_port "$sport" || not_ok "link: the second server did not listen"
+"$AGENTIRCD" -f "$tmp/a.conf" >"$tmp/server.log" 2>&1 &
+pid=$!
+wait_port "$port" || not_ok "link: the first server did not listen"
+i=0
+until grep -q "burst received" "$tmp/b.log" &&
+    grep -q "burst received" "$tmp/server.log"; do
+	i=$((i + 1))
+	[ $i -ge 100 ] && not_ok "link: no burst within 10 s"
+	sleep 0.1
+done
+run "link" "$port" --port2 "$port2" --server-pid2 "$pid2"
+for k in latency_remote_p50_us latency_local_p50_us server2_rss_end_kib; do
+	grep -Eq "^$k=[0-9]" "$tmp/loadgen.out" || not_ok "link: no $k"
+done
+echo "ok $n - loadgen smoke run across a link: $d deliveries"
+n=6
+# --hold: the report comes out, the clients stay until SIGTERM, exit 0.
+"$LOADGEN" --port "$port" --clients 4 --channels 0 --timeout 30 --hold \
+    >"$tmp/loadgen.out" 2>"$tmp/loadgen.err" &
+lg=$!
+i=0
+until grep -q '^elapsed_s=' "$tmp/loadgen.out"; do
+	i=$((i + 1))
+	[ $i -ge 100 ] && { kill "$lg"; not_ok "hold: no report within 10 s"; }
+	sleep 0.1
+done
+kill -0 "$lg" 2>/dev/null || not_ok "hold: loadgen did not hold"
+kill -TERM "$lg"
+wait "$lg"
+rc=$?
+[ $rc -eq 0 ] || not_ok "hold: exited $rc after SIGTERM"
+grep -q '^status=ok$' "$tmp/loadgen.out" || not_ok "hold: status not ok"
+echo "ok $n - loadgen holds its clients until SIGTERM"
