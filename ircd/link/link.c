@@ -21,6 +21,7 @@
 
 #include <sys/socket.h>
 #include <netinet/in.h>
+#include <netinet/tcp.h>
 
 #include <event2/buffer.h>
 #include <event2/bufferevent.h>
@@ -525,6 +526,21 @@ link_check_fingerprint(struct link *l)
 	return 0;
 }
 
+/*
+ * A link carries every user's lines, many of them small: Nagle would hold
+ * each one back until the last is acknowledged (bench/README: ~40 ms at
+ * p99 across a link), as the client sockets never do (conn.c).
+ */
+static void
+link_nodelay(evutil_socket_t fd)
+{
+	int one = 1;
+
+	if (fd != -1)
+		(void)setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one,
+		    sizeof(one));
+}
+
 static void
 link_event_cb(struct bufferevent *bev, short what, void *arg)
 {
@@ -541,6 +557,7 @@ link_event_cb(struct bufferevent *bev, short what, void *arg)
 		}
 		log_info("link %s: connected to %s:%s%s", l->name, l->host,
 		    l->port, l->tls ? " (TLS)" : "");
+		link_nodelay(bufferevent_getfd(bev));
 		l->state = LINK_CAPAB;
 		l->last_rx = time(NULL);
 		if (l->tls && link_check_fingerprint(l) == -1)
@@ -736,6 +753,7 @@ link_accept(int fd, struct bufferevent *bev, const struct sockaddr *sa,
 	}
 	log_info("link %s: connection from %s%s", l->name, ip,
 	    bufferevent_openssl_get_ssl(bev) != NULL ? " (TLS)" : "");
+	link_nodelay(fd);
 	evtimer_del(l->timer);
 	l->bev = bev;
 	l->inbound = 1;
