@@ -3,8 +3,8 @@
  * network (LK-2, LK-3): all at once when a link comes up (the burst),
  * then each change as it happens, through the core's hook table. The
  * users are every registered local client, people and agents alike (an
- * agent is a service user with +B); remote users are the network's and
- * are never sent back to it.
+ * agent is a service user with +B); a link's own users are never sent
+ * back to it, those of our other links are (a hub, link-hub.c).
  */
 #include "compat.h"
 
@@ -124,10 +124,12 @@ link_send_channel(struct link *l, struct channel *ch, struct client *only)
 	link_fjoin_begin(&f, link_our_sid(), ch->name, (long long)ch->created,
 	    modes, link_emit, l);
 	TAILQ_FOREACH(m, &ch->members, by_channel) {
-		if (!link_is_local_user(m->client) ||
+		/* Every member but the link's own: others' come via the hub. */
+		if (!(m->client->flags & CLIENT_REGISTERED) ||
+		    link_of(m->client) == l ||
 		    (only != NULL && m->client != only))
 			continue;
-		link_local_uuid(m->client, uuid);
+		link_any_uuid(m->client, uuid);
 		link_fjoin_add(&f, link_prefixes(m), uuid, ++link_membid);
 	}
 	if (link_fjoin_end(&f) == 0 || only != NULL)
@@ -159,6 +161,8 @@ link_burst(struct link *l)
 	const char *key;
 
 	link_send(l, ":%s BURST %lld", link_our_sid(), (long long)time(NULL));
+	/* The servers and users of our other links first (a hub, LK-5). */
+	link_hub_burst(l);
 	TAILQ_FOREACH(c, &ircd.all, entry)
 		if (link_is_local_user(c) && !(c->flags & CLIENT_CLOSING)) {
 			link_send_uid(l, c);

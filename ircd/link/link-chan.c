@@ -337,8 +337,6 @@ link_chan_kick(struct link *l, struct link_msg *m)
 	    (t = link_find_uuid(l, m->params[1])) == NULL ||
 	    channel_member(ch, t) == NULL)
 		return;
-	if (link_is_remote(t) && link_of(t) != l)
-		return;
 	channel_send(ch, NULL, ":%s KICK %s %s :%s", link_source_name(l, m),
 	    ch->name, t->nick, m->nparams > 2 ? m->params[m->nparams - 1] :
 	    t->nick);

@@ -75,11 +75,18 @@ struct client *
 link_find_uuid(struct link *l, const char *uuid)
 {
 	struct client *c;
+	struct link *o;
+	char sid[LINK_SIDLEN + 1];
 
 	if (!link_is_uuid(uuid))
 		return NULL;
 	if ((c = dict_get(l->users, uuid)) != NULL)
 		return c;
+	/* A user behind another link of ours (a hub's, LK-5). */
+	memcpy(sid, uuid, LINK_SIDLEN);
+	sid[LINK_SIDLEN] = '\0';
+	if ((o = link_hub_by_sid(sid)) != NULL && o != l)
+		return dict_get(o->users, uuid);
 	return link_local_find(uuid);
 }
 
@@ -546,8 +553,10 @@ h_server(struct link *l, struct link_msg *m)
 
 	if (link_source_server(l, m) == -1 || m->nparams < 3)
 		return;
+	/* One behind another link already would make a loop (LK-5). */
 	if (!link_is_sid(m->params[1]) || link_server_find(l,
-	    m->params[1]) != -1 || strcmp(m->params[1], link_our_sid()) == 0) {
+	    m->params[1]) != -1 || strcmp(m->params[1], link_our_sid()) == 0 ||
+	    link_hub_sid_taken(l, m->params[1])) {
 		link_error(l, "Server ID %.3s is invalid or already in use",
 		    m->params[1]);
 		return;
@@ -652,10 +661,11 @@ static const struct {
 };
 
 int
-link_dispatch(struct link *l, struct link_msg *m)
+link_dispatch(struct link *l, struct link_msg *m, const char *raw)
 {
 	size_t i;
 	char sid[LINK_SIDLEN + 1];
+	int known;
 
 	/* No source: the peer itself. Any other must be behind this link. */
 	if (m->source == NULL)
@@ -675,8 +685,12 @@ link_dispatch(struct link *l, struct link_msg *m)
 	}
 	for (i = 0; i < sizeof(link_handlers) / sizeof(link_handlers[0]); i++)
 		if (strcmp(link_handlers[i].cmd, m->cmd) == 0) {
+			known = link_hub_known(l, m);
 			link_handlers[i].fn(l, m);
-			return l->bev != NULL ? 0 : -1;
+			if (l->bev == NULL)
+				return -1;
+			link_hub_forward(l, m, raw, known);
+			return 0;
 		}
 	/* SINFO, OPERTYPE, FHOST, ENCAP, ADDLINE...: not kept yet. */
 	log_debug("link %s: %s not handled", l->name, m->cmd);

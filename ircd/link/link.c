@@ -220,6 +220,8 @@ link_close(struct link *l, const char *why)
 	else
 		log_info("link %s: closed: %s", l->name, why);
 	snprintf(reason, sizeof(reason), "%s %s", ircd.conf->name, l->name);
+	if (l->state == LINK_UP)
+		link_hub_split(l, reason);
 	link_users_split(l, NULL, reason);
 	l->state = LINK_IDLE;
 	l->nservers = 0;
@@ -297,6 +299,7 @@ link_up(struct link *l)
 	log_info("link %s: up, server id %s (%s)%s", l->name,
 	    l->servers[0].sid, l->servers[0].info,
 	    l->inbound ? ", connected by the peer" : "");
+	link_hub_up(l);
 	link_burst(l);
 }
 
@@ -326,6 +329,12 @@ link_auth(struct link *l, struct link_msg *m)
 	}
 	if (!link_is_sid(sid) || strcmp(sid, link_our_sid()) == 0) {
 		link_error(l, "Invalid or duplicate server ID %.*s", 3, sid);
+		return;
+	}
+	/* Behind another of our links already: a loop, or a collision. */
+	if (link_hub_sid_taken(l, sid)) {
+		link_error(l, "Server ID %.3s is already in use on the network",
+		    sid);
 		return;
 	}
 	memset(&l->servers[0], 0, sizeof(l->servers[0]));
@@ -404,12 +413,19 @@ static void
 link_line(struct link *l, char *line)
 {
 	struct link_msg m;
+	char raw[LINK_LINEMAX + 1];
+	const char *rawp = NULL;
 
 	/* No line counts before the pinned certificate was seen. */
 	if (l->fingerprint != NULL && !l->fp_ok &&
 	    link_check_fingerprint(l) == -1)
 		return;
 	link_log_line(l, "<", line, strlen(line));
+	/* Parsing cuts the line up: a hub passes it on as it came (LK-5). */
+	if (link_count() > 1 && l->state == LINK_UP) {
+		strlcpy(raw, line, sizeof(raw));
+		rawp = raw;
+	}
 	if (link_parse(line, &m) == -1) {
 		log_warnx("link %s: a malformed line ignored", l->name);
 		return;
@@ -456,8 +472,9 @@ link_line(struct link *l, char *line)
 			log_info("link %s: burst received, %zu users, %zu "
 			    "servers", l->name, l->nusers, l->nservers);
 		l->bursting = 0;
+		link_hub_forward(l, &m, rawp, link_hub_known(l, &m));
 	} else
-		link_dispatch(l, &m);
+		link_dispatch(l, &m, rawp);
 }
 
 static void

@@ -163,7 +163,8 @@ struct client	*link_find_uuid(struct link *, const char *uuid);
 void		 link_users_split(struct link *, const char *sid,
 		    const char *reason);
 /* A line of a link that is up; 0, or -1 after the link was closed. */
-int		 link_dispatch(struct link *, struct link_msg *);
+/* raw: the line as received, to pass on to the other links (link-hub.c). */
+int		 link_dispatch(struct link *, struct link_msg *, const char *raw);
 /* Helpers of the peer's lines, shared with link-chan.c. */
 int		 link_server_find(const struct link *, const char *sid);
 /* The source: a remote user of this link (or NULL); its server's index. */
@@ -177,6 +178,17 @@ long long	 link_ts(const char *);
 int		 link_word_ok(const char *, size_t max);
 /* At most max bytes of s, not cutting a UTF-8 sequence, into buf. */
 const char	*link_cut(char *buf, size_t size, const char *s, size_t max);
+
+/* link-hub.c: this server as a hub, between its links (LK-5). */
+struct link	*link_hub_by_sid(const char *sid);
+/* sid is behind a link other than l already: a collision. */
+int		 link_hub_sid_taken(const struct link *l, const char *sid);
+int		 link_hub_known(struct link *, const struct link_msg *);
+void		 link_hub_forward(struct link *, const struct link_msg *,
+		    const char *raw, int known);
+void		 link_hub_up(struct link *);
+void		 link_hub_split(struct link *, const char *reason);
+void		 link_hub_burst(struct link *);
 
 /* link-chan.c: the peer's lines about channels. */
 void		 link_chan_fjoin(struct link *, struct link_msg *);

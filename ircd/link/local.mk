@@ -7,6 +7,7 @@ liblink_a_SOURCES = \
 	ircd/link/link.c ircd/link/link.h \
 	ircd/link/link-burst.c \
 	ircd/link/link-user.c \
+	ircd/link/link-hub.c \
 	ircd/link/link-chan.c \
 	ircd/link/link-oper.c \
 	ircd/link/link-proto.c ircd/link/link-proto.h

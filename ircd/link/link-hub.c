@@ -1,0 +1,263 @@
+/*
+ * link-hub.c: this server as a hub (LK-5). With several links up, what
+ * one link brings in (servers, users, their changes, channel and private
+ * messages, splits) is passed on to the others with its own source, as
+ * a spanning-tree hub does: the line as the peer sent it, never back to
+ * the link it came from. A link that comes up is told of the others'
+ * servers and users in our burst, and a split is told as an SQUIT.
+ *
+ * The network is a tree: a SID is behind one link only. One that another
+ * link has brought in already is a collision, refused (link.c, and
+ * h_server in link-user.c), so no line can come round again.
+ */
+#include "compat.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "ircd/channel.h"
+#include "ircd/client.h"
+#include "ircd/dict.h"
+#include "ircd/ircd.h"
+#include "ircd/link/link.h"
+#include "ircd/log.h"
+
+struct link *
+link_hub_by_sid(const char *sid)
+{
+	struct link *o;
+	size_t i;
+
+	for (i = 0; (o = link_at(i)) != NULL; i++)
+		if (o->state == LINK_UP && link_server_find(o, sid) != -1)
+			return o;
+	return NULL;
+}
+
+int
+link_hub_sid_taken(const struct link *l, const char *sid)
+{
+	struct link *o;
+	size_t i;
+
+	for (i = 0; (o = link_at(i)) != NULL; i++)
+		if (o != l && o->state >= LINK_AUTH && o->nservers > 0 &&
+		    link_server_find(o, sid) != -1)
+			return 1;
+	return 0;
+}
+
+/* The line to another link: with the peer as its source if it had none. */
+static void
+link_hub_send(struct link *to, const struct link *from, const char *raw)
+{
+	const char *rest = raw;
+
+	if (raw[0] == '@' && (rest = strchr(raw, ' ')) != NULL)
+		rest++;
+	else
+		rest = raw;
+	if (rest[0] == ':')
+		link_send(to, "%s", raw);
+	else
+		link_send(to, "%.*s:%s %s", (int)(rest - raw), raw,
+		    from->servers[0].sid, rest);
+}
+
+/* Every other link that is up. */
+static void
+link_hub_all(struct link *from, const char *raw)
+{
+	struct link *o;
+	size_t i;
+
+	for (i = 0; (o = link_at(i)) != NULL; i++)
+		if (o != from && o->state == LINK_UP)
+			link_hub_send(o, from, raw);
+}
+
+/* A channel's message: to the links with a member in it, once each. */
+static void
+link_hub_channel(struct link *from, const char *target, const char *raw)
+{
+	struct channel *ch;
+	struct member *mb;
+	struct link *o;
+	size_t i;
+
+	if (target[0] == '@' || target[0] == '+')
+		target++;
+	if ((ch = channel_find(target)) == NULL)
+		return;
+	for (i = 0; (o = link_at(i)) != NULL; i++) {
+		if (o == from || o->state != LINK_UP)
+			continue;
+		TAILQ_FOREACH(mb, &ch->members, by_channel)
+			if (link_of(mb->client) == o) {
+				link_hub_send(o, from, raw);
+				break;
+			}
+	}
+}
+
+/*
+ * A line of from's, handled here: passed on when it was one we took
+ * (known says whether its source was known before the handler ran, as a
+ * QUIT removes it). Commands not listed stay here (ENCAP, OPERTYPE...).
+ */
+void
+link_hub_forward(struct link *from, const struct link_msg *m,
+    const char *raw, int known)
+{
+	struct link *o;
+	char sid[LINK_SIDLEN + 1];
+	const char *cmd = m->cmd;
+
+	if (raw == NULL || link_count() < 2 || from->state != LINK_UP)
+		return;
+	if (strcmp(cmd, "SERVER") == 0) {
+		if (m->nparams >= 3 && link_server_find(from, m->params[1]) > 0)
+			link_hub_all(from, raw);
+	} else if (strcmp(cmd, "UID") == 0) {
+		if (m->nparams >= 1 && dict_get(from->users, m->params[0]) !=
+		    NULL)
+			link_hub_all(from, raw);
+	} else if (strcmp(cmd, "SQUIT") == 0) {
+		if (known)
+			link_hub_all(from, raw);
+	} else if (strcmp(cmd, "PRIVMSG") == 0 || strcmp(cmd, "NOTICE") == 0 ||
+	    strcmp(cmd, "TAGMSG") == 0) {
+		if (!known || m->nparams < 1)
+			return;
+		if (link_is_uuid(m->params[0])) {
+			/* A private message: over the link its user is behind. */
+			memcpy(sid, m->params[0], LINK_SIDLEN);
+			sid[LINK_SIDLEN] = '\0';
+			if ((o = link_hub_by_sid(sid)) != NULL && o != from)
+				link_hub_send(o, from, raw);
+		} else
+			link_hub_channel(from, m->params[0], raw);
+	} else if (strcmp(cmd, "METADATA") == 0) {
+		if (m->nparams >= 3 && dict_get(from->users, m->params[0]) !=
+		    NULL)
+			link_hub_all(from, raw);
+	} else if (strcmp(cmd, "NICK") == 0 || strcmp(cmd, "QUIT") == 0 ||
+	    strcmp(cmd, "AWAY") == 0 || strcmp(cmd, "FJOIN") == 0 ||
+	    strcmp(cmd, "IJOIN") == 0 || strcmp(cmd, "PART") == 0 ||
+	    strcmp(cmd, "KICK") == 0 || strcmp(cmd, "FMODE") == 0 ||
+	    strcmp(cmd, "FTOPIC") == 0 || strcmp(cmd, "ENDBURST") == 0) {
+		if (known)
+			link_hub_all(from, raw);
+	}
+}
+
+/* The source was a server or user of from's before its line ran. */
+int
+link_hub_known(struct link *from, const struct link_msg *m)
+{
+	if (m->source == NULL)
+		return 1;
+	if (strlen(m->source) == LINK_SIDLEN)
+		return link_server_find(from, m->source) != -1;
+	return dict_get(from->users, m->source) != NULL;
+}
+
+/* l is up: the other links learn of its peer; what is behind follows. */
+void
+link_hub_up(struct link *l)
+{
+	struct link *o;
+	size_t i;
+
+	for (i = 0; (o = link_at(i)) != NULL; i++)
+		if (o != l && o->state == LINK_UP)
+			link_send(o, ":%s SERVER %s %s :%s", link_our_sid(),
+			    l->servers[0].name, l->servers[0].sid,
+			    l->servers[0].info);
+}
+
+/* l split: the other links drop its peer, what is behind and its users. */
+void
+link_hub_split(struct link *l, const char *reason)
+{
+	struct link *o;
+	size_t i;
+
+	if (l->nservers == 0)
+		return;
+	for (i = 0; (o = link_at(i)) != NULL; i++)
+		if (o != l && o->state == LINK_UP)
+			link_send(o, ":%s SQUIT %s :%s", link_our_sid(),
+			    l->servers[0].sid, reason);
+}
+
+/* A remote user of another link, told to l in our burst. */
+static void
+link_hub_uid(struct link *l, struct client *c, const char *uuid)
+{
+	char modes[8];
+	size_t n = 0;
+
+	modes[n++] = '+';
+	if (c->umodes & UMODE_INVISIBLE)
+		modes[n++] = 'i';
+	if ((c->umodes & UMODE_BOT) && link_has_umode(l, 'B'))
+		modes[n++] = 'B';
+	modes[n] = '\0';
+	link_send(l, ":%.3s UID %s %lld %s %s %s %s %s %lld %s :%s", uuid,
+	    uuid, (long long)c->signon, c->nick, c->host, c->host,
+	    c->user[0] != '\0' ? c->user : c->nick,
+	    c->ip[0] != '\0' ? c->ip : "0.0.0.0", (long long)c->signon, modes,
+	    c->realname);
+	if (c->account != NULL)
+		link_send(l, ":%.3s METADATA %s accountname :%s", uuid, uuid,
+		    c->account);
+	if (c->away != NULL)
+		link_send(l, ":%s AWAY %lld :%s", uuid, (long long)c->signon,
+		    c->away);
+}
+
+/*
+ * Our burst to l: the servers of the other links (each after its parent,
+ * whatever order SQUITs left the table in), then their users. Their
+ * channel memberships go with ours (link-burst.c).
+ */
+void
+link_hub_burst(struct link *l)
+{
+	struct link *o;
+	struct client *c;
+	const char *key;
+	char sent[LINK_MAXSERVERS];
+	size_t i, j, pos, done;
+	int progress;
+
+	for (i = 0; (o = link_at(i)) != NULL; i++) {
+		if (o == l || o->state != LINK_UP || o->nservers == 0)
+			continue;
+		memset(sent, 0, sizeof(sent));
+		link_send(l, ":%s SERVER %s %s :%s", link_our_sid(),
+		    o->servers[0].name, o->servers[0].sid, o->servers[0].info);
+		sent[0] = 1;
+		done = 1;
+		do {
+			progress = 0;
+			for (j = 1; j < o->nservers; j++) {
+				int p;
+
+				if (sent[j] || (p = link_server_find(o,
+				    o->servers[j].parent)) == -1 || !sent[p])
+					continue;
+				link_send(l, ":%s SERVER %s %s :%s",
+				    o->servers[j].parent, o->servers[j].name,
+				    o->servers[j].sid, o->servers[j].info);
+				sent[j] = 1;
+				done++;
+				progress = 1;
+			}
+		} while (progress && done < o->nservers);
+		pos = 0;
+		while ((c = dict_next(o->users, &pos, &key)) != NULL)
+			link_hub_uid(l, c, key);
+	}
+}
