@@ -8,6 +8,7 @@
  */
 #include "compat.h"
 
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
@@ -66,13 +67,16 @@ link_is_local_user(const struct client *c)
 	return (c->flags & CLIENT_REGISTERED) && !link_is_remote(c);
 }
 
+/*
+ * c's UID, account and away to l, as uuid (ours, or another link's when
+ * we are its hub: the source is the SID that begins the UUID).
+ */
 void
-link_send_uid(struct link *l, struct client *c)
+link_send_uid_as(struct link *l, struct client *c, const char *uuid)
 {
-	char uuid[LINK_UUIDLEN + 1], modes[8];
+	char modes[8];
 	size_t n = 0;
 
-	link_local_uuid(c, uuid);
 	modes[n++] = '+';
 	if (c->umodes & UMODE_INVISIBLE)
 		modes[n++] = 'i';
@@ -80,17 +84,26 @@ link_send_uid(struct link *l, struct client *c)
 	if ((c->umodes & UMODE_BOT) && link_has_umode(l, 'B'))
 		modes[n++] = 'B';
 	modes[n] = '\0';
-	link_send(l, ":%s UID %s %lld %s %s %s %s %s %lld %s :%s",
-	    link_our_sid(), uuid, (long long)c->signon, c->nick, c->host,
-	    c->host, c->user[0] != '\0' ? c->user : c->nick,
+	link_send(l, ":%.3s UID %s %lld %s %s %s %s %s %lld %s :%s", uuid,
+	    uuid, (long long)c->signon, c->nick, c->host, c->host,
+	    c->user[0] != '\0' ? c->user : c->nick,
 	    c->ip[0] != '\0' ? c->ip : "0.0.0.0", (long long)c->signon, modes,
 	    c->realname);
 	if (c->account != NULL)
-		link_send(l, ":%s METADATA %s accountname :%s", link_our_sid(),
-		    uuid, c->account);
+		link_send(l, ":%.3s METADATA %s accountname :%s", uuid, uuid,
+		    c->account);
 	if (c->away != NULL)
 		link_send(l, ":%s AWAY %lld :%s", uuid, (long long)time(NULL),
 		    c->away);
+}
+
+void
+link_send_uid(struct link *l, struct client *c)
+{
+	char uuid[LINK_UUIDLEN + 1];
+
+	link_local_uuid(c, uuid);
+	link_send_uid_as(l, c, uuid);
 }
 
 static void
@@ -182,6 +195,22 @@ link_burst(struct link *l)
 	for ((i) = 0; ((l) = link_at(i)) != NULL; (i)++)		\
 		if ((l)->state == LINK_UP)
 
+/* One line to every link that is up: made once, sent to each. */
+static void __attribute__((format(printf, 1, 2)))
+link_send_up(const char *fmt, ...)
+{
+	char buf[LINK_LINEMAX + 1];
+	struct link *l;
+	va_list ap;
+	size_t i;
+
+	va_start(ap, fmt);
+	(void)vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	LINK_EACH_UP(l, i)
+		link_send(l, "%s", buf);
+}
+
 static void
 link_user_new(struct client *c)
 {
@@ -198,30 +227,23 @@ static void
 link_user_nick(struct client *c, const char *oldnick)
 {
 	char uuid[LINK_UUIDLEN + 1];
-	struct link *l;
-	size_t i;
 
 	(void)oldnick;
 	if (!link_is_local_user(c))
 		return;
 	link_local_uuid(c, uuid);
-	LINK_EACH_UP(l, i)
-		link_send(l, ":%s NICK %s %lld", uuid, c->nick,
-		    (long long)time(NULL));
+	link_send_up(":%s NICK %s %lld", uuid, c->nick, (long long)time(NULL));
 }
 
 static void
 link_user_quit(struct client *c, const char *reason)
 {
 	char uuid[LINK_UUIDLEN + 1];
-	struct link *l;
-	size_t i;
 
 	if (!link_is_local_user(c))
 		return;
 	link_local_uuid(c, uuid);
-	LINK_EACH_UP(l, i)
-		link_send(l, ":%s QUIT :%s", uuid, reason);
+	link_send_up(":%s QUIT :%s", uuid, reason);
 }
 
 static void
@@ -240,18 +262,14 @@ static void
 link_user_parted(struct client *c, struct channel *ch, const char *reason)
 {
 	char uuid[LINK_UUIDLEN + 1];
-	struct link *l;
-	size_t i;
 
 	if (!link_is_local_user(c))
 		return;
 	link_local_uuid(c, uuid);
-	LINK_EACH_UP(l, i) {
-		if (reason != NULL)
-			link_send(l, ":%s PART %s :%s", uuid, ch->name, reason);
-		else
-			link_send(l, ":%s PART %s", uuid, ch->name);
-	}
+	if (reason != NULL)
+		link_send_up(":%s PART %s :%s", uuid, ch->name, reason);
+	else
+		link_send_up(":%s PART %s", uuid, ch->name);
 }
 
 static void
@@ -259,16 +277,12 @@ link_user_kicked(struct client *from, struct channel *ch,
     struct client *target, const char *reason)
 {
 	char uuid[LINK_UUIDLEN + 1], tuuid[LINK_UUIDLEN + 1];
-	struct link *l;
-	size_t i;
 
 	if (!link_is_local_user(from))
 		return;
 	link_local_uuid(from, uuid);
 	link_any_uuid(target, tuuid);
-	LINK_EACH_UP(l, i)
-		link_send(l, ":%s KICK %s %s :%s", uuid, ch->name, tuuid,
-		    reason);
+	link_send_up(":%s KICK %s %s :%s", uuid, ch->name, tuuid, reason);
 }
 
 /* "+o-v alice bob": the nicks of prefix modes become UUIDs. */
@@ -279,8 +293,6 @@ link_channel_mode(struct channel *ch, struct client *from,
 	char buf[IRC_LINELEN], copy[IRC_LINELEN], uuid[LINK_UUIDLEN + 1];
 	char *args[MAXMODES + 8], *p, *modes;
 	struct client *t;
-	struct link *l;
-	size_t i;
 	int n = 0, k;
 	char dir = '+';
 	enum mode_type type;
@@ -318,59 +330,48 @@ link_channel_mode(struct channel *ch, struct client *from,
 		k++;
 	}
 	link_local_uuid(from, uuid);
-	LINK_EACH_UP(l, i)
-		link_send(l, ":%s FMODE %s %lld %s", uuid, ch->name,
-		    (long long)ch->created, buf);
+	link_send_up(":%s FMODE %s %lld %s", uuid, ch->name,
+	    (long long)ch->created, buf);
 }
 
 static void
 link_topic(struct channel *ch, struct client *from)
 {
 	char uuid[LINK_UUIDLEN + 1];
-	struct link *l;
-	size_t i;
 
 	if (!link_is_local_user(from))
 		return;
 	link_local_uuid(from, uuid);
-	LINK_EACH_UP(l, i)
-		link_send(l, ":%s FTOPIC %s %lld %lld :%s", uuid, ch->name,
-		    (long long)ch->created, (long long)ch->topic_time,
-		    ch->topic != NULL ? ch->topic : "");
+	link_send_up(":%s FTOPIC %s %lld %lld :%s", uuid, ch->name,
+	    (long long)ch->created, (long long)ch->topic_time,
+	    ch->topic != NULL ? ch->topic : "");
 }
 
 static void
 link_user_away(struct client *c)
 {
 	char uuid[LINK_UUIDLEN + 1];
-	struct link *l;
-	size_t i;
 
 	if (!link_is_local_user(c))
 		return;
 	link_local_uuid(c, uuid);
-	LINK_EACH_UP(l, i) {
-		if (c->away != NULL)
-			link_send(l, ":%s AWAY %lld :%s", uuid,
-			    (long long)time(NULL), c->away);
-		else
-			link_send(l, ":%s AWAY", uuid);
-	}
+	if (c->away != NULL)
+		link_send_up(":%s AWAY %lld :%s", uuid, (long long)time(NULL),
+		    c->away);
+	else
+		link_send_up(":%s AWAY", uuid);
 }
 
 static void
 link_logged_in(struct client *c)
 {
 	char uuid[LINK_UUIDLEN + 1];
-	struct link *l;
-	size_t i;
 
 	if (!link_is_local_user(c) || c->account == NULL)
 		return;
 	link_local_uuid(c, uuid);
-	LINK_EACH_UP(l, i)
-		link_send(l, ":%s METADATA %s accountname :%s", link_our_sid(),
-		    uuid, c->account);
+	link_send_up(":%s METADATA %s accountname :%s", link_our_sid(), uuid,
+	    c->account);
 }
 
 /* SIGHUP and REHASH: the new [link] sections (link.c). */

@@ -191,32 +191,6 @@ link_hub_split(struct link *l, const char *reason)
 			    l->servers[0].sid, reason);
 }
 
-/* A remote user of another link, told to l in our burst. */
-static void
-link_hub_uid(struct link *l, struct client *c, const char *uuid)
-{
-	char modes[8];
-	size_t n = 0;
-
-	modes[n++] = '+';
-	if (c->umodes & UMODE_INVISIBLE)
-		modes[n++] = 'i';
-	if ((c->umodes & UMODE_BOT) && link_has_umode(l, 'B'))
-		modes[n++] = 'B';
-	modes[n] = '\0';
-	link_send(l, ":%.3s UID %s %lld %s %s %s %s %s %lld %s :%s", uuid,
-	    uuid, (long long)c->signon, c->nick, c->host, c->host,
-	    c->user[0] != '\0' ? c->user : c->nick,
-	    c->ip[0] != '\0' ? c->ip : "0.0.0.0", (long long)c->signon, modes,
-	    c->realname);
-	if (c->account != NULL)
-		link_send(l, ":%.3s METADATA %s accountname :%s", uuid, uuid,
-		    c->account);
-	if (c->away != NULL)
-		link_send(l, ":%s AWAY %lld :%s", uuid, (long long)c->signon,
-		    c->away);
-}
-
 /*
  * Our burst to l: the servers of the other links (each after its parent,
  * whatever order SQUITs left the table in), then their users. Their
@@ -258,6 +232,6 @@ link_hub_burst(struct link *l)
 		} while (progress && done < o->nservers);
 		pos = 0;
 		while ((c = dict_next(o->users, &pos, &key)) != NULL)
-			link_hub_uid(l, c, key);
+			link_send_uid_as(l, c, key);
 	}
 }

@@ -151,6 +151,7 @@ void		 link_local_uuid(const struct client *, char out[LINK_UUIDLEN + 1]);
 struct client	*link_local_find(const char *uuid);
 /* A UID line for a local user, sent to one link; and its channels. */
 void		 link_send_uid(struct link *, struct client *);
+void		 link_send_uid_as(struct link *, struct client *, const char *);
 void		 link_burst_user_channels(struct link *, struct client *);
 
 /* link-user.c: remote users, and the peer's lines that concern them. */
