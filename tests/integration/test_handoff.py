@@ -121,7 +121,9 @@ def srv():
                                               "#hosched #hostop #horth")
                                         for n in NAMES) + agent("frank", "#hojoin")
                    + planner + "[account gina]\npassword = %s\n\n"
-                   % hash_password(PASSWORD))
+                   % hash_password(PASSWORD)
+                   # greta talks to gina's account only (AU-2).
+                   + agent("greta", "#hogreta").replace("users = *", "users = gina"))
         _S["srv"] = s
     return s
 
@@ -361,6 +363,23 @@ def test_rt8_answer_names_an_away_account():
                                       r"at .*: @gina should look at this", told[0]):
         raise TestFailure("RT-8: gina was told %r" % told)
     g.quit()
+    u.quit()
+
+
+def test_au2_wake_reaches_no_further_than_the_person():
+    """AU-2, MN-4, MN-5: greta talks to account gina only; hu11 (no account) asks alice,
+    whose answer names @greta: greta is not woken, and the NOTICE says why (a chain
+    gets no more done than its person could)."""
+    u = person("hu11", "#ho")
+    send(u, "#ho", "@alice say: %1greta please look")
+    lines = until_done(u, "alice", "#ho")
+    lines += u.collect_until(r"NOTICE #ho :@greta was not woken", 10)
+    want = ("@greta was not woken by alice: greta talks only to people logged in to "
+            "accounts it names; log in first")
+    if want not in notices(lines, "#ho"):
+        raise TestFailure("AU-2 through a chain: %r" % notices(lines, "#ho"))
+    if any(re.search(r":greta!\S+ JOIN", l) for l in lines):
+        raise TestFailure("AU-2: greta was brought into #ho: %r" % lines)
     u.quit()
 
 
