@@ -204,6 +204,9 @@ link_send_up(const char *fmt, ...)
 	va_list ap;
 	size_t i;
 
+	/* A server without links (hooks stay for a reload) formats nothing. */
+	if (link_count() == 0)
+		return;
 	va_start(ap, fmt);
 	(void)vsnprintf(buf, sizeof(buf), fmt, ap);
 	va_end(ap);
