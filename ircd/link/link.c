@@ -158,21 +158,55 @@ link_send(struct link *l, const char *fmt, ...)
 		link_close(l, "SendQ exceeded");
 }
 
-/* Free a connection whose last words (an ERROR) have been written. */
+/*
+ * Connections being let go: their last words (an ERROR) go out, then they
+ * wait for the peer's end, 10 s at most; a stop frees what is left.
+ */
+struct link_drain {
+	TAILQ_ENTRY(link_drain)	 entry;
+	struct bufferevent	*bev;
+};
+static TAILQ_HEAD(, link_drain) drains = TAILQ_HEAD_INITIALIZER(drains);
+
 static void
-link_drained_cb(struct bufferevent *bev, void *arg)
+link_drain_free(struct link_drain *d)
 {
-	(void)arg;
-	bufferevent_free(bev);
+	TAILQ_REMOVE(&drains, d, entry);
+	bufferevent_free(d->bev);
+	free(d);
 }
 
 static void
 link_drained_ev(struct bufferevent *bev, short what, void *arg)
 {
-	(void)arg;
+	(void)bev;
 	/* A TLS handshake finishing is no reason to stop writing. */
 	if (what & (BEV_EVENT_EOF | BEV_EVENT_ERROR | BEV_EVENT_TIMEOUT))
-		bufferevent_free(bev);
+		link_drain_free(arg);
+}
+
+/* What a connection being let go still receives is not read. */
+static void
+link_drained_read(struct bufferevent *bev, void *arg)
+{
+	struct evbuffer *in = bufferevent_get_input(bev);
+
+	(void)arg;
+	evbuffer_drain(in, evbuffer_get_length(in));
+}
+
+/*
+ * Its last words are written: it sends no more, and goes at the peer's
+ * end (or the timeout). Closed at once with the peer's lines unread, the
+ * kernel would send a reset, which can destroy the ERROR before the peer
+ * reads it.
+ */
+static void
+link_drained_cb(struct bufferevent *bev, void *arg)
+{
+	bufferevent_setcb(bev, link_drained_read, NULL, link_drained_ev, arg);
+	(void)shutdown(bufferevent_getfd(bev), SHUT_WR);
+	bufferevent_enable(bev, EV_READ);
 }
 
 /* bev's last words go out, then it is freed; a peer that reads nothing
@@ -181,8 +215,11 @@ static void
 link_drain(struct bufferevent *bev)
 {
 	struct timeval tv = { 10, 0 };
+	struct link_drain *d = xcalloc(1, sizeof(*d));
 
-	bufferevent_setcb(bev, NULL, link_drained_cb, link_drained_ev, NULL);
+	d->bev = bev;
+	TAILQ_INSERT_TAIL(&drains, d, entry);
+	bufferevent_setcb(bev, NULL, link_drained_cb, link_drained_ev, d);
 	bufferevent_set_timeouts(bev, &tv, &tv);
 	bufferevent_enable(bev, EV_WRITE);
 }
@@ -1075,6 +1112,8 @@ link_shutdown(void)
 	free(links);
 	links = NULL;
 	nlinks = 0;
+	while (!TAILQ_EMPTY(&drains))
+		link_drain_free(TAILQ_FIRST(&drains));
 	if (link_dns != NULL) {
 		/* Its lookups still out fail now, with nobody to tell. */
 		evdns_base_free(link_dns, 1);
