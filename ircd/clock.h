@@ -18,5 +18,10 @@
 size_t		clock_utc(char *buf, size_t len, const char *fmt, time_t secs);
 /* ms as a struct timeval, for evtimer_add() and event_add(). */
 struct timeval	clock_timeval(uint64_t ms);
+/*
+ * A server-time value ("2020-01-02T03:04:05.678Z", the fraction optional)
+ * as Unix milliseconds into ms. 0, or -1 when it is not one.
+ */
+int		clock_parse_ms(const char *s, int64_t *ms);
 
 #endif

@@ -17,6 +17,7 @@
 #include "ircd/chanlife.h"
 #include "ircd/channel.h"
 #include "ircd/client.h"
+#include "ircd/clock.h"
 #include "ircd/command.h"
 #include "ircd/conf.h"
 #include "ircd/convkey.h"
@@ -27,37 +28,6 @@
 
 /* The most one request returns (ISUPPORT CHATHISTORY). */
 #define CHATHISTORY_MAX	100
-
-static int
-history_parse_time(const char *s, int64_t *ms)
-{
-	struct tm tm;
-	unsigned msec = 0;
-	const char *p;
-	time_t t;
-
-	memset(&tm, 0, sizeof(tm));
-	p = strptime(s, "%Y-%m-%dT%H:%M:%S", &tm);
-	if (p == NULL)
-		return -1;
-	if (*p == '.') {
-		int digits = 0;
-
-		for (p++; *p >= '0' && *p <= '9'; p++, digits++)
-			if (digits < 3)
-				msec = msec * 10 + (unsigned)(*p - '0');
-		while (digits > 0 && digits < 3) {
-			msec *= 10;
-			digits++;
-		}
-	}
-	if (*p != 'Z' || p[1] != '\0')
-		return -1;
-	if ((t = timegm(&tm)) == (time_t)-1)
-		return -1;
-	*ms = (int64_t)t * 1000 + msec;
-	return 0;
-}
 
 /* "timestamp=..." or "msgid=..." into ref; "*" when star_ok. 1 for "*". */
 static int
@@ -71,7 +41,7 @@ history_parse_ref(const char *s, struct store_ref *ref, int star_ok)
 		return 0;
 	}
 	if (strncmp(s, "timestamp=", 10) == 0)
-		return history_parse_time(s + 10, &ref->time) == 0 ? 0 : -1;
+		return clock_parse_ms(s + 10, &ref->time) == 0 ? 0 : -1;
 	return -1;
 }
 
