@@ -27,6 +27,7 @@
 #include "ircd/log.h"
 #include "ircd/message.h"
 #include "ircd/multiline.h"
+#include "ircd/readmarker.h"
 #include "ircd/sasl.h"
 #include "ircd/whowas.h"
 #include "ircd/xmalloc.h"
@@ -499,6 +500,7 @@ client_reap(void)
 		free(c->account);
 		free(c->oper);
 		free(c->certfp);
+		readmarker_free(c);
 		if (c->pass != NULL) {
 			OPENSSL_cleanse(c->pass, strlen(c->pass));
 			free(c->pass);

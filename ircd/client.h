@@ -23,6 +23,7 @@ struct sasl;
 struct verify_job;
 struct mlbatch;
 struct channel;
+struct readmarks;
 
 /* User modes, as bits. */
 #define UMODE_INVISIBLE	0x01	/* +i */
@@ -158,6 +159,7 @@ struct client {
 	struct verify_job	*verify;	/* a password being checked */
 	char			*pass;		/* PASS, until registration checks it */
 	struct mlbatch		*mlbatch;	/* a draft/multiline batch being sent */
+	struct readmarks	*readmarks;	/* MARKREAD without an account */
 	struct member_list	 channels;	/* memberships, via member.by_client */
 	LIST_HEAD(, invite)	 invites;
 	time_t			 signon;

@@ -54,6 +54,7 @@ static const struct cap caps[] = {
 	{ "chghost",		CAP_CHGHOST,		0, NULL, NULL },
 	{ "draft/chathistory",	CAP_CHATHISTORY,	0, NULL, NULL },
 	{ "draft/multiline",	CAP_MULTILINE,		CAP_BATCH, cap_multiline_value, NULL },
+	{ "draft/read-marker",	CAP_READ_MARKER,	0, NULL, NULL },
 	{ "echo-message",	CAP_ECHO_MESSAGE,	0, NULL, NULL },
 	{ "extended-join",	CAP_EXTENDED_JOIN,	0, NULL, NULL },
 	{ "invite-notify",	CAP_INVITE_NOTIFY,	0, NULL, NULL },

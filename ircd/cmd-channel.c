@@ -25,6 +25,7 @@
 #include "ircd/ircd.h"
 #include "ircd/message.h"
 #include "ircd/numeric.h"
+#include "ircd/readmarker.h"
 #include "ircd/reply.h"
 
 /*
@@ -112,10 +113,11 @@ chan_server_name(void)
 /*
  * NAMES for one channel: 353 lines, then 366. A non-member
  * sees a secret channel as empty and does not see invisible users; lines
- * are filled up to the 512-byte limit.
+ * are filled up to the 512-byte limit. After a JOIN (joined), c's read
+ * marker goes before the 366, as draft/read-marker asks.
  */
 static void
-chan_send_names(struct client *c, struct channel *ch)
+chan_send_names(struct client *c, struct channel *ch, int joined)
 {
 	char names[IRC_LINELEN];
 	const char *sym = (ch->modes & CMODE_SECRET) ? "@" : "=";
@@ -154,6 +156,8 @@ chan_send_names(struct client *c, struct channel *ch)
 	if (len > 0)
 		reply(c, RPL_NAMREPLY, sym, ch->name, names);
 end:
+	if (joined)
+		readmarker_join(c, ch);
 	reply(c, RPL_ENDOFNAMES, ch->name);
 }
 
@@ -292,7 +296,7 @@ chan_join_one(struct client *c, const char *name, const char *key)
 	channel_relay_join(c, ch);
 	if (ch->topic != NULL)
 		chan_send_topic(c, ch);
-	chan_send_names(c, ch);
+	chan_send_names(c, ch, 1);
 	history_replay_join(c, ch);
 	hook_user_joined(c, ch);
 }
@@ -414,7 +418,7 @@ cmd_names(struct client *c, struct message *msg)
 			return;
 		}
 		if ((ch = channel_find(name)) != NULL)
-			chan_send_names(c, ch);
+			chan_send_names(c, ch, 0);
 		else
 			reply(c, RPL_ENDOFNAMES, name);
 	}

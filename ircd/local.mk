@@ -38,6 +38,7 @@ libircd_a_SOURCES = \
 	ircd/hook.c ircd/hook.h \
 	ircd/multiline.c ircd/multiline.h \
 	ircd/cmd-history.c \
+	ircd/readmarker.c ircd/readmarker.h \
 	ircd/cmd-register.c \
 	ircd/cmd-message.c \
 	ircd/cmd-channel.c \

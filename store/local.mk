@@ -12,7 +12,7 @@ libstore_a_SOURCES = \
 	store/channels.c \
 	store/members.c \
 	store/agents.c store/schedules.c store/tasks.c \
-	store/kv.c
+	store/kv.c store/markers.c
 
 check_PROGRAMS += tests/unit/test_store
 TESTS += tests/unit/test_store

@@ -244,6 +244,23 @@ static const char *const v6[] = {
 	NULL
 };
 
+/*
+ * Version 7: draft/read-marker. The time (Unix ms) of the last message an
+ * account has read in each of its targets (target: the casefolded channel
+ * name or nick); it only moves forward. An account's rows are bounded by
+ * MARKER_KEEP (store/markers.c), the oldest marker dropped first. A
+ * person not logged in keeps markers in memory only (ircd/readmarker.c).
+ */
+static const char *const v7[] = {
+	"CREATE TABLE read_markers (\n"
+	"	account	TEXT NOT NULL,\n"
+	"	target	TEXT NOT NULL,\n"
+	"	time	INTEGER NOT NULL,\n"
+	"	PRIMARY KEY (account, target)\n"
+	") WITHOUT ROWID",
+	NULL
+};
+
 static const char *const *const migrations[] = {
 	v1,
 	v2,
@@ -251,6 +268,7 @@ static const char *const *const migrations[] = {
 	v4,
 	v5,
 	v6,
+	v7,
 };
 
 int

@@ -313,6 +313,21 @@ int	store_mention_add(struct store *, const struct store_mention *);
 int	store_mention_take(struct store *, const char *account,
 	    void (*fn)(const struct store_mention *, void *), void *arg);
 
+/* ---- read markers (draft/read-marker) ---- */
+
+/*
+ * The time (ms) of the last message account has read in target (a
+ * casefolded channel name or nick); 0 when none is known. 0, or -1.
+ */
+int	store_marker_get(struct store *, const char *account,
+	    const char *target, int64_t *time);
+/*
+ * Move the marker forward to time (never back; an older time changes
+ * nothing). The account's oldest markers beyond 500 are dropped. 0, -1.
+ */
+int	store_marker_set(struct store *, const char *account,
+	    const char *target, int64_t time);
+
 /* ---- scheduled prompts (SC-1..SC-8) ---- */
 
 struct store_schedule {

@@ -216,7 +216,7 @@ test_open(void)
 	struct store *s;
 	FILE *f;
 
-	is_int(store_version_latest(), 6, "this build knows schema version 6");
+	is_int(store_version_latest(), 7, "this build knows schema version 7");
 	s = store_open(path_in("a.db"), err, sizeof(err));
 	ok(s != NULL, "open creates a new database");
 	if (s == NULL) {
@@ -529,7 +529,7 @@ test_private(void)
 	ok(raw_exec(path_in("p.db"), "DROP TRIGGER messages_private;"
 	    "DROP TABLE private_convs; DROP TABLE channel_ops;"
 	    "DROP TABLE memberships; DROP TABLE channel_emptied;"
-	    "DROP TABLE tasks;"
+	    "DROP TABLE tasks; DROP TABLE read_markers;"
 	    "PRAGMA user_version = 3") == 0,
 	    "make the file a version 3 file");
 	s = store_open(path_in("p.db"), err, sizeof(err));
@@ -2263,6 +2263,44 @@ rm_tree(void)
 		printf("# could not remove %s\n", dir);
 }
 
+/* draft/read-marker (schema v7): forward only, per account and target. */
+static void
+test_markers(void)
+{
+	struct store *s;
+	int64_t t;
+	char target[32];
+	int i;
+
+	s = store_open(path_in("rm.db"), err, sizeof(err));
+	if (s == NULL)
+		exit(1);
+	ok(store_marker_get(s, "a:alice", "#c", &t) == 0 && t == 0,
+	    "marker: none is 0");
+	is_int(store_marker_set(s, "a:alice", "#c", 2000), 0, "marker: set");
+	ok(store_marker_get(s, "a:alice", "#c", &t) == 0 && t == 2000,
+	    "marker: read back");
+	store_marker_set(s, "a:alice", "#c", 1000);
+	ok(store_marker_get(s, "a:alice", "#c", &t) == 0 && t == 2000,
+	    "marker: an older time does not move it back");
+	store_marker_set(s, "a:alice", "#c", 3000);
+	ok(store_marker_get(s, "a:alice", "#c", &t) == 0 && t == 3000,
+	    "marker: a newer one moves it");
+	ok(store_marker_get(s, "a:bob", "#c", &t) == 0 && t == 0,
+	    "marker: another account's is its own");
+	for (i = 0; i < 501; i++) {
+		snprintf(target, sizeof(target), "#m%d", i);
+		store_marker_set(s, "a:bob", target, 10000 + i);
+	}
+	store_close(s);
+	is_int(raw_int(path_in("rm.db"),
+	    "SELECT count(*) FROM read_markers WHERE account = 'a:bob'"), 500,
+	    "marker: at most 500 per account");
+	is_int(raw_int(path_in("rm.db"), "SELECT count(*) FROM read_markers "
+	    "WHERE account = 'a:bob' AND target = '#m0'"), 0,
+	    "marker: the oldest goes first");
+}
+
 int
 main(void)
 {
@@ -2284,6 +2322,7 @@ main(void)
 	test_stays();
 	test_member_left();
 	test_kv();
+	test_markers();
 	test_failures();
 	test_migrate();
 	test_since();
