@@ -28,6 +28,7 @@ struct client;
 #define CAP_CHATHISTORY		0x10000	/* draft/chathistory */
 #define CAP_MULTILINE		0x20000	/* draft/multiline */
 #define CAP_READ_MARKER		0x40000	/* draft/read-marker */
+#define CAP_REDACTION		0x80000	/* draft/message-redaction */
 
 /* draft/multiline limits, advertised as the cap's value. */
 #define MULTILINE_MAX_BYTES	4096

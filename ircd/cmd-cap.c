@@ -53,6 +53,7 @@ static const struct cap caps[] = {
 	{ "cap-notify",		CAP_CAP_NOTIFY,		0, NULL, NULL },
 	{ "chghost",		CAP_CHGHOST,		0, NULL, NULL },
 	{ "draft/chathistory",	CAP_CHATHISTORY,	0, NULL, NULL },
+	{ "draft/message-redaction", CAP_REDACTION,	0, NULL, NULL },
 	{ "draft/multiline",	CAP_MULTILINE,		CAP_BATCH, cap_multiline_value, NULL },
 	{ "draft/read-marker",	CAP_READ_MARKER,	0, NULL, NULL },
 	{ "echo-message",	CAP_ECHO_MESSAGE,	0, NULL, NULL },

@@ -82,37 +82,6 @@ history_batch_end(struct client *c, const char *ref)
 		client_send(c, ":%s BATCH -%s", ircd.conf->name, ref);
 }
 
-/*
- * The conversation key for target as c may read it, into conv: a channel
- * c is in, or a private conversation with a nick (online or not).
- */
-static int
-history_conv_for(struct client *c, const char *target, struct convkey *conv)
-{
-	struct convkey me, them;
-	char folded[NICKLEN + 1];
-	struct client *t;
-	struct channel *ch;
-
-	if (casemap_is_channel(target)) {
-		if ((ch = channel_find(target)) == NULL || channel_member(ch, c) == NULL)
-			return -1;
-		history_channel_conv(ch, conv);
-		return 0;
-	}
-	if (!casemap_valid_nick(target, NICKLEN))
-		return -1;
-	history_principal(c, &me);
-	if ((t = client_find(target)) != NULL) {
-		history_principal(t, &them);
-		convkey_private(conv, &me, &them);
-		return 0;
-	}
-	casemap_fold(folded, target, sizeof(folded));
-	return store_private_find(history_store(), me.s, folded, conv->s,
-	    sizeof(conv->s));
-}
-
 struct targetsctx {
 	struct client	*c;
 	const char	*batch;

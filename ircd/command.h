@@ -67,8 +67,8 @@ H(cmd_userhost); H(cmd_lusers); H(cmd_motd); H(cmd_version); H(cmd_time);
 H(cmd_info); H(cmd_help); H(cmd_admin); H(cmd_setname);
 /* cmd-history.c */
 H(cmd_chathistory);
-/* readmarker.c */
-H(cmd_markread);
+/* readmarker.c, redact.c */
+H(cmd_markread); H(cmd_redact);
 /* cmd-oper.c */
 H(cmd_oper); H(cmd_kill); H(cmd_wallops); H(cmd_rehash); H(cmd_die);
 H(cmd_connect); H(cmd_squit);

@@ -199,6 +199,37 @@ history_channel_conv(const struct channel *ch, struct convkey *k)
 	convkey_channel(k, ch->name);
 }
 
+/*
+ * The conversation key for target as c may read it, into conv: a channel
+ * c is in, or a private conversation with a nick (online or not).
+ */
+int
+history_conv_for(struct client *c, const char *target, struct convkey *conv)
+{
+	struct convkey me, them;
+	char folded[NICKLEN + 1];
+	struct client *t;
+	struct channel *ch;
+
+	if (casemap_is_channel(target)) {
+		if ((ch = channel_find(target)) == NULL || channel_member(ch, c) == NULL)
+			return -1;
+		history_channel_conv(ch, conv);
+		return 0;
+	}
+	if (!casemap_valid_nick(target, NICKLEN))
+		return -1;
+	history_principal(c, &me);
+	if ((t = client_find(target)) != NULL) {
+		history_principal(t, &them);
+		convkey_private(conv, &me, &them);
+		return 0;
+	}
+	casemap_fold(folded, target, sizeof(folded));
+	return store_private_find(history_store(), me.s, folded, conv->s,
+	    sizeof(conv->s));
+}
+
 int
 history_has_msgid(const char *msgid)
 {

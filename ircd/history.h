@@ -53,6 +53,13 @@ void	history_principal(const struct client *, struct convkey *);
  * connection (logged in since or not), or the service user it names?
  */
 int	history_principal_is(const struct client *, const struct convkey *);
+/*
+ * The conversation key for target as c may read it, into conv: a channel
+ * c is in, or a private conversation with a nick (online or not). 0, or
+ * -1 when there is none c may read.
+ */
+int	history_conv_for(struct client *c, const char *target,
+	    struct convkey *conv);
 /* The conversation key of a channel. */
 void	history_channel_conv(const struct channel *, struct convkey *);
 

@@ -39,6 +39,7 @@ libircd_a_SOURCES = \
 	ircd/multiline.c ircd/multiline.h \
 	ircd/cmd-history.c \
 	ircd/readmarker.c ircd/readmarker.h \
+	ircd/redact.c \
 	ircd/cmd-register.c \
 	ircd/cmd-message.c \
 	ircd/cmd-channel.c \

@@ -23,6 +23,13 @@
  * WAL at the price of one stall per STORE_CKPT_FORCE pages of sustained
  * writing; at chat rates the thread catches up between messages.
  *
+ * A redaction (store_history_redact) must leave no copy of the message
+ * in the files: its old pages stay in the WAL until the WAL is written
+ * over. So the commit after one asks the thread for a TRUNCATE
+ * checkpoint, which waits (the busy timeout) for the loop's writes to
+ * end, copies everything and empties the WAL file. Redactions are rare;
+ * the loop may wait for that one checkpoint's fsync.
+ *
  * The thread touches only its own connection and the fields under
  * ck->lock. It logs nothing (the log hook belongs to the loop): a failed
  * checkpoint leaves its code for the loop, which logs it at the next
@@ -41,6 +48,8 @@
 #define STORE_CKPT_PAGES	1000
 /* 64 MiB of 4 KiB pages: where the loop waits for the thread. */
 #define STORE_CKPT_FORCE	(16 * STORE_CKPT_PAGES)
+/* How long a TRUNCATE checkpoint waits for the loop's transaction. */
+#define STORE_CKPT_BUSY_MS	5000
 
 struct store_ckpt {
 	pthread_t	 thread;
@@ -49,6 +58,7 @@ struct store_ckpt {
 	pthread_cond_t	 done;		/* the loop waits for a run */
 	sqlite3		*db;		/* the thread's own connection */
 	int		 due;		/* the loop asked for a checkpoint */
+	int		 truncate;	/* ... one that empties the WAL */
 	int		 stop;		/* store_close: finish and exit */
 	int		 rc;		/* a failure the loop has not reported */
 	unsigned long	 begun;		/* checkpoints started */
@@ -66,7 +76,7 @@ static void *
 store_ckpt_main(void *arg)
 {
 	struct store_ckpt *ck = arg;
-	int rc;
+	int rc, mode;
 
 	pthread_mutex_lock(&ck->lock);
 	for (;;) {
@@ -74,11 +84,12 @@ store_ckpt_main(void *arg)
 			pthread_cond_wait(&ck->cond, &ck->lock);
 		if (ck->stop)
 			break;
-		ck->due = 0;
+		mode = ck->truncate ? SQLITE_CHECKPOINT_TRUNCATE :
+		    SQLITE_CHECKPOINT_PASSIVE;
+		ck->due = ck->truncate = 0;
 		ck->begun++;
 		pthread_mutex_unlock(&ck->lock);
-		rc = sqlite3_wal_checkpoint_v2(ck->db, NULL,
-		    SQLITE_CHECKPOINT_PASSIVE, NULL, NULL);
+		rc = sqlite3_wal_checkpoint_v2(ck->db, NULL, mode, NULL, NULL);
 		pthread_mutex_lock(&ck->lock);
 		/* Keep the first failure until the loop reports it. */
 		if (ck->rc == SQLITE_OK && store_ckpt_failed(rc))
@@ -105,13 +116,15 @@ store_ckpt_hook(void *arg, sqlite3 *db, const char *name, int pages)
 	struct store *s = arg;
 	struct store_ckpt *ck = s->ckpt;
 	unsigned long want;
-	int rc;
+	int rc, scrub = s->scrub;
 
-	if (pages < STORE_CKPT_PAGES)
+	if (pages < STORE_CKPT_PAGES && !scrub)
 		return SQLITE_OK;
+	s->scrub = 0;
 	if (ck != NULL) {
 		pthread_mutex_lock(&ck->lock);
 		ck->due = 1;
+		ck->truncate |= scrub;
 		pthread_cond_signal(&ck->cond);
 		if (pages >= STORE_CKPT_FORCE) {
 			want = ck->begun + 1;
@@ -122,8 +135,9 @@ store_ckpt_hook(void *arg, sqlite3 *db, const char *name, int pages)
 		ck->rc = SQLITE_OK;
 		pthread_mutex_unlock(&ck->lock);
 	} else
-		rc = sqlite3_wal_checkpoint_v2(db, name,
-		    SQLITE_CHECKPOINT_PASSIVE, NULL, NULL);
+		rc = sqlite3_wal_checkpoint_v2(db, name, scrub ?
+		    SQLITE_CHECKPOINT_TRUNCATE : SQLITE_CHECKPOINT_PASSIVE,
+		    NULL, NULL);
 	store_ckpt_report(s, rc);
 	/* A failed checkpoint does not make the commit fail. */
 	return SQLITE_OK;
@@ -150,6 +164,8 @@ store_ckpt_start(struct store *s)
 	if (sqlite3_exec(ck->db, "SELECT 1 FROM sqlite_master LIMIT 1",
 	    NULL, NULL, NULL) != SQLITE_OK)
 		goto fail_db;
+	/* A TRUNCATE checkpoint waits for the loop's write; PASSIVE never. */
+	sqlite3_busy_timeout(ck->db, STORE_CKPT_BUSY_MS);
 	if (pthread_mutex_init(&ck->lock, NULL) != 0)
 		goto fail_db;
 	if (pthread_cond_init(&ck->cond, NULL) != 0)

@@ -183,6 +183,60 @@ store_deliver(struct store *s, sqlite3_stmt *st, const char *what,
 	return n;
 }
 
+int
+store_history_get(struct store *s, const char *msgid,
+    void (*fn)(const struct store_msg *, void *), void *arg)
+{
+	sqlite3_stmt *st;
+
+	st = store_stmt(s, SQL_HISTORY_GET,
+	    "SELECT " MSG_COLUMNS "\n"
+	    "FROM messages\n"
+	    "WHERE msgid = ?1");
+	if (st == NULL)
+		return -1;
+	store_bind_text(st, 1, msgid);
+	return store_deliver(s, st, "get message", fn, arg);
+}
+
+/*
+ * draft/message-redaction: the row goes, and with it the copy a kept
+ * mention holds (RT-8: the same sender at the same millisecond). What
+ * SQLite would leave behind is wiped too: secure_delete (store.c) zeroes
+ * the freed bytes, and the commit's WAL hook has the checkpoint thread
+ * truncate the WAL, where the row's pages still were (checkpoint.c).
+ */
+int
+store_history_redact(struct store *s, const char *msgid)
+{
+	sqlite3_stmt *st;
+
+	if (store_begin(s) == -1)
+		return -1;
+	st = store_stmt(s, SQL_MENTION_REDACT,
+	    "DELETE FROM mentions\n"
+	    "WHERE (time, sender) IN (SELECT time, nick\n"
+	    "    FROM messages\n"
+	    "    WHERE msgid = ?1)");
+	if (st == NULL)
+		goto fail;
+	store_bind_text(st, 1, msgid);
+	if (store_step_done(s, st, "redact mentions") == -1)
+		goto fail;
+	st = store_stmt(s, SQL_HISTORY_REDACT,
+	    "DELETE FROM messages WHERE msgid = ?1");
+	if (st == NULL)
+		goto fail;
+	store_bind_text(st, 1, msgid);
+	if (store_step_done(s, st, "redact message") == -1)
+		goto fail;
+	s->scrub = 1;
+	return store_commit(s);
+fail:
+	store_rollback(s);
+	return -1;
+}
+
 /*
  * Calls fn for up to limit messages of conv with lo < (time, id) < hi,
  * ascending; newest picks the newest of them instead of the oldest.

@@ -88,6 +88,9 @@ enum store_sql {
 	SQL_MARKER_GET,
 	SQL_MARKER_SET,
 	SQL_MARKER_BOUND,
+	SQL_HISTORY_GET,
+	SQL_HISTORY_REDACT,
+	SQL_MENTION_REDACT,
 	SQL_MAX
 };
 
@@ -111,6 +114,7 @@ struct store {
 	int		 nest;		/* store_begin savepoints in the batch */
 	int		 wal;		/* journal_mode is WAL */
 	struct store_ckpt *ckpt;	/* the checkpoint thread, or NULL */
+	int		 scrub;		/* a redaction: truncate the WAL after commit */
 };
 
 /* store.c */

@@ -432,7 +432,12 @@ store_open(const char *path, char *err, size_t errlen)
 	    store_pragma(s, "PRAGMA synchronous = NORMAL", err, errlen) == -1 ||
 	    store_pragma(s, "PRAGMA foreign_keys = ON", err, errlen) == -1 ||
 	    store_pragma(s, "PRAGMA journal_size_limit = " STORE_WAL_KEEP,
-	    err, errlen) == -1)
+	    err, errlen) == -1 ||
+	    /*
+	     * A redacted or pruned message is zeroed, not left in free
+	     * space: a secret someone pasted and took back must be gone.
+	     */
+	    store_pragma(s, "PRAGMA secure_delete = ON", err, errlen) == -1)
 		goto fail;
 	if (store_migrate(s, err, errlen) == -1)
 		goto fail;

@@ -90,6 +90,16 @@ int	store_history_add(struct store *, struct store_msg *m);
 /* Is a message with msgid stored, in any conversation: 1, 0, -1 on error. */
 int	store_history_has(struct store *, const char *msgid);
 
+/* fn for the message with msgid, if stored (0 or 1 calls). How many, or -1. */
+int	store_history_get(struct store *, const char *msgid,
+	    void (*fn)(const struct store_msg *, void *), void *arg);
+/*
+ * Delete the message with msgid and every copy of its text (a kept
+ * mention), so that nothing in the file holds it once committed (the
+ * WAL is truncated after the commit). 0 (also when there was none), -1.
+ */
+int	store_history_redact(struct store *, const char *msgid);
+
 /*
  * Private conversation key of two principals (each "a:<account>" for a
  * logged-in user, "c:<connection id>" without one, "g:<agent>" for an

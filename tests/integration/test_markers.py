@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Issue 27: IRCv3 draft/read-marker.
+"""Issue 27: IRCv3 draft/read-marker and draft/message-redaction.
 
 read-marker (extensions/read-marker.md): MARKREAD gets and sets the time of the last
 message read in a target; it only moves forward (an older time is answered with the
@@ -9,6 +9,12 @@ markers are stored and survive a restart; a connection not logged in keeps its o
 memory (and a bounded number of them). Errors: FAIL MARKREAD NEED_MORE_PARAMS,
 INVALID_PARAMS.
 
+message-redaction (extensions/message-redaction.md): REDACT <target> <msgid> [:reason]
+deletes one's own message, any in a channel one operates, any at all for a server
+operator; it goes to the readers with the cap only; CHATHISTORY no longer has the message,
+nor does the database file (its WAL included) or the copy a kept mention held, nor an
+agent's later transcript. Errors: FAIL REDACT INVALID_TARGET, REDACT_FORBIDDEN,
+UNKNOWN_MSGID.
 """
 
 import atexit
@@ -19,15 +25,18 @@ import shutil
 import sys
 import tempfile
 import time
+import uuid
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from ircharness import (PersistentServer, Client, Shared, TestFailure,  # noqa: E402
-                        hash_password, parse, run_tests)
+from ircharness import (PersistentServer, SLOW, Client, Server, Shared, SkipTest,  # noqa: E402
+                        TestFailure, hash_password, parse, run_tests)
+from agentharness import AGENTS_DIR, NODE, SDK, is_from, until_done  # noqa: E402
 
 TMP = tempfile.mkdtemp(prefix="agentircd-markers-")
 PASSWORD = "Mark-Pass-42"
 OPER_PASSWORD = "Oper-Pass-42"
 RM = "draft/read-marker"
+RD = "draft/message-redaction"
 BASE = "batch server-time message-tags echo-message draft/chathistory"
 
 _conf = None
@@ -122,7 +131,8 @@ def ms_of(ts):
 # ---------------------------------------------------------------- read-marker
 
 def test_caps_offered():
-    """read-marker.md "Implementation": the cap is offered under its draft/ name."""
+    """read-marker.md "Implementation", message-redaction.md "Capability": both caps
+    are offered under their draft/ names."""
     c = Client(shared())
     c.send("CAP LS 302")
     caps = []
@@ -131,7 +141,7 @@ def test_caps_offered():
         caps += [w.split("=")[0] for w in m.params[-1].split()]
         if not (len(m.params) == 4 and m.params[2] == "*"):
             break
-    assert RM in caps, caps
+    assert RM in caps and RD in caps, caps
     c.close()
 
 
@@ -276,6 +286,189 @@ def test_markread_survives_restart():
     a.quit()
     other.quit()
     p.stop()
+
+
+# ---------------------------------------------------------------- redaction
+
+def redact_fail(c, args):
+    c.send("REDACT " + args)
+    return c.expect_msg(r"^(?:@\S+ )?:\S+ FAIL REDACT ")
+
+
+def test_redact_own_message():
+    """message-redaction.md "Command", "Chat history": one's own message is redacted;
+    the REDACT (with its reason) reaches the channel's readers with the cap, sender
+    included, and nobody else; CHATHISTORY no longer returns the message."""
+    srv = shared()
+    chan = S.chan("#rd")
+    a = cclient(srv, S.nick("rda"), RD + " " + BASE)
+    b = cclient(srv, S.nick("rdb"), RD + " " + BASE)
+    n = cclient(srv, S.nick("rdn"), BASE)
+    for c in (a, b, n):
+        c.join(chan)
+    keep, _ = say(a, chan, "keep this")
+    gone, _ = say(a, chan, "oops, wrong window")
+    b.drain(0.3)
+    n.drain(0.3)
+    assert gone in history_ids(b, chan)
+    a.send("REDACT %s %s :wrong window" % (chan, gone))
+    for c in (a, b):
+        m = c.expect_msg(r" REDACT ")
+        assert m.params == [chan, gone, "wrong window"], m.raw
+        assert m.source.startswith(a.nick + "!"), m.raw
+        assert "msgid" in m.tags, m.raw
+    n.assert_nothing(0.5, r"REDACT|%s" % re.escape(gone))
+    ids = history_ids(b, chan)
+    assert gone not in ids and keep in ids, ids
+    for c in (a, b, n):
+        c.quit()
+
+
+def test_redact_who_may():
+    """message-redaction.md "Errors" and the brief: another member may not redact
+    someone's message (REDACT_FORBIDDEN), a channel operator may, a server operator
+    may anywhere; an unknown msgid, or one of another conversation, is UNKNOWN_MSGID;
+    a channel one is not in is INVALID_TARGET; a refusal changes nothing."""
+    srv = shared()
+    chan, other = S.chan("#rdw"), S.chan("#rdo")
+    op = cclient(srv, S.nick("rdop"), RD + " " + BASE)
+    op.join(chan)                      # creates it: op
+    u = cclient(srv, S.nick("rdu"), RD + " " + BASE)
+    v = cclient(srv, S.nick("rdv"), RD + " " + BASE)
+    u.join(chan)
+    v.join(chan)
+    v.join(other)
+    m1, _ = say(u, chan, "u says one")
+    m2, _ = say(u, chan, "u says two")
+    mo, _ = say(v, other, "in the other channel")
+    m = redact_fail(v, "%s %s" % (chan, m1))
+    assert m.params[1:4] == ["REDACT_FORBIDDEN", chan, m1], m.raw
+    assert m1 in history_ids(v, chan), "a refused REDACT deletes nothing"
+    m = redact_fail(u, "%s %s" % (chan, mo))
+    assert m.params[1:4] == ["UNKNOWN_MSGID", chan, mo], m.raw
+    m = redact_fail(u, "%s nosuchmsgid" % chan)
+    assert m.params[1:4] == ["UNKNOWN_MSGID", chan, "nosuchmsgid"], m.raw
+    m = redact_fail(u, "%s %s" % (other, mo))
+    assert m.params[1:3] == ["INVALID_TARGET", other], m.raw
+    m = redact_fail(u, "%s %s" % ("#no-such-chan", mo))
+    assert m.params[1:3] == ["INVALID_TARGET", "#no-such-chan"], m.raw
+    op.send("REDACT %s %s" % (chan, m1))
+    m = v.expect_msg(r" REDACT ")
+    assert m.params == [chan, m1] and m.source.startswith(op.nick + "!"), m.raw
+    # a server operator, not even in the channel
+    s = cclient(srv, S.nick("rdoper"), RD + " " + BASE)
+    s.send("OPER root %s" % OPER_PASSWORD)
+    s.expect_numeric(381)
+    s.send("REDACT %s %s :moderation" % (chan, m2))
+    m = s.expect_msg(r" REDACT |FAIL ")
+    assert m.command == "REDACT" and m.params == [chan, m2, "moderation"], m.raw
+    m = u.expect_msg(r" REDACT %s %s " % (re.escape(chan), m2))
+    ids = history_ids(u, chan)
+    assert m1 not in ids and m2 not in ids, ids
+    for c in (op, u, v, s):
+        c.quit()
+
+
+def test_redact_private():
+    """message-redaction.md "Command" (a nickname target): in a private conversation
+    the sender may redact its message and the other side (with the cap) is told; the
+    other side may not redact it."""
+    srv = shared()
+    a = cclient(srv, S.nick("rpa"), RD + " " + BASE, sasl="alice")
+    b = cclient(srv, S.nick("rpb"), RD + " " + BASE, sasl="bob")
+    mid, _ = say(a, b.nick, "private words")
+    b.expect(r" PRIVMSG %s :private words" % b.nick)
+    m = redact_fail(b, "%s %s" % (a.nick, mid))
+    assert m.params[1] == "REDACT_FORBIDDEN", m.raw
+    a.send("REDACT %s %s" % (b.nick, mid))
+    m = b.expect_msg(r" REDACT ")
+    assert m.params == [b.nick, mid], m.raw
+    a.expect(r" REDACT %s %s" % (b.nick, mid))
+    assert mid not in history_ids(b, a.nick)
+    a.quit()
+    b.quit()
+
+
+def _files(p):
+    out = b""
+    for suffix in ("", "-wal"):
+        try:
+            with open(p.db + suffix, "rb") as f:
+                out += f.read()
+        except FileNotFoundError:
+            pass
+    return out
+
+
+def test_redact_leaves_nothing_in_the_database():
+    """The brief: a pasted secret, redacted, is really gone: not in the database file nor
+    its WAL, not in the copy a mention of an offline account keeps (RT-8), and not in
+    CHATHISTORY after a restart."""
+    p = PServer("redact-db")
+    a = cclient(p, "paster", RD + " " + BASE, sasl="alice")
+    a.join("#pub")
+    secret = "SECRET-%s" % uuid.uuid4().hex
+    keep, _ = say(a, "#pub", "@carol nothing secret here")
+    time.sleep(0.01)
+    mid, _ = say(a, "#pub", "@carol the password is %s" % secret)
+    a.sync()
+    assert secret.encode() in _files(p), "the secret must be on disk before the REDACT"
+    a.send("REDACT #pub %s :pasted a secret" % mid)
+    a.expect(r" REDACT #pub %s" % mid)
+    deadline = time.time() + 10 * SLOW
+    while secret.encode() in _files(p):
+        if time.time() > deadline:
+            raise TestFailure("the secret is still in the database files")
+        time.sleep(0.1)
+    a.quit()
+    p.restart()
+    c = cclient(p, "reader", BASE, sasl="alice")
+    c.join("#pub")
+    ids = history_ids(c, "#pub")
+    assert mid not in ids and keep in ids, ids
+    # carol's kept mention (told at login) is the harmless one only
+    carol = cclient(p, "carol1", "", sasl="carol")
+    lines = carol.welcome + carol.sync() + carol.drain(0.5)
+    assert not [l for l in lines if secret in l or "more mention" in l], lines
+    assert [l for l in lines if "nothing secret here" in l], \
+        "the other mention must still be told (else this test proves nothing): %r" % lines
+    c.quit()
+    carol.quit()
+    p.stop()
+
+
+def test_redact_not_in_an_agents_transcript():
+    """The brief: an agent's transcript is read from the stored history (SS-2), so a
+    redacted message is not given to an agent in a later turn, while what was said
+    around it is."""
+    echo = os.path.join(AGENTS_DIR, "echo-agent.mjs")
+    if NODE is None or not os.path.isdir(SDK) or not os.path.isfile(echo):
+        raise SkipTest("node or tests/agents/node_modules missing")
+    srv = Server(flood_exempt="127.0.0.0/8", history_replay=0, config_extra=(
+        "[agent echo]\ncommand = %s %s rdtest%d\nchannels = #rdag\n"
+        "description = the echo agent\nusers = *\n" % (NODE, echo, os.getpid())))
+    u = cclient(srv, "rdagu", RD + " " + BASE)
+    lines = u.join("#rdag")
+    assert [l for l in lines if re.search(r"[ :@+]echo\b", l) and " 353 " in l], lines
+    # Two people: only what names the agent starts a turn (RT-1), the rest is transcript.
+    v = cclient(srv, "rdagv", BASE)
+    v.join("#rdag")
+    secret = "SECRET-%s" % uuid.uuid4().hex
+    say(u, "#rdag", "before the paste")
+    mid, _ = say(u, "#rdag", "oops %s" % secret)
+    u.send("REDACT #rdag %s" % mid)
+    u.expect(r" REDACT #rdag %s" % mid)
+    say(u, "#rdag", "after the paste")
+    say(u, "#rdag", "@echo what did I say?")
+    lines = until_done(u, "echo", "#rdag", 20)
+    said = "\n".join(parse(l).params[-1] for l in lines
+                     if parse(l).command == "PRIVMSG" and is_from(parse(l), "echo"))
+    assert "before the paste" in said and "after the paste" in said, \
+        "the transcript must hold the lines around it: %r" % said
+    assert secret not in said, "the redacted line reached the agent: %r" % said
+    v.quit()
+    u.quit()
+    srv.stop()
 
 
 if __name__ == "__main__":

@@ -2301,6 +2301,44 @@ test_markers(void)
 	    "marker: the oldest goes first");
 }
 
+/* draft/message-redaction: the row goes, and a kept mention's copy of it. */
+static void
+test_redact(void)
+{
+	struct store *s;
+	struct store_mention sm;
+	struct seen got;
+
+	s = store_open(path_in("rd.db"), err, sizeof(err));
+	if (s == NULL)
+		exit(1);
+	add(s, "#c", "#c", "alice", "r1", 1000);
+	add(s, "#c", "#c", "alice", "r2", 2000);
+	memset(&sm, 0, sizeof(sm));
+	sm.account = "bob";
+	sm.target = "#c";
+	sm.from = "alice";
+	sm.time = 2000;
+	sm.text = "r2";
+	store_mention_add(s, &sm);
+	sm.time = 1000;
+	sm.text = "r1";
+	store_mention_add(s, &sm);
+	memset(&got, 0, sizeof(got));
+	is_int(store_history_get(s, "r2", collect, &got), 1, "redact: get finds it");
+	is_int(store_history_redact(s, "r2"), 0, "redact");
+	is_int(store_history_redact(s, "nosuch"), 0, "redact: an unknown msgid");
+	memset(&got, 0, sizeof(got));
+	is_int(store_history_get(s, "r2", collect, &got), 0, "redact: gone");
+	is_str(q(s, "#c", STORE_LATEST, NULL, NULL, 10), "r1",
+	    "redact: the others stay");
+	store_close(s);
+	is_int(raw_int(path_in("rd.db"), "SELECT count(*) FROM mentions "
+	    "WHERE text = 'r2'"), 0, "redact: the mention's copy goes");
+	is_int(raw_int(path_in("rd.db"), "SELECT count(*) FROM mentions "
+	    "WHERE text = 'r1'"), 1, "redact: another mention stays");
+}
+
 int
 main(void)
 {
@@ -2323,6 +2361,7 @@ main(void)
 	test_member_left();
 	test_kv();
 	test_markers();
+	test_redact();
 	test_failures();
 	test_migrate();
 	test_since();
