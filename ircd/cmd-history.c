@@ -113,11 +113,12 @@ history_target_send(const char *conv, const char *target, const char *nick,
 	/* A private conversation is named by the other side's nick. */
 	if (!casemap_is_channel(target) && casemap_cmp(target, tc->c->nick) == 0)
 		name = nick;
+	/* The time bare, as the spec's examples have it: not a selector. */
 	if (tc->batch[0] != '\0')
-		client_send(tc->c, "@batch=%s :%s CHATHISTORY TARGETS %s timestamp=%s",
+		client_send(tc->c, "@batch=%s :%s CHATHISTORY TARGETS %s %s",
 		    tc->batch, ircd.conf->name, name, ts);
 	else
-		client_send(tc->c, ":%s CHATHISTORY TARGETS %s timestamp=%s",
+		client_send(tc->c, ":%s CHATHISTORY TARGETS %s %s",
 		    ircd.conf->name, name, ts);
 }
 
@@ -139,7 +140,7 @@ cmd_chathistory(struct client *c, struct message *m)
 	struct store_ref ref, ref2;
 	enum store_dir dir;
 	struct convkey conv;
-	char batch[16];
+	char batch[16], what[IRC_LINELEN];
 	struct sendctx sc;
 	struct channel *ch;
 	struct chanlife_who w;
@@ -208,7 +209,10 @@ cmd_chathistory(struct client *c, struct message *m)
 			history_batch_end(c, batch);
 			return;
 		}
-		reply_fail(c, "CHATHISTORY", "INVALID_TARGET", sub, "No such conversation");
+		/* "INVALID_TARGET <subcommand> <target>", as the spec has it. */
+		snprintf(what, sizeof(what), "%s %s", sub, m->params[1]);
+		reply_fail(c, "CHATHISTORY", "INVALID_TARGET", what,
+		    "Messages could not be retrieved");
 		return;
 	}
 	history_batch(c, batch, sizeof(batch), "chathistory", m->params[1]);
