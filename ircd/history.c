@@ -441,13 +441,14 @@ history_replay_join(struct client *c, struct channel *ch)
 	r.c = c;
 	r.after = m->left_at;
 	r.any = 0;
-	if (r.after >= 0) {
-		/* Nothing missed: no empty batch either. */
-		store_history_query_as(store, conv.s, who, STORE_LATEST, NULL,
-		    NULL, 1, history_replay_any, &r);
-		if (!r.any)
-			return;
-	}
+	/*
+	 * Nothing missed, or nothing ever said (a channel created empty,
+	 * HS-3): no empty batch either.
+	 */
+	store_history_query_as(store, conv.s, who, STORE_LATEST, NULL, NULL, 1,
+	    history_replay_any, &r);
+	if (!r.any)
+		return;
 	r.batch = NULL;
 	r.time_prefix = !(c->caps & CAP_SERVER_TIME);
 	if (c->caps & CAP_BATCH) {

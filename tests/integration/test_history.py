@@ -694,6 +694,32 @@ def test_join_replay_variants():
     s.quit()
 
 
+def test_join_replay_none_for_a_channel_created_empty():
+    """HS-3: "a channel created empty get[s] no replay": the first JOIN of a new channel,
+    and a second person's JOIN while nothing has been said, bring no chathistory batch
+    (not even an empty one), whatever the caps; once something is said, a newcomer's
+    JOIN brings it."""
+    srv = shared()
+    chan = S.chan("#fresh")
+    caps = ("batch server-time message-tags", "batch", "server-time", "")
+    first = cclient(srv, S.nick("fr"), caps[0])
+    _, after = joined(first, chan)
+    assert not [l for l in after if " BATCH " in l or " PRIVMSG " in l], after
+    for cp in caps:
+        c = cclient(srv, S.nick("fr"), cp)
+        _, after = joined(c, chan)
+        assert not [l for l in after if " BATCH " in l or " PRIVMSG " in l], (cp, after)
+        c.quit()
+    first.send("PRIVMSG %s :now there is history" % chan)
+    first.sync()
+    c = cclient(srv, S.nick("fr"), caps[0])
+    _, after = joined(c, chan)
+    assert [l for l in after if " BATCH +" in l], after
+    assert [l for l in after if "now there is history" in l], after
+    c.quit()
+    first.quit()
+
+
 def test_join_replay_config():
     """history-replay = 3 replays 3 lines; history-replay = 0 none; history-max-rows
     prunes at start."""
