@@ -16,3 +16,9 @@ tests_unit_test_hook_LDADD = $(UNIT_LDADD)
 # the code and tests, and every path it names exists.
 TESTS += tests/rules.sh
 EXTRA_DIST += tests/rules.sh docs/rules.md
+
+# clock.c's server-time parser (CHATHISTORY selectors, MARKREAD).
+check_PROGRAMS += tests/unit/test_clock
+TESTS += tests/unit/test_clock
+tests_unit_test_clock_SOURCES = tests/unit/test_clock.c tests/unit/tap.h
+tests_unit_test_clock_LDADD = $(UNIT_LDADD)
