@@ -27,6 +27,7 @@ struct client;
 #define CAP_CHGHOST		0x8000
 #define CAP_CHATHISTORY		0x10000	/* draft/chathistory */
 #define CAP_MULTILINE		0x20000	/* draft/multiline */
+#define CAP_EXTENDED_MONITOR	0x40000
 
 /* draft/multiline limits, advertised as the cap's value. */
 #define MULTILINE_MAX_BYTES	4096

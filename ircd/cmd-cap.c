@@ -56,6 +56,7 @@ static const struct cap caps[] = {
 	{ "draft/multiline",	CAP_MULTILINE,		CAP_BATCH, cap_multiline_value, NULL },
 	{ "echo-message",	CAP_ECHO_MESSAGE,	0, NULL, NULL },
 	{ "extended-join",	CAP_EXTENDED_JOIN,	0, NULL, NULL },
+	{ "extended-monitor",	CAP_EXTENDED_MONITOR,	0, NULL, NULL },
 	{ "invite-notify",	CAP_INVITE_NOTIFY,	0, NULL, NULL },
 	{ "labeled-response",	CAP_LABELED_RESPONSE,	CAP_BATCH, NULL, NULL },
 	{ "message-tags",	CAP_MESSAGE_TAGS,	0, NULL, NULL },
