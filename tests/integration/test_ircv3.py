@@ -985,5 +985,32 @@ def test_multiline_to_self_once():
         a.quit()
 
 
+def test_invite_carries_account_tag():
+    """account-tag ('the account tag ... on any message a user sends'), issue 27: an
+    INVITE from a logged-in user carries account= to the invited client that asked for
+    account-tag, and to an operator told by invite-notify; a client without the cap gets
+    it bare."""
+    srv = S()
+    op = cclient(srv, S.nick("iat"), login=True)
+    guest = cclient(srv, S.nick("iag"), "account-tag")
+    plain = cclient(srv, S.nick("iap"))
+    watcher = cclient(srv, S.nick("iaw"), "account-tag invite-notify")
+    ch = S.chan("#ia")
+    join_all(ch, op, watcher)
+    op.send("MODE %s +o %s" % (ch, watcher.nick))
+    watcher.expect(r" MODE %s \+o " % re.escape(ch))
+    op.send("INVITE %s %s" % (guest.nick, ch))
+    op.expect_numeric(341)
+    m = guest.expect_msg(r"%s INVITE %s " % (op.source_rx, guest.nick))
+    assert m.tags.get("account") == "alice", m.raw
+    m = watcher.expect_msg(r"%s INVITE %s " % (op.source_rx, guest.nick))
+    assert m.tags.get("account") == "alice", m.raw
+    op.send("INVITE %s %s" % (plain.nick, ch))
+    plain.expect(r"%s INVITE %s " % (op.source_rx, plain.nick))
+    no_tags(plain.last.raw)
+    for c in (op, guest, plain, watcher):
+        c.quit()
+
+
 if __name__ == "__main__":
     run_tests(globals())
