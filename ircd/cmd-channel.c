@@ -577,6 +577,22 @@ cmd_list(struct client *c, struct message *msg)
 	reply(c, RPL_LISTEND);
 }
 
+/*
+ * INVITE alone: the channels c is invited to and that still exist
+ * (RPL_INVITELIST, Modern IRC's INVITE; as Ergo and InspIRCd do).
+ */
+static void
+invite_list(struct client *c)
+{
+	struct invite *inv;
+	struct channel *ch;
+
+	LIST_FOREACH(inv, &c->invites, entry)
+		if ((ch = channel_find(inv->chan)) != NULL)
+			reply(c, RPL_INVITELIST, ch->name);
+	reply(c, RPL_ENDOFINVITELIST);
+}
+
 void
 cmd_invite(struct client *c, struct message *msg)
 {
@@ -586,6 +602,10 @@ cmd_invite(struct client *c, struct message *msg)
 	char line[IRC_LINELEN];
 	int n;
 
+	if (msg->nparams == 0) {
+		invite_list(c);
+		return;
+	}
 	if (msg->nparams < 2) {
 		reply(c, ERR_NEEDMOREPARAMS, "INVITE");
 		return;
