@@ -583,7 +583,7 @@ monitor_full(struct client *c, const char *rest)
 	strlcpy(buf, rest, room);
 	if (strlen(rest) >= room && (comma = strrchr(buf, ',')) != NULL)
 		*comma = '\0';
-	reply(c, ERR_MONLISTFULL, MONITOR_MAX, buf);
+	reply(c, ERR_MONLISTFULL, ircd.conf->max_monitor, buf);
 }
 
 static void

@@ -12,7 +12,6 @@
 #include "ircd/client.h"
 #include "ircd/conf.h"
 #include "ircd/isupport.h"
-#include "ircd/monitor.h"
 #include "ircd/numeric.h"
 #include "ircd/reply.h"
 #include "ircd/xmalloc.h"
@@ -48,7 +47,7 @@ isupport_build(void)
 	T("MAXLIST=b:%d", cf->max_bans);
 	T("MAXTARGETS=%d", cf->max_targets);
 	T("MODES=%d", MAXMODES);
-	T("MONITOR=%d", MONITOR_MAX);
+	T("MONITOR=%d", cf->max_monitor);
 	T("MSGREFTYPES=timestamp,msgid");
 	T("NAMELEN=%d", REALLEN);
 	T("NETWORK=%s", cf->network);

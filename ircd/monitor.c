@@ -1,6 +1,6 @@
 /*
  * monitor.c: who watches which nick (IRCv3 monitor). A client's list is
- * an array of at most MONITOR_MAX entries, each pointing at the index's
+ * an array of at most max-monitor entries, each pointing at the index's
  * entry for that nick, which holds the nick's watchers. So an event about
  * a nick is one dict look-up, and a list is cleared in time proportional
  * to its length, never to the number of clients.
@@ -12,6 +12,7 @@
 
 #include "ircd/casemap.h"
 #include "ircd/client.h"
+#include "ircd/conf.h"
 #include "ircd/dict.h"
 #include "ircd/monitor.h"
 #include "ircd/numeric.h"
@@ -75,18 +76,19 @@ monitor_add(struct client *c, const char *nick)
 	struct monlist *l = c->monitor;
 	struct montarget *t;
 	char key[NICKLEN + 1];
+	unsigned max = (unsigned)ircd.conf->max_monitor;
 
 	casemap_fold(key, nick, sizeof(key));
 	if (monitor_find(l, key) != -1)
 		return 1;
-	if (l != NULL && l->n >= MONITOR_MAX)
+	if (l != NULL && l->n >= max)
 		return 0;
 	if (l == NULL)
 		l = c->monitor = xcalloc(1, sizeof(*l));
 	if (l->n == l->cap) {
 		l->cap = l->cap == 0 ? 8 : l->cap * 2;
-		if (l->cap > MONITOR_MAX)
-			l->cap = MONITOR_MAX;
+		if (l->cap > max)
+			l->cap = max;
 		l->e = xreallocarray(l->e, l->cap, sizeof(l->e[0]));
 	}
 	if (index_ == NULL)

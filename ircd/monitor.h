@@ -11,12 +11,9 @@
 
 struct client;
 
-/* The most nicks one client may watch (ISUPPORT MONITOR). */
-#define MONITOR_MAX	100
-
 /*
  * Watch nick (a valid nick, as typed): 1 if it is on c's list now (added
- * or already there), 0 if the list is full.
+ * or already there), 0 if the list is full (max-monitor, ISUPPORT MONITOR).
  */
 int		 monitor_add(struct client *, const char *nick);
 /* Stop watching nick; nothing if it was not watched. */

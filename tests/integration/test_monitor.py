@@ -2,7 +2,8 @@
 """Issue 27: IRCv3 MONITOR (https://ircv3.net/specs/extensions/monitor) and
 extended-monitor (https://ircv3.net/specs/extensions/extended-monitor), on the wire:
 MONITOR + - C L S, RPL_MONONLINE 730, RPL_MONOFFLINE 731, RPL_MONLIST 732,
-RPL_ENDOFMONLIST 733, ERR_MONLISTFULL 734 and ISUPPORT MONITOR=100; notifications when
+RPL_ENDOFMONLIST 733, ERR_MONLISTFULL 734 and ISUPPORT MONITOR=<max-monitor>, 100 unless
+configured; notifications when
 any user comes, goes or changes nick (people, agents, users of a linked server); with
 extended-monitor, a watched user's AWAY, ACCOUNT and SETNAME without a shared channel,
 once each."""
@@ -179,6 +180,21 @@ def test_list_full():
     mon(a, "MONITOR - g1")
     assert items(mon(a, "MONITOR + g5"), "731") == ["g5"]
     a.quit()
+
+
+def test_max_monitor_config_key():
+    """monitor: the limit is the config's max-monitor, announced as MONITOR=<limit>;
+    ERR_MONLISTFULL carries it."""
+    srv = Server(flood_exempt="127.0.0.1/32", max_monitor=3)
+    try:
+        a = Client(srv, "watcher")
+        assert isupport(a.welcome).get("MONITOR") == "3", a.welcome
+        r = mon(a, "MONITOR + a1,a2,a3,a4")
+        assert items(r, "731") == ["a1", "a2", "a3"], r
+        assert [l for l in a.lines if l.endswith(" 734 watcher 3 a4 :Monitor list is full.")]
+        a.quit()
+    finally:
+        srv.stop()
 
 
 def test_long_lists_split_into_lines():
