@@ -80,8 +80,8 @@ def test_isupport_and_cap():
 
 def test_add_reports_online_and_offline():
     """monitor, MONITOR +: online targets in RPL_MONONLINE as nick!user@host, offline
-    ones in RPL_MONOFFLINE; a target that is no valid nick gets 432 and the others are
-    still added."""
+    ones in RPL_MONOFFLINE; "'target' MUST be a valid nick": one that is not gets 432
+    and the others are still added."""
     srv = S()
     on = Client(srv, S.nick("mon"))
     a = Client(srv, S.nick("mwa"))
@@ -97,9 +97,9 @@ def test_add_reports_online_and_offline():
 
 
 def test_signon_signoff_and_nick_change():
-    """monitor: 'the server MUST send RPL_MONONLINE' when a target comes online and
-    RPL_MONOFFLINE when it goes; a nick change is the old nick going offline and the
-    new one coming online (a change of case only is the same nick)."""
+    """monitor, 730 and 731: sent when 'a target has just become online' and when it
+    'has just left the irc network'; a nick change is the old nick leaving and the new
+    one coming online (a change of case only is the same nick)."""
     srv = S()
     a = Client(srv, S.nick("mwb"))
     b = Client(srv, S.nick("mwc"))
@@ -126,7 +126,8 @@ def test_signon_signoff_and_nick_change():
 
 def test_list_status_remove_clear():
     """monitor: L lists the targets (732, then 733), S gives each one's status, -
-    removes without a reply, C clears; a target added twice is listed once."""
+    removes and C clears with 'no output'; 'Targets already in the list MUST NOT be
+    added again'."""
     srv = S()
     a = Client(srv, S.nick("mwd"))
     t = Client(srv, S.nick("mte"))
@@ -164,8 +165,9 @@ def test_bad_input_changes_nothing():
 
 
 def test_list_full():
-    """monitor: ERR_MONLISTFULL '<limit> <targets> :Monitor list is full.' names the
-    targets that were not added; what fits is added, up to MONITOR=100."""
+    """monitor, 734: ERR_MONLISTFULL '<limit> <targets> :Monitor list is full.', the
+    targets 'as the client sent them, that cannot be added'; what fits is added, up to
+    MONITOR=100."""
     srv = S()
     a = Client(srv, S.nick("mwh"))
     for i in range(0, LIMIT - 2, 20):
@@ -377,8 +379,8 @@ def test_extended_monitor_away_setname_account():
 
 
 def test_extended_monitor_once_with_a_shared_channel():
-    """extended-monitor: a watcher that also shares a channel with the user gets each
-    notification once."""
+    """extended-monitor, issue 27: a watcher that also shares a channel with the user
+    gets each notification once, not once per reason."""
     srv = xserver()
     w = cclient(srv, X.nick("xw"), "extended-monitor away-notify setname")
     t = cclient(srv, X.nick("xs"), "setname")
