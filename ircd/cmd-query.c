@@ -575,9 +575,11 @@ monitor_status(struct replylist *on, struct replylist *off, const char *nick)
 static void
 monitor_full(struct client *c, const char *rest)
 {
-	char buf[IRC_LINELEN], *comma;
-	size_t room = reply_room(c, 4 + strlen(" :Monitor list is full."));
+	char buf[IRC_LINELEN], lim[16], *comma;
+	size_t room;
 
+	snprintf(lim, sizeof(lim), "%d ", ircd.conf->max_monitor);
+	room = reply_room(c, strlen(lim) + strlen(" :Monitor list is full."));
 	if (room > sizeof(buf))
 		room = sizeof(buf);
 	strlcpy(buf, rest, room);

@@ -98,7 +98,7 @@ monitor_add(struct client *c, const char *nick)
 		strlcpy(t->key, key, sizeof(t->key));
 		dict_set(index_, key, t);
 	}
-	/* Bounded too: a client is on a target's list once at most. */
+	/* Bounded too: each client is among a nick's watchers once at most. */
 	if (t->n == t->cap) {
 		t->cap = t->cap == 0 ? 4 : t->cap * 2;
 		t->w = xreallocarray(t->w, t->cap, sizeof(t->w[0]));

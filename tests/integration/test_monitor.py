@@ -194,6 +194,13 @@ def test_max_monitor_config_key():
         r = mon(a, "MONITOR + a1,a2,a3,a4")
         assert items(r, "731") == ["a1", "a2", "a3"], r
         assert [l for l in a.lines if l.endswith(" 734 watcher 3 a4 :Monitor list is full.")]
+        # A refused list longer than a reply can hold is cut at a comma, never mid-nick.
+        many = ["b%07d" % i for i in range(54)]
+        a.send("MONITOR + " + ",".join(many))
+        m = a.expect_msg(r" 734 ")
+        got = m.params[2].split(",")
+        assert len(m.raw) + 2 <= 512 and m.params[-1] == "Monitor list is full.", m.raw
+        assert 40 < len(got) < 54 and got == many[:len(got)], m.raw
         a.quit()
     finally:
         srv.stop()
