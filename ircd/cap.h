@@ -29,6 +29,7 @@ struct client;
 #define CAP_MULTILINE		0x20000	/* draft/multiline */
 #define CAP_READ_MARKER		0x40000	/* draft/read-marker */
 #define CAP_REDACTION		0x80000	/* draft/message-redaction */
+#define CAP_EXTENDED_MONITOR	0x100000
 
 /* draft/multiline limits, advertised as the cap's value. */
 #define MULTILINE_MAX_BYTES	4096

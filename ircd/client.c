@@ -14,6 +14,7 @@
 #include <string.h>
 #include <sys/time.h>
 
+#include "ircd/cap.h"
 #include "ircd/casemap.h"
 #include "ircd/chanlife.h"
 #include "ircd/channel.h"
@@ -26,6 +27,7 @@
 #include "ircd/hook.h"
 #include "ircd/log.h"
 #include "ircd/message.h"
+#include "ircd/monitor.h"
 #include "ircd/multiline.h"
 #include "ircd/readmarker.h"
 #include "ircd/sasl.h"
@@ -82,6 +84,7 @@ client_register(struct client *c)
 	if (ircd.nusers > ircd.maxusers)
 		ircd.maxusers = ircd.nusers;
 	client_update_prefix(c);
+	monitor_signon(c);
 	hook_user_new(c);
 }
 
@@ -142,17 +145,26 @@ client_set_realname(struct client *c, const char *name, size_t len)
 void
 client_set_nick(struct client *c, const char *nick)
 {
-	char key[NICKLEN + 1];
+	char key[NICKLEN + 1], old[NICKLEN + 1];
 
 	/* Unregistered nicks are indexed too, so two clients never race for one. */
 	if (c->nick[0] != '\0') {
 		casemap_fold(key, c->nick, sizeof(key));
 		dict_del(ircd.clients, key);
 	}
+	strlcpy(old, c->nick, sizeof(old));
 	strlcpy(c->nick, nick, sizeof(c->nick));
 	casemap_fold(key, c->nick, sizeof(key));
 	dict_set(ircd.clients, key, c);
 	client_update_prefix(c);
+	/*
+	 * MONITOR: the old nick went offline, the new one came online. A
+	 * change of case only is the same nick to a watcher.
+	 */
+	if ((c->flags & CLIENT_REGISTERED) && casemap_cmp(old, c->nick) != 0) {
+		monitor_signoff(old);
+		monitor_signon(c);
+	}
 }
 
 size_t
@@ -264,6 +276,27 @@ client_relay(struct client *to, struct outmsg *m)
 		to->ops->send(to, m->line, m->len);
 }
 
+/*
+ * extended-monitor: c's watchers with that cap and cap hear of c's
+ * changes without a common channel; the mark skips those already told.
+ */
+static void
+client_send_watchers(struct client *c, unsigned cap, uint32_t mark,
+    struct outmsg *om)
+{
+	struct client *const *w;
+	size_t i, n;
+
+	w = monitor_watchers(c, &n);
+	for (i = 0; i < n; i++) {
+		if (w[i]->mark == mark)
+			continue;
+		w[i]->mark = mark;
+		if ((w[i]->caps & CAP_EXTENDED_MONITOR) && (w[i]->caps & cap))
+			client_relay(w[i], om);
+	}
+}
+
 static void
 client_vsend_common(struct client *c, int self, unsigned cap, const char *fmt,
     va_list ap)
@@ -304,6 +337,8 @@ client_vsend_common(struct client *c, int self, unsigned cap, const char *fmt,
 				client_relay(o->client, &om);
 		}
 	}
+	if (cap != 0)
+		client_send_watchers(c, cap, mark, &om);
 }
 
 void
@@ -451,8 +486,11 @@ client_exit(struct client *c, const char *reason)
 
 	if (c->flags & CLIENT_CLOSING)
 		return;
+	/* Its own list first: a client watching itself hears nothing now. */
+	monitor_clear(c);
 	if (c->flags & CLIENT_REGISTERED) {
 		client_send_common(c, 0, ":%s QUIT :%s", c->prefix, reason);
+		monitor_signoff(c->nick);
 		hook_user_quit(c, reason);
 		chanlife_quit(c);
 		TAILQ_FOREACH_SAFE(m, &c->channels, by_client, mt)
@@ -513,6 +551,7 @@ void
 client_shutdown(void)
 {
 	client_reap();
+	monitor_shutdown();
 	if (reap_ev != NULL)
 		event_free(reap_ev);
 	reap_ev = NULL;

@@ -22,6 +22,7 @@ struct outmsg;
 struct sasl;
 struct verify_job;
 struct mlbatch;
+struct monlist;
 struct channel;
 struct readmarks;
 
@@ -160,6 +161,7 @@ struct client {
 	char			*pass;		/* PASS, until registration checks it */
 	struct mlbatch		*mlbatch;	/* a draft/multiline batch being sent */
 	struct readmarks	*readmarks;	/* MARKREAD without an account */
+	struct monlist		*monitor;	/* nicks it MONITORs (monitor.c), or NULL */
 	struct member_list	 channels;	/* memberships, via member.by_client */
 	LIST_HEAD(, invite)	 invites;
 	time_t			 signon;
@@ -214,7 +216,11 @@ void		 client_relayn(struct client *, const char *line, size_t len);
 /* Send to every client sharing a channel with c, each once (and c if self). */
 void		 client_send_common(struct client *c, int self, const char *fmt, ...)
 		    __attribute__((format(printf, 3, 4)));
-/* The same, only to clients that negotiated cap (a CAP_* bit). */
+/*
+ * The same, only to clients that negotiated cap (a CAP_* bit); and to
+ * those that MONITOR c with extended-monitor and cap, each once. For
+ * the changes that spec lists: AWAY, ACCOUNT, CHGHOST, SETNAME.
+ */
 void		 client_send_common_cap(struct client *c, int self, unsigned cap,
 		    const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 /* Bytes queued for c and not yet taken by the kernel (0 without a socket). */

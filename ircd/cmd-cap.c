@@ -58,6 +58,7 @@ static const struct cap caps[] = {
 	{ "draft/read-marker",	CAP_READ_MARKER,	0, NULL, NULL },
 	{ "echo-message",	CAP_ECHO_MESSAGE,	0, NULL, NULL },
 	{ "extended-join",	CAP_EXTENDED_JOIN,	0, NULL, NULL },
+	{ "extended-monitor",	CAP_EXTENDED_MONITOR,	0, NULL, NULL },
 	{ "invite-notify",	CAP_INVITE_NOTIFY,	0, NULL, NULL },
 	{ "labeled-response",	CAP_LABELED_RESPONSE,	CAP_BATCH, NULL, NULL },
 	{ "message-tags",	CAP_MESSAGE_TAGS,	0, NULL, NULL },

@@ -581,13 +581,35 @@ cmd_list(struct client *c, struct message *msg)
 	reply(c, RPL_LISTEND);
 }
 
+/*
+ * INVITE alone: the channels c is invited to and that still exist
+ * (RPL_INVITELIST, Modern IRC's INVITE; as Ergo and InspIRCd do).
+ */
+static void
+invite_list(struct client *c)
+{
+	struct invite *inv;
+	struct channel *ch;
+
+	LIST_FOREACH(inv, &c->invites, entry)
+		if ((ch = channel_find(inv->chan)) != NULL)
+			reply(c, RPL_INVITELIST, ch->name);
+	reply(c, RPL_ENDOFINVITELIST);
+}
+
 void
 cmd_invite(struct client *c, struct message *msg)
 {
 	struct client *target;
 	struct channel *ch;
 	struct member *m;
+	char line[IRC_LINELEN];
+	int n;
 
+	if (msg->nparams == 0) {
+		invite_list(c);
+		return;
+	}
 	if (msg->nparams < 2) {
 		reply(c, ERR_NEEDMOREPARAMS, "INVITE");
 		return;
@@ -616,21 +638,18 @@ cmd_invite(struct client *c, struct message *msg)
 	reply(c, RPL_INVITING, target->nick, ch->name);
 	if (target->away != NULL)
 		reply(c, RPL_AWAY, target->nick, target->away);
-	client_send(target, ":%s INVITE %s %s", c->prefix, target->nick,
-	    ch->name);
+	/* A user's event: it carries the inviter's account (account-tag). */
+	n = snprintf(line, sizeof(line), ":%s INVITE %s %s", c->prefix,
+	    target->nick, ch->name);
+	if (n < 0 || (size_t)n >= sizeof(line))
+		return;
+	client_relayn(target, line, (size_t)n);
 	if (target->ops->invited != NULL)
 		target->ops->invited(target, c, ch);
 	/* invite-notify: the channel's other members see it too. */
-	{
-		struct member *o;
-		char line[IRC_LINELEN];
-		int n = snprintf(line, sizeof(line), ":%s INVITE %s %s", c->prefix,
-		    target->nick, ch->name);
-
-		TAILQ_FOREACH(o, &ch->members, by_channel)
-			if (o->client != c && (o->client->caps & CAP_INVITE_NOTIFY))
-				client_relayn(o->client, line, (size_t)n);
-	}
+	TAILQ_FOREACH(m, &ch->members, by_channel)
+		if (m->client != c && (m->client->caps & CAP_INVITE_NOTIFY))
+			client_relayn(m->client, line, (size_t)n);
 }
 
 void

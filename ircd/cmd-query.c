@@ -22,6 +22,7 @@
 #include "ircd/hook.h"
 #include "ircd/ircd.h"
 #include "ircd/message.h"
+#include "ircd/monitor.h"
 #include "ircd/numeric.h"
 #include "ircd/reply.h"
 #include "ircd/whowas.h"
@@ -509,6 +510,159 @@ cmd_ison(struct client *c, struct message *m)
 	}
 done:
 	reply(c, RPL_ISON, buf);
+}
+
+/* ---- MONITOR (IRCv3 monitor) ---- */
+
+/* Comma-separated items under one numeric, in as few lines as fit. */
+struct replylist {
+	struct client	*c;
+	int		 num;
+	size_t		 room, len;
+	char		 buf[IRC_LINELEN];
+};
+
+static void
+replylist_init(struct replylist *rl, struct client *c, int num)
+{
+	rl->c = c;
+	rl->num = num;
+	rl->len = 0;
+	rl->buf[0] = '\0';
+	rl->room = reply_room(c, 0);
+	if (rl->room > sizeof(rl->buf) - 1)
+		rl->room = sizeof(rl->buf) - 1;
+}
+
+static void
+replylist_flush(struct replylist *rl)
+{
+	if (rl->len > 0)
+		reply(rl->c, rl->num, rl->buf);
+	rl->len = 0;
+	rl->buf[0] = '\0';
+}
+
+static void
+replylist_add(struct replylist *rl, const char *item)
+{
+	size_t n = strlen(item);
+
+	if (rl->len > 0 && rl->len + 1 + n > rl->room)
+		replylist_flush(rl);
+	if (rl->len > 0)
+		rl->buf[rl->len++] = ',';
+	strlcpy(rl->buf + rl->len, item, sizeof(rl->buf) - rl->len);
+	rl->len = strlen(rl->buf);
+}
+
+/* RPL_MONONLINE with the prefix, or RPL_MONOFFLINE with the nick. */
+static void
+monitor_status(struct replylist *on, struct replylist *off, const char *nick)
+{
+	struct client *t = client_find(nick);
+
+	if (t != NULL)
+		replylist_add(on, t->prefix);
+	else
+		replylist_add(off, nick);
+}
+
+/*
+ * ERR_MONLISTFULL with the targets not added, cut at a comma so that the
+ * line keeps its text.
+ */
+static void
+monitor_full(struct client *c, const char *rest)
+{
+	char buf[IRC_LINELEN], lim[16], *comma;
+	size_t room;
+
+	snprintf(lim, sizeof(lim), "%d ", ircd.conf->max_monitor);
+	room = reply_room(c, strlen(lim) + strlen(" :Monitor list is full."));
+	if (room > sizeof(buf))
+		room = sizeof(buf);
+	strlcpy(buf, rest, room);
+	if (strlen(rest) >= room && (comma = strrchr(buf, ',')) != NULL)
+		*comma = '\0';
+	reply(c, ERR_MONLISTFULL, ircd.conf->max_monitor, buf);
+}
+
+static void
+monitor_plus(struct client *c, const char *targets)
+{
+	struct replylist on, off;
+	char list[IRC_LINELEN], *p, *nick;
+
+	replylist_init(&on, c, RPL_MONONLINE);
+	replylist_init(&off, c, RPL_MONOFFLINE);
+	strlcpy(list, targets, sizeof(list));
+	p = list;
+	while ((nick = strsep(&p, ",")) != NULL) {
+		if (*nick == '\0')
+			continue;
+		if (!casemap_valid_nick(nick, NICKLEN)) {
+			reply(c, ERR_ERRONEUSNICKNAME, nick);
+			continue;
+		}
+		if (!monitor_add(c, nick)) {
+			/* What fits is added; the rest is named in the 734. */
+			replylist_flush(&on);
+			replylist_flush(&off);
+			monitor_full(c, targets + (nick - list));
+			return;
+		}
+		monitor_status(&on, &off, nick);
+	}
+	replylist_flush(&on);
+	replylist_flush(&off);
+}
+
+static void
+monitor_minus(struct client *c, const char *targets)
+{
+	char list[IRC_LINELEN], *p, *nick;
+
+	strlcpy(list, targets, sizeof(list));
+	p = list;
+	while ((nick = strsep(&p, ",")) != NULL)
+		if (*nick != '\0')
+			monitor_del(c, nick);
+}
+
+void
+cmd_monitor(struct client *c, struct message *m)
+{
+	const char *sub = m->params[0], *nick;
+	struct replylist on, off;
+	size_t i;
+
+	if (strcmp(sub, "+") == 0 || strcmp(sub, "-") == 0) {
+		if (m->nparams < 2 || m->params[1][0] == '\0') {
+			reply(c, ERR_NEEDMOREPARAMS, "MONITOR");
+			return;
+		}
+		if (sub[0] == '+')
+			monitor_plus(c, m->params[1]);
+		else
+			monitor_minus(c, m->params[1]);
+	} else if (strcasecmp(sub, "C") == 0)
+		monitor_clear(c);
+	else if (strcasecmp(sub, "L") == 0) {
+		replylist_init(&on, c, RPL_MONLIST);
+		for (i = 0; (nick = monitor_at(c, i)) != NULL; i++)
+			replylist_add(&on, nick);
+		replylist_flush(&on);
+		reply(c, RPL_ENDOFMONLIST);
+	} else if (strcasecmp(sub, "S") == 0) {
+		replylist_init(&on, c, RPL_MONONLINE);
+		replylist_init(&off, c, RPL_MONOFFLINE);
+		for (i = 0; (nick = monitor_at(c, i)) != NULL; i++)
+			monitor_status(&on, &off, nick);
+		replylist_flush(&on);
+		replylist_flush(&off);
+	} else
+		reply(c, ERR_UNKNOWNERROR, "MONITOR", "Unknown subcommand");
 }
 
 void

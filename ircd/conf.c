@@ -134,6 +134,7 @@ static const struct conf_key conf_keys[] = {
 	{ SEC_SERVER, "default-modes",	T_DEFMODES, S(default_modes), 0, 0, 0 },
 	{ SEC_SERVER, "client-tag-deny", T_STR, S(client_tag_deny), 0, 0, 0 },
 	{ SEC_SERVER, "whowas",		T_INT,	S(whowas), 0, 100000, 0 },
+	{ SEC_SERVER, "max-monitor",	T_INT,	S(max_monitor), 1, 10000, 0 },
 	{ SEC_SERVER, "history-replay",	T_INT,	S(history_replay), 0, 1000, 0 },
 	{ SEC_SERVER, "history-days",	T_INT,	S(history_days), 0, 1000000, 0 },
 	{ SEC_SERVER, "history-max-rows", T_INT, S(history_max_rows), 0, 1000000000, 0 },
@@ -1489,6 +1490,7 @@ conf_new(const char *filename, const char *dir)
 	c->flood_burst = 10;
 	c->default_modes = xstrdup("+nt");
 	c->whowas = 100;
+	c->max_monitor = 100;
 	c->history_replay = 50;
 	c->max_loaded_agents = 2;
 	c->max_parallel_turns = 4;

@@ -153,6 +153,7 @@ struct conf {
 	char	*default_modes;	/* modes of a new channel, default "+nt" */
 	char	*client_tag_deny; /* CLIENTTAGDENY value ("*,-typing"), or NULL */
 	int	 whowas;	/* WHOWAS entries kept */
+	int	 max_monitor;	/* nicks on one client's MONITOR list */
 	int	 history_replay;	/* lines replayed on JOIN (HS-3), default 50 */
 	int	 history_days;		/* prune older messages; 0 keeps all */
 	int	 history_max_rows;	/* prune beyond this many; 0 keeps all */

@@ -47,6 +47,7 @@ isupport_build(void)
 	T("MAXLIST=b:%d", cf->max_bans);
 	T("MAXTARGETS=%d", cf->max_targets);
 	T("MODES=%d", MAXMODES);
+	T("MONITOR=%d", cf->max_monitor);
 	T("MSGREFTYPES=timestamp,msgid");
 	T("NAMELEN=%d", REALLEN);
 	T("NETWORK=%s", cf->network);

@@ -24,6 +24,7 @@ libircd_a_SOURCES = \
 	ircd/wbuf.c ircd/wbuf.h \
 	ircd/listen.c ircd/listen.h \
 	ircd/client.c ircd/client.h \
+	ircd/monitor.c ircd/monitor.h \
 	ircd/channel.c ircd/channel.h \
 	ircd/chanlife.c ircd/chanlife.h \
 	ircd/whowas.c ircd/whowas.h \

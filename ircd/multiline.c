@@ -188,8 +188,9 @@ ml_relay(struct client *c, struct mlbatch *b)
 		struct member_filter f = { .except = c };
 
 		channel_each(ch, &f, ml_relay_one, &r);
-	} else
+	} else if (to != c || !(c->caps & CAP_ECHO_MESSAGE))
 		multiline_deliver(to, oms, b->n, b->concat);
+	/* To oneself with echo-message: the echo alone, as Ergo does. */
 	if (c->caps & CAP_ECHO_MESSAGE)
 		multiline_deliver(c, oms, b->n, b->concat);
 	if (!notice) {

@@ -203,6 +203,34 @@ def test_invite_341_and_plus_i_473():
         x.quit()
 
 
+def test_invite_alone_lists_invites_336_337():
+    """Modern IRC, INVITE message: servers may take INVITE without parameters and answer
+    with the channels the sender is invited to, one RPL_INVITELIST (336) each, then
+    RPL_ENDOFINVITELIST (337); an invite used by joining is no longer listed; one
+    parameter is still 461 (issue 27)."""
+    s, a, b = pair("il")
+    b.send("INVITE")
+    assert [parse(l).command for l in b.sync()] == ["337"], b.lines[-3:]
+    ch1, ch2 = S.chan("#Il"), S.chan("#il")
+    for ch in (ch1, ch2):
+        a.join(ch)
+        a.send("INVITE %s %s" % (b.nick, ch.lower()))
+        b.expect(r" INVITE %s :?%s$" % (b.nick, ch))
+    b.send("INVITE")
+    got = [parse(l) for l in b.sync()]
+    assert [m.command for m in got] == ["336", "336", "337"], [m.raw for m in got]
+    assert sorted(m.params[1] for m in got[:2]) == sorted([ch1, ch2]), got
+    assert got[2].params[-1] == "End of /INVITE list", got[2].raw
+    b.join(ch1)
+    b.send("INVITE")
+    got = [parse(l) for l in b.sync()]
+    assert [(m.command, m.params[1]) for m in got[:1]] == [("336", ch2)], got
+    b.send("INVITE %s" % a.nick)
+    b.expect(r" 461 %s INVITE :" % b.nick)
+    for x in (a, b):
+        x.quit()
+
+
 def test_kick_by_op_and_482():
     s, a, b = pair("kk")
     ch = S.chan("#kick")

@@ -946,5 +946,71 @@ def test_labeled_response_on_dispatch_errors():
     assert m2.tags.get("label") == "few", "461 without the label: %r" % m2.raw
 
 
+# ---------------------------------------------------------------- issue 27
+
+def test_message_to_self_once():
+    """echo-message ('the server MUST send the message back to the client'), issue 27:
+    a PRIVMSG, NOTICE or TAGMSG to one's own nick arrives once; with echo-message it is
+    the echo and carries the label, without it the delivery, as Ergo does."""
+    srv = S()
+    for caps, label in (("batch labeled-response echo-message message-tags", "s1"),
+                        ("message-tags", None)):
+        a = cclient(srv, S.nick("self"), caps)
+        for cmd in ("PRIVMSG", "NOTICE", "TAGMSG"):
+            text = "" if cmd == "TAGMSG" else " :hi me"
+            a.send("@label=s1;+typing=active %s %s%s" % (cmd, a.nick, text))
+            got = [parse(l) for l in a.sync() if " %s " % cmd in l]
+            assert len(got) == 1, (caps, cmd, [m.raw for m in got])
+            assert got[0].tags.get("label") == label, got[0].raw
+            assert got[0].tags.get("+typing") == "active", got[0].raw
+        a.quit()
+
+
+def test_multiline_to_self_once():
+    """draft/multiline with echo-message, issue 27: a batch to one's own nick arrives
+    once (the echo, with the label), not as an echo and a delivery; without
+    echo-message, once as the delivery."""
+    srv = S()
+    for caps in ("batch labeled-response draft/multiline echo-message",
+                 "batch draft/multiline"):
+        a = cclient(srv, S.nick("mlself"), caps)
+        a.send("@label=ml BATCH +m1 draft/multiline %s" % a.nick)
+        a.send("@batch=m1 PRIVMSG %s :one" % a.nick)
+        a.send("@batch=m1 PRIVMSG %s :two" % a.nick)
+        a.send("BATCH -m1")
+        lines = a.sync()
+        opens = [l for l in lines if re.search(r" BATCH \+\S+ draft/multiline ", l)]
+        texts = [parse(l).params[-1] for l in lines if " PRIVMSG " in l]
+        assert len(opens) == 1 and texts == ["one", "two"], (caps, lines)
+        a.quit()
+
+
+def test_invite_carries_account_tag():
+    """account-tag ('the account tag ... on any message a user sends'), issue 27: an
+    INVITE from a logged-in user carries account= to the invited client that asked for
+    account-tag, and to an operator told by invite-notify; a client without the cap gets
+    it bare."""
+    srv = S()
+    op = cclient(srv, S.nick("iat"), login=True)
+    guest = cclient(srv, S.nick("iag"), "account-tag")
+    plain = cclient(srv, S.nick("iap"))
+    watcher = cclient(srv, S.nick("iaw"), "account-tag invite-notify")
+    ch = S.chan("#ia")
+    join_all(ch, op, watcher)
+    op.send("MODE %s +o %s" % (ch, watcher.nick))
+    watcher.expect(r" MODE %s \+o " % re.escape(ch))
+    op.send("INVITE %s %s" % (guest.nick, ch))
+    op.expect_numeric(341)
+    m = guest.expect_msg(r"%s INVITE %s " % (op.source_rx, guest.nick))
+    assert m.tags.get("account") == "alice", m.raw
+    m = watcher.expect_msg(r"%s INVITE %s " % (op.source_rx, guest.nick))
+    assert m.tags.get("account") == "alice", m.raw
+    op.send("INVITE %s %s" % (plain.nick, ch))
+    plain.expect(r"%s INVITE %s " % (op.source_rx, plain.nick))
+    no_tags(plain.last.raw)
+    for c in (op, guest, plain, watcher):
+        c.quit()
+
+
 if __name__ == "__main__":
     run_tests(globals())
