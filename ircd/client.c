@@ -27,6 +27,7 @@
 #include "ircd/log.h"
 #include "ircd/message.h"
 #include "ircd/multiline.h"
+#include "ircd/numeric.h"
 #include "ircd/sasl.h"
 #include "ircd/whowas.h"
 #include "ircd/xmalloc.h"
@@ -75,7 +76,7 @@ void
 client_register(struct client *c)
 {
 	c->flags |= CLIENT_REGISTERED;
-	c->signon = c->idle = time(NULL);
+	c->signon = c->idle = c->nickts = time(NULL);
 	ircd.nunknown--;
 	ircd.nusers++;
 	if (ircd.nusers > ircd.maxusers)
@@ -151,6 +152,24 @@ client_set_nick(struct client *c, const char *nick)
 	strlcpy(c->nick, nick, sizeof(c->nick));
 	casemap_fold(key, c->nick, sizeof(key));
 	dict_set(ircd.clients, key, c);
+	if (c->flags & CLIENT_REGISTERED)
+		c->nickts = time(NULL);
+	client_update_prefix(c);
+}
+
+void
+client_nick_overruled(struct client *c)
+{
+	char key[NICKLEN + 1];
+
+	if (c->nick[0] == '\0' || (c->flags & CLIENT_REGISTERED))
+		return;
+	client_send(c, ":%s %03d %s %s :Nickname overruled", ircd.conf->name,
+	    ERR_NICKNAMEINUSE, client_name(c), c->nick);
+	casemap_fold(key, c->nick, sizeof(key));
+	dict_del(ircd.clients, key);
+	c->nick[0] = '\0';
+	c->flags &= ~CLIENT_HAVE_NICK;
 	client_update_prefix(c);
 }
 

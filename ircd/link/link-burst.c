@@ -49,8 +49,7 @@ link_local_find(const char *uuid)
 	return NULL;
 }
 
-/* The client's UUID, local or remote, into out. */
-static void
+void
 link_any_uuid(const struct client *c, char out[LINK_UUIDLEN + 1])
 {
 	const char *r = link_remote_uuid(c);
@@ -85,7 +84,7 @@ link_send_uid_as(struct link *l, struct client *c, const char *uuid)
 		modes[n++] = 'B';
 	modes[n] = '\0';
 	link_send(l, ":%.3s UID %s %lld %s %s %s %s %s %lld %s :%s", uuid,
-	    uuid, (long long)c->signon, c->nick, c->host, c->host,
+	    uuid, (long long)c->nickts, c->nick, c->host, c->host,
 	    c->user[0] != '\0' ? c->user : c->nick,
 	    c->ip[0] != '\0' ? c->ip : "0.0.0.0", (long long)c->signon, modes,
 	    c->realname);
@@ -195,8 +194,7 @@ link_burst(struct link *l)
 	for ((i) = 0; ((l) = link_at(i)) != NULL; (i)++)		\
 		if ((l)->state == LINK_UP)
 
-/* One line to every link that is up: made once, sent to each. */
-static void __attribute__((format(printf, 1, 2)))
+void
 link_send_up(const char *fmt, ...)
 {
 	char buf[LINK_LINEMAX + 1];
@@ -235,7 +233,7 @@ link_user_nick(struct client *c, const char *oldnick)
 	if (!link_is_local_user(c))
 		return;
 	link_local_uuid(c, uuid);
-	link_send_up(":%s NICK %s %lld", uuid, c->nick, (long long)time(NULL));
+	link_send_up(":%s NICK %s %lld", uuid, c->nick, (long long)c->nickts);
 }
 
 static void

@@ -153,6 +153,11 @@ struct client	*link_local_find(const char *uuid);
 void		 link_send_uid(struct link *, struct client *);
 void		 link_send_uid_as(struct link *, struct client *, const char *);
 void		 link_burst_user_channels(struct link *, struct client *);
+/* The client's UUID, local or remote, into out. */
+void		 link_any_uuid(const struct client *, char out[LINK_UUIDLEN + 1]);
+/* One line to every link that is up: made once, sent to each. */
+void		 link_send_up(const char *fmt, ...)
+		    __attribute__((format(printf, 1, 2)));
 
 /* link-user.c: remote users, and the peer's lines that concern them. */
 int		 link_is_remote(const struct client *);
