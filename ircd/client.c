@@ -81,6 +81,11 @@ client_register(struct client *c)
 	ircd.nusers++;
 	if (ircd.nusers > ircd.maxusers)
 		ircd.maxusers = ircd.nusers;
+	/* A user of a linked server names its server (client_ops). */
+	if (c->ops->server != NULL)
+		ircd.nremote++;
+	else if (ircd.nusers - ircd.nremote > ircd.maxlocal)
+		ircd.maxlocal = ircd.nusers - ircd.nremote;
 	client_update_prefix(c);
 	hook_user_new(c);
 }
@@ -477,6 +482,8 @@ client_exit(struct client *c, const char *reason)
 			channel_remove(m->channel, c);
 		whowas_add(c);
 		ircd.nusers--;
+		if (c->ops->server != NULL)
+			ircd.nremote--;
 		if (c->umodes & UMODE_INVISIBLE)
 			ircd.ninvisible--;
 		if (c->umodes & UMODE_OPER)

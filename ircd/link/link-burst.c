@@ -394,6 +394,41 @@ link_stopping(void)
 		link_error(l, "Server shutting down");
 }
 
+/*
+ * The servers behind each link that is up, for LINKS and LUSERS: the
+ * peer is one hop away, through us; a server behind it names its parent
+ * (SERVER's source), and its distance is its parent's plus one.
+ */
+static void
+link_servers(hook_server_fn *fn, void *arg)
+{
+	const struct link_server *s, *p;
+	struct link *l;
+	size_t i, j, k;
+	int hops;
+
+	LINK_EACH_UP(l, i) {
+		for (j = 0; j < l->nservers; j++) {
+			s = &l->servers[j];
+			p = NULL;
+			hops = 1;
+			/* At most nservers steps: the parents form a tree. */
+			for (k = j; k < l->nservers && l->servers[k].parent[0] !=
+			    '\0' && hops <= (int)l->nservers; hops++) {
+				int up = link_server_find(l, l->servers[k].parent);
+
+				if (up < 0)
+					break;
+				if (p == NULL)
+					p = &l->servers[up];
+				k = (size_t)up;
+			}
+			fn(arg, s->name, p != NULL ? p->name : ircd.conf->name,
+			    hops, s->info);
+		}
+	}
+}
+
 static const struct ircd_hooks link_hooks = {
 	.user_new = link_user_new,
 	.user_nick = link_user_nick,
@@ -407,6 +442,7 @@ static const struct ircd_hooks link_hooks = {
 	.logged_in = link_logged_in,
 	.rehash = link_rehash,
 	.stopping = link_stopping,
+	.servers = link_servers,
 };
 
 void

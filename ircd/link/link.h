@@ -25,6 +25,7 @@ struct conf;
 struct dict;
 struct event;
 struct link_msg;
+struct link_replay;
 struct outmsg;
 struct ssl_ctx_st;
 
@@ -107,6 +108,7 @@ struct link {
 	size_t			 nservers;	/* servers[0] is the peer */
 	struct dict		*users;		/* UUID -> remote client */
 	size_t			 nusers;
+	struct link_replay	*replay;	/* link-replay.c */
 	/* The last channel message sent, so each goes once per link. */
 	const struct outmsg	*last_om;
 	char			 last_msgid[64];
@@ -195,6 +197,17 @@ void		 link_hub_forward(struct link *, const struct link_msg *,
 void		 link_hub_up(struct link *);
 void		 link_hub_split(struct link *, const char *reason);
 void		 link_hub_burst(struct link *);
+
+/*
+ * link-replay.c: messages kept until the peer acknowledges them (a PING
+ * with a token after them), and sent again after a split (LK-3).
+ */
+void		 link_replay_keep(struct link *, const char *line, size_t n);
+void		 link_replay_ping(struct link *);
+void		 link_replay_pong(struct link *, const char *token);
+void		 link_replay_split(struct link *);
+void		 link_replay_resend(struct link *);
+void		 link_replay_free(struct link *);
 
 /* link-chan.c: the peer's lines about channels. */
 void		 link_chan_fjoin(struct link *, struct link_msg *);
