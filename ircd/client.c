@@ -29,6 +29,7 @@
 #include "ircd/message.h"
 #include "ircd/monitor.h"
 #include "ircd/multiline.h"
+#include "ircd/numeric.h"
 #include "ircd/readmarker.h"
 #include "ircd/sasl.h"
 #include "ircd/whowas.h"
@@ -78,11 +79,16 @@ void
 client_register(struct client *c)
 {
 	c->flags |= CLIENT_REGISTERED;
-	c->signon = c->idle = time(NULL);
+	c->signon = c->idle = c->nickts = time(NULL);
 	ircd.nunknown--;
 	ircd.nusers++;
 	if (ircd.nusers > ircd.maxusers)
 		ircd.maxusers = ircd.nusers;
+	/* A user of a linked server names its server (client_ops). */
+	if (c->ops->server != NULL)
+		ircd.nremote++;
+	else if (ircd.nusers - ircd.nremote > ircd.maxlocal)
+		ircd.maxlocal = ircd.nusers - ircd.nremote;
 	client_update_prefix(c);
 	monitor_signon(c);
 	hook_user_new(c);
@@ -156,6 +162,8 @@ client_set_nick(struct client *c, const char *nick)
 	strlcpy(c->nick, nick, sizeof(c->nick));
 	casemap_fold(key, c->nick, sizeof(key));
 	dict_set(ircd.clients, key, c);
+	if (c->flags & CLIENT_REGISTERED)
+		c->nickts = time(NULL);
 	client_update_prefix(c);
 	/*
 	 * MONITOR: the old nick went offline, the new one came online. A
@@ -165,6 +173,22 @@ client_set_nick(struct client *c, const char *nick)
 		monitor_signoff(old);
 		monitor_signon(c);
 	}
+}
+
+void
+client_nick_overruled(struct client *c)
+{
+	char key[NICKLEN + 1];
+
+	if (c->nick[0] == '\0' || (c->flags & CLIENT_REGISTERED))
+		return;
+	client_send(c, ":%s %03d %s %s :Nickname overruled", ircd.conf->name,
+	    ERR_NICKNAMEINUSE, client_name(c), c->nick);
+	casemap_fold(key, c->nick, sizeof(key));
+	dict_del(ircd.clients, key);
+	c->nick[0] = '\0';
+	c->flags &= ~CLIENT_HAVE_NICK;
+	client_update_prefix(c);
 }
 
 size_t
@@ -497,6 +521,8 @@ client_exit(struct client *c, const char *reason)
 			channel_remove(m->channel, c);
 		whowas_add(c);
 		ircd.nusers--;
+		if (c->ops->server != NULL)
+			ircd.nremote--;
 		if (c->umodes & UMODE_INVISIBLE)
 			ircd.ninvisible--;
 		if (c->umodes & UMODE_OPER)

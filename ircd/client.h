@@ -165,6 +165,11 @@ struct client {
 	struct member_list	 channels;	/* memberships, via member.by_client */
 	LIST_HEAD(, invite)	 invites;
 	time_t			 signon;
+	/*
+	 * When the nick was taken: a linked server settles a nick collision
+	 * by it (the older claim keeps the nick, InspIRCd's rule).
+	 */
+	time_t			 nickts;
 	time_t			 idle;		/* last PRIVMSG/NOTICE, for WHOIS 317 */
 	uint64_t		 id;		/* unique for this run, never reused */
 	uint32_t		 mark;		/* send-once marker, see client_send_common */
@@ -190,8 +195,16 @@ void		 client_register(struct client *);
 struct client	*client_find(const char *nick);
 /* The same, including clients still registering (for 433). */
 struct client	*client_find_any(const char *nick);
-/* Change (or set) the nick index; rebuilds the prefix. */
+/*
+ * Change (or set) the nick index; rebuilds the prefix. A registered
+ * client's nickts becomes now (a linked server's users set their own).
+ */
 void		 client_set_nick(struct client *, const char *nick);
+/*
+ * A user of a linked server has taken the nick of c, which is still
+ * registering: 433, and c must send NICK again.
+ */
+void		 client_nick_overruled(struct client *);
 /* Rebuild the prefix from nick, user and host. */
 void		 client_update_prefix(struct client *);
 /* Set the realname to len bytes of name (at most REALLEN are kept). */

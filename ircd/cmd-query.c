@@ -694,6 +694,39 @@ cmd_userhost(struct client *c, struct message *m)
 
 /* ---- LUSERS, MOTD, VERSION, TIME, INFO, ADMIN ---- */
 
+struct links_ask {
+	struct client	*c;
+	const char	*mask;
+};
+
+static void
+links_one(void *arg, const char *name, const char *uplink, int hops,
+    const char *info)
+{
+	struct links_ask *a = arg;
+
+	if (casemap_match(a->mask, name))
+		reply(a->c, RPL_LINKS, name, uplink, hops, info);
+}
+
+/*
+ * LINKS [[server] mask]: this server, then the network's servers that a
+ * link knows (the servers hook), each with its uplink. The network is
+ * one, so a server named first is answered here as InspIRCd and Ergo do.
+ */
+void
+cmd_links(struct client *c, struct message *m)
+{
+	struct links_ask a = { c, m->nparams > 0 ?
+	    m->params[m->nparams - 1] : "*" };
+
+	if (a.mask[0] == '\0')
+		a.mask = "*";
+	links_one(&a, server_name(), server_name(), 0, server_info());
+	hook_servers(links_one, &a);
+	reply(c, RPL_ENDOFLINKS, a.mask);
+}
+
 void
 cmd_lusers(struct client *c, struct message *m)
 {

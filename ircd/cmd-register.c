@@ -86,18 +86,43 @@ send_motd(struct client *c)
 	reply(c, RPL_ENDOFMOTD);
 }
 
+struct lusers_servers {
+	unsigned	all;		/* beyond this one */
+	unsigned	direct;		/* linked to this one */
+};
+
+static void
+lusers_server(void *arg, const char *name, const char *uplink, int hops,
+    const char *info)
+{
+	struct lusers_servers *n = arg;
+
+	(void)name;
+	(void)uplink;
+	(void)info;
+	n->all++;
+	if (hops == 1)
+		n->direct++;
+}
+
+/* Users of linked servers count in the network's figures, not ours. */
 void
 send_lusers(struct client *c)
 {
-	reply(c, RPL_LUSERCLIENT, ircd.nusers - ircd.ninvisible, ircd.ninvisible);
+	struct lusers_servers n = { 0, 0 };
+	unsigned local = ircd.nusers - ircd.nremote;
+
+	hook_servers(lusers_server, &n);
+	reply(c, RPL_LUSERCLIENT, ircd.nusers - ircd.ninvisible, ircd.ninvisible,
+	    1 + n.all);
 	if (ircd.nopers > 0)
 		reply(c, RPL_LUSEROP, ircd.nopers);
 	if (ircd.nunknown > 0)
 		reply(c, RPL_LUSERUNKNOWN, ircd.nunknown);
 	if (ircd.nchannels > 0)
 		reply(c, RPL_LUSERCHANNELS, ircd.nchannels);
-	reply(c, RPL_LUSERME, ircd.nusers);
-	reply(c, RPL_LOCALUSERS, ircd.nusers, ircd.maxusers, ircd.nusers, ircd.maxusers);
+	reply(c, RPL_LUSERME, local, n.direct);
+	reply(c, RPL_LOCALUSERS, local, ircd.maxlocal, local, ircd.maxlocal);
 	reply(c, RPL_GLOBALUSERS, ircd.nusers, ircd.maxusers, ircd.nusers, ircd.maxusers);
 }
 

@@ -63,8 +63,9 @@ H(cmd_invite); H(cmd_kick); H(cmd_drop);
 H(cmd_mode);
 /* cmd-query.c */
 H(cmd_who); H(cmd_whois); H(cmd_whowas); H(cmd_away); H(cmd_ison);
-H(cmd_userhost); H(cmd_lusers); H(cmd_motd); H(cmd_version); H(cmd_time);
-H(cmd_info); H(cmd_help); H(cmd_admin); H(cmd_setname); H(cmd_monitor);
+H(cmd_userhost); H(cmd_links); H(cmd_lusers); H(cmd_motd); H(cmd_version);
+H(cmd_time); H(cmd_info); H(cmd_help); H(cmd_admin); H(cmd_setname);
+H(cmd_monitor);
 /* cmd-history.c */
 H(cmd_chathistory);
 /* readmarker.c, redact.c */

@@ -149,3 +149,9 @@ hook_user_away(struct client *c)
 {
 	HOOK_EACH(user_away, c);
 }
+
+void
+hook_servers(hook_server_fn *fn, void *arg)
+{
+	HOOK_EACH(servers, fn, arg);
+}

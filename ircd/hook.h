@@ -13,6 +13,9 @@ struct client;
 struct conf;
 struct outmsg;
 
+typedef void hook_server_fn(void *arg, const char *name, const char *uplink,
+    int hops, const char *info);
+
 struct ircd_hooks {
 	/* A user's PRIVMSG to a channel, stored and relayed to everyone. */
 	void	(*channel_message)(struct client *from, struct channel *,
@@ -52,6 +55,12 @@ struct ircd_hooks {
 		    struct client *target, const char *reason);
 	/* A user went away or came back (AWAY): c->away is the new state. */
 	void	(*user_away)(struct client *);
+	/*
+	 * The servers of the network beyond this one, for LINKS and LUSERS:
+	 * each is given to fn with the name of the server it is linked
+	 * through (its uplink) and its distance from here in hops.
+	 */
+	void	(*servers)(hook_server_fn *fn, void *arg);
 };
 
 /* At most HOOK_MAX tables; registering the same table twice is a no-op. */
@@ -76,5 +85,6 @@ void	hook_user_parted(struct client *, struct channel *, const char *reason);
 void	hook_user_kicked(struct client *, struct channel *, struct client *,
 	    const char *reason);
 void	hook_user_away(struct client *);
+void	hook_servers(hook_server_fn *, void *arg);
 
 #endif

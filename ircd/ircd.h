@@ -47,6 +47,8 @@ struct ircd {
 	unsigned		 nopers;
 	unsigned		 nchannels;
 	unsigned		 maxusers;	/* highest nusers seen */
+	unsigned		 nremote;	/* of nusers, on linked servers */
+	unsigned		 maxlocal;	/* highest nusers - nremote seen */
 	unsigned		 nconns;
 	int			 stopping;	/* shutting down: keep stored state */
 	uint64_t		 msgid_seq;

@@ -49,8 +49,7 @@ link_local_find(const char *uuid)
 	return NULL;
 }
 
-/* The client's UUID, local or remote, into out. */
-static void
+void
 link_any_uuid(const struct client *c, char out[LINK_UUIDLEN + 1])
 {
 	const char *r = link_remote_uuid(c);
@@ -85,7 +84,7 @@ link_send_uid_as(struct link *l, struct client *c, const char *uuid)
 		modes[n++] = 'B';
 	modes[n] = '\0';
 	link_send(l, ":%.3s UID %s %lld %s %s %s %s %s %lld %s :%s", uuid,
-	    uuid, (long long)c->signon, c->nick, c->host, c->host,
+	    uuid, (long long)c->nickts, c->nick, c->host, c->host,
 	    c->user[0] != '\0' ? c->user : c->nick,
 	    c->ip[0] != '\0' ? c->ip : "0.0.0.0", (long long)c->signon, modes,
 	    c->realname);
@@ -195,8 +194,7 @@ link_burst(struct link *l)
 	for ((i) = 0; ((l) = link_at(i)) != NULL; (i)++)		\
 		if ((l)->state == LINK_UP)
 
-/* One line to every link that is up: made once, sent to each. */
-static void __attribute__((format(printf, 1, 2)))
+void
 link_send_up(const char *fmt, ...)
 {
 	char buf[LINK_LINEMAX + 1];
@@ -235,7 +233,7 @@ link_user_nick(struct client *c, const char *oldnick)
 	if (!link_is_local_user(c))
 		return;
 	link_local_uuid(c, uuid);
-	link_send_up(":%s NICK %s %lld", uuid, c->nick, (long long)time(NULL));
+	link_send_up(":%s NICK %s %lld", uuid, c->nick, (long long)c->nickts);
 }
 
 static void
@@ -396,6 +394,41 @@ link_stopping(void)
 		link_error(l, "Server shutting down");
 }
 
+/*
+ * The servers behind each link that is up, for LINKS and LUSERS: the
+ * peer is one hop away, through us; a server behind it names its parent
+ * (SERVER's source), and its distance is its parent's plus one.
+ */
+static void
+link_servers(hook_server_fn *fn, void *arg)
+{
+	const struct link_server *s, *p;
+	struct link *l;
+	size_t i, j, k;
+	int hops;
+
+	LINK_EACH_UP(l, i) {
+		for (j = 0; j < l->nservers; j++) {
+			s = &l->servers[j];
+			p = NULL;
+			hops = 1;
+			/* At most nservers steps: the parents form a tree. */
+			for (k = j; k < l->nservers && l->servers[k].parent[0] !=
+			    '\0' && hops <= (int)l->nservers; hops++) {
+				int up = link_server_find(l, l->servers[k].parent);
+
+				if (up < 0)
+					break;
+				if (p == NULL)
+					p = &l->servers[up];
+				k = (size_t)up;
+			}
+			fn(arg, s->name, p != NULL ? p->name : ircd.conf->name,
+			    hops, s->info);
+		}
+	}
+}
+
 static const struct ircd_hooks link_hooks = {
 	.user_new = link_user_new,
 	.user_nick = link_user_nick,
@@ -409,6 +442,7 @@ static const struct ircd_hooks link_hooks = {
 	.logged_in = link_logged_in,
 	.rehash = link_rehash,
 	.stopping = link_stopping,
+	.servers = link_servers,
 };
 
 void

@@ -290,23 +290,106 @@ link_ts(const char *s)
 }
 
 /*
- * A nick that cannot be had here (taken, or not a nick by our rules) is
- * SAVEd: the user goes by its UUID, on both sides.
+ * A nick that is its UUID carries this time on every server (InspIRCd's
+ * SavedTimestamp), so a SAVE made twice settles the same way.
+ */
+#define LINK_SAVED_TS	100
+
+/* c goes by nick from now on, taken at ts: who shares a channel sees it. */
+static void
+lu_rename(struct client *c, const char *nick, time_t ts)
+{
+	char old[NICKLEN + 1];
+
+	if (strcmp(nick, c->nick) == 0) {
+		c->nickts = ts;
+		return;
+	}
+	strlcpy(old, c->nick, sizeof(old));
+	client_send_common(c, !link_is_remote(c), ":%s NICK :%s", c->prefix,
+	    nick);
+	client_set_nick(c, nick);
+	c->nickts = ts;
+	hook_user_nick(c, old);
+}
+
+/*
+ * A user of l's (uuid, claiming its nick at ts, as ident@ip) collides
+ * with other, registered here. InspIRCd's rule, which every server of
+ * the network applies alike: with the same ident and IP the newer claim
+ * keeps the nick (the same person, back), otherwise the older one; at
+ * equal times neither. A loser here (ours, or another link's when we are
+ * a hub) goes by its UUID and every link is told (SAVE); the newcomer's
+ * own server is sent its SAVE. Returns 1 when the newcomer loses.
+ */
+static int
+lu_collide(struct link *l, struct client *other, const char *uuid,
+    time_t ts, const char *ident, const char *ip)
+{
+	char ouuid[LINK_UUIDLEN + 1];
+	const char *oident = other->user[0] != '\0' ? other->user : other->nick;
+	const char *oip = other->ip[0] != '\0' ? other->ip : "0.0.0.0";
+	int ours = 1, theirs = 1, same;
+
+	if (ts != other->nickts) {
+		same = strcmp(oident, ident) == 0 && strcmp(oip, ip) == 0;
+		if ((same && ts < other->nickts) || (!same && ts > other->nickts))
+			ours = 0;
+		else
+			theirs = 0;
+	}
+	link_any_uuid(other, ouuid);
+	log_info("link %s: nick collision on %s between %s (%lld) and %s "
+	    "(%lld): %s", l->name, other->nick, ouuid,
+	    (long long)other->nickts, uuid, (long long)ts,
+	    ours && theirs ? "both go by their UUIDs" : ours ?
+	    "ours goes by its UUID" : "theirs goes by its UUID");
+	if (ours) {
+		link_send_up(":%s SAVE %s %lld", link_our_sid(), ouuid,
+		    (long long)other->nickts);
+		lu_rename(other, ouuid, LINK_SAVED_TS);
+	}
+	if (theirs)
+		link_send(l, ":%s SAVE %s %lld", link_our_sid(), uuid,
+		    (long long)ts);
+	return theirs;
+}
+
+/*
+ * The nick a user of l's (uuid, ident@ip) may have here for the one it
+ * claims at *ts: that one, or its UUID when the nick is not one by our
+ * rules or it lost a collision (then *ts is the saved time). self is the
+ * user when it changes nick, NULL when it is new.
  */
 static const char *
-lu_nick_or_save(struct link *l, const char *uuid, const char *nick,
-    struct client *self)
+lu_nick_claim(struct link *l, const char *uuid, const char *nick,
+    time_t *ts, const char *ident, const char *ip, struct client *self)
 {
 	struct client *other;
 
-	if (casemap_valid_nick(nick, NICKLEN) &&
-	    ((other = client_find_any(nick)) == NULL || other == self))
+	/* A SAVEd user goes by its UUID: the one nick that is not a nick. */
+	if (strcmp(nick, uuid) == 0)
+		return uuid;
+	if (!casemap_valid_nick(nick, NICKLEN)) {
+		log_info("link %s: %s cannot be %.*s here: saved as its UUID",
+		    l->name, uuid, NICKLEN, nick);
+		link_send(l, ":%s SAVE %s %lld", link_our_sid(), uuid,
+		    (long long)*ts);
+		*ts = LINK_SAVED_TS;
+		return uuid;
+	}
+	if ((other = client_find_any(nick)) == NULL || other == self)
 		return nick;
-	log_info("link %s: %s cannot be %.*s here: saved as its UUID",
-	    l->name, uuid, NICKLEN, nick);
-	link_send(l, ":%s SAVE %s %lld", link_our_sid(), uuid,
-	    (long long)time(NULL));
-	return uuid;
+	if (!(other->flags & CLIENT_REGISTERED)) {
+		/* Still registering: it chooses again, as InspIRCd does. */
+		client_nick_overruled(other);
+		return nick;
+	}
+	if (lu_collide(l, other, uuid, *ts, ident, ip)) {
+		*ts = LINK_SAVED_TS;
+		return uuid;
+	}
+	return nick;
 }
 
 /* UID uuid age nick host dhost ident ip signon +modes [params] :real */
@@ -316,6 +399,7 @@ h_uid(struct link *l, struct link_msg *m)
 	struct link_user *lu;
 	struct client *c;
 	const char *uuid, *nick, *modes;
+	time_t ts;
 
 	if (link_source_server(l, m) == -1 || m->nparams < 10)
 		return;
@@ -337,7 +421,9 @@ h_uid(struct link *l, struct link_msg *m)
 		    l->name, uuid);
 		return;
 	}
-	nick = lu_nick_or_save(l, uuid, m->params[2], NULL);
+	ts = (time_t)link_ts(m->params[1]);
+	nick = lu_nick_claim(l, uuid, m->params[2], &ts, m->params[5],
+	    m->params[6], NULL);
 	lu = xcalloc(1, sizeof(*lu));
 	lu->link = l;
 	strlcpy(lu->uuid, uuid, sizeof(lu->uuid));
@@ -364,24 +450,23 @@ h_uid(struct link *l, struct link_msg *m)
 	l->nusers++;
 	client_register(c);
 	c->signon = (time_t)link_ts(m->params[7]);
+	c->nickts = ts;
 }
 
+/* :uuid NICK nick ts */
 static void
 h_nick(struct link *l, struct link_msg *m)
 {
 	struct client *c = link_source_user(l, m);
 	const char *nick;
-	char old[NICKLEN + 1];
+	time_t ts;
 
 	if (c == NULL || m->nparams < 1)
 		return;
-	nick = lu_nick_or_save(l, m->source, m->params[0], c);
-	if (strcmp(nick, c->nick) == 0)
-		return;
-	strlcpy(old, c->nick, sizeof(old));
-	client_send_common(c, 0, ":%s NICK :%s", c->prefix, nick);
-	client_set_nick(c, nick);
-	hook_user_nick(c, old);
+	ts = m->nparams > 1 ? (time_t)link_ts(m->params[1]) : time(NULL);
+	nick = lu_nick_claim(l, m->source, m->params[0], &ts, c->user, c->ip,
+	    c);
+	lu_rename(c, nick, ts);
 }
 
 static void
@@ -614,25 +699,22 @@ h_squit(struct link *l, struct link_msg *m)
 	}
 }
 
-/* SAVE uuid ts: a remote user goes by its UUID. Ours keep their nicks. */
+/*
+ * SAVE uuid ts: the user lost a nick collision somewhere and goes by its
+ * UUID, ours included, if its nick is still the one of time ts.
+ */
 static void
 h_save(struct link *l, struct link_msg *m)
 {
 	struct client *c;
-	char old[NICKLEN + 1];
 
-	if (m->nparams < 1)
+	if (m->nparams < 2 || (c = link_find_uuid(l, m->params[0])) == NULL ||
+	    c->nickts != (time_t)link_ts(m->params[1]))
 		return;
-	if ((c = dict_get(l->users, m->params[0])) == NULL) {
-		if (link_local_find(m->params[0]) != NULL)
-			log_warnx("link %s: SAVE of a local user ignored",
-			    l->name);
-		return;
-	}
-	strlcpy(old, c->nick, sizeof(old));
-	client_send_common(c, 0, ":%s NICK :%s", c->prefix, m->params[0]);
-	client_set_nick(c, m->params[0]);
-	hook_user_nick(c, old);
+	if (!link_is_remote(c))
+		log_info("link %s: our %s lost its nick: it goes by %s",
+		    l->name, c->nick, m->params[0]);
+	lu_rename(c, m->params[0], LINK_SAVED_TS);
 }
 
 static const struct {

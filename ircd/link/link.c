@@ -151,11 +151,15 @@ link_send(struct link *l, const char *fmt, ...)
 		n = (int)sizeof(buf) - 3;
 	}
 	link_log_line(l, ">", buf, (size_t)n);
-	buf[n++] = '\r';
-	buf[n++] = '\n';
-	bufferevent_write(l->bev, buf, (size_t)n);
-	if (evbuffer_get_length(bufferevent_get_output(l->bev)) > LINK_SENDQ)
+	buf[n] = '\r';
+	buf[n + 1] = '\n';
+	bufferevent_write(l->bev, buf, (size_t)n + 2);
+	if (evbuffer_get_length(bufferevent_get_output(l->bev)) > LINK_SENDQ) {
 		link_close(l, "SendQ exceeded");
+		return;
+	}
+	/* Kept after it is written: the PING that asks for it follows it. */
+	link_replay_keep(l, buf, (size_t)n);
 }
 
 /*
@@ -257,8 +261,10 @@ link_close(struct link *l, const char *why)
 	else
 		log_info("link %s: closed: %s", l->name, why);
 	snprintf(reason, sizeof(reason), "%s %s", ircd.conf->name, l->name);
-	if (l->state == LINK_UP)
+	if (l->state == LINK_UP) {
+		link_replay_split(l);
 		link_hub_split(l, reason);
+	}
 	link_users_split(l, NULL, reason);
 	l->state = LINK_IDLE;
 	l->nservers = 0;
@@ -439,10 +445,18 @@ link_capab(struct link *l, struct link_msg *m)
 static void
 link_ping(struct link *l, struct link_msg *m)
 {
-	/* ":<their sid> PING <our sid>": answer from us to them. */
+	/*
+	 * ":<their sid> PING <our sid> [token]": answer from us to them,
+	 * with the token, which says what the peer may stop keeping.
+	 */
 	if (m->nparams >= 1 && strcmp(m->params[0], link_our_sid()) == 0 &&
-	    m->source != NULL)
-		link_send(l, ":%s PONG %s", link_our_sid(), m->source);
+	    m->source != NULL) {
+		if (m->nparams >= 2 && link_word_ok(m->params[1], 32))
+			link_send(l, ":%s PONG %s %s", link_our_sid(),
+			    m->source, m->params[1]);
+		else
+			link_send(l, ":%s PONG %s", link_our_sid(), m->source);
+	}
 }
 
 /* One line from the peer; bounded and parsed, then by state. */
@@ -499,15 +513,22 @@ link_line(struct link *l, char *line)
 	}
 	if (strcmp(m.cmd, "PING") == 0)
 		link_ping(l, &m);
-	else if (strcmp(m.cmd, "PONG") == 0)
+	else if (strcmp(m.cmd, "PONG") == 0) {
 		l->ping_out = 0;
+		if (m.nparams >= 2 && strcmp(m.params[0], link_our_sid()) == 0)
+			link_replay_pong(l, m.params[1]);
+	}
 	else if (strcmp(m.cmd, "BURST") == 0)
 		l->bursting = 1;
 	else if (strcmp(m.cmd, "ENDBURST") == 0) {
 		if (l->bursting && (m.source == NULL ||
-		    strcmp(m.source, l->servers[0].sid) == 0))
+		    strcmp(m.source, l->servers[0].sid) == 0)) {
 			log_info("link %s: burst received, %zu users, %zu "
 			    "servers", l->name, l->nusers, l->nservers);
+			l->bursting = 0;
+			/* Both bursts are done: what the split may have lost. */
+			link_replay_resend(l);
+		}
 		l->bursting = 0;
 		link_hub_forward(l, &m, rawp, link_hub_known(l, &m));
 	} else
@@ -665,7 +686,7 @@ link_timer_cb(evutil_socket_t fd, short what, void *arg)
 	}
 	if (l->state == LINK_UP && idle > ircd.conf->ping_interval &&
 	    !l->ping_out) {
-		link_send(l, ":%s PING %s", link_our_sid(), l->servers[0].sid);
+		link_replay_ping(l);
 		l->ping_out = 1;
 	}
 	link_schedule(l, LINK_TICK);
@@ -877,6 +898,7 @@ link_free(struct link *l, const char *why)
 	free(l->fingerprint);
 	free(l->peer_modules);
 	free(l->peer_chanmodes);
+	link_replay_free(l);
 	free(l);
 }
 

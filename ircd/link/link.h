@@ -25,6 +25,7 @@ struct conf;
 struct dict;
 struct event;
 struct link_msg;
+struct link_replay;
 struct outmsg;
 struct ssl_ctx_st;
 
@@ -107,6 +108,7 @@ struct link {
 	size_t			 nservers;	/* servers[0] is the peer */
 	struct dict		*users;		/* UUID -> remote client */
 	size_t			 nusers;
+	struct link_replay	*replay;	/* link-replay.c */
 	/* The last channel message sent, so each goes once per link. */
 	const struct outmsg	*last_om;
 	char			 last_msgid[64];
@@ -153,6 +155,11 @@ struct client	*link_local_find(const char *uuid);
 void		 link_send_uid(struct link *, struct client *);
 void		 link_send_uid_as(struct link *, struct client *, const char *);
 void		 link_burst_user_channels(struct link *, struct client *);
+/* The client's UUID, local or remote, into out. */
+void		 link_any_uuid(const struct client *, char out[LINK_UUIDLEN + 1]);
+/* One line to every link that is up: made once, sent to each. */
+void		 link_send_up(const char *fmt, ...)
+		    __attribute__((format(printf, 1, 2)));
 
 /* link-user.c: remote users, and the peer's lines that concern them. */
 int		 link_is_remote(const struct client *);
@@ -190,6 +197,17 @@ void		 link_hub_forward(struct link *, const struct link_msg *,
 void		 link_hub_up(struct link *);
 void		 link_hub_split(struct link *, const char *reason);
 void		 link_hub_burst(struct link *);
+
+/*
+ * link-replay.c: messages kept until the peer acknowledges them (a PING
+ * with a token after them), and sent again after a split (LK-3).
+ */
+void		 link_replay_keep(struct link *, const char *line, size_t n);
+void		 link_replay_ping(struct link *);
+void		 link_replay_pong(struct link *, const char *token);
+void		 link_replay_split(struct link *);
+void		 link_replay_resend(struct link *);
+void		 link_replay_free(struct link *);
 
 /* link-chan.c: the peer's lines about channels. */
 void		 link_chan_fjoin(struct link *, struct link_msg *);

@@ -8,6 +8,7 @@ liblink_a_SOURCES = \
 	ircd/link/link-burst.c \
 	ircd/link/link-user.c \
 	ircd/link/link-hub.c \
+	ircd/link/link-replay.c \
 	ircd/link/link-chan.c \
 	ircd/link/link-oper.c \
 	ircd/link/link-proto.c ircd/link/link-proto.h

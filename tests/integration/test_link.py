@@ -573,7 +573,8 @@ def test_lk1_hostile_peer():
             ":9FK UID 9FKAAAAAB",
             ":9FK UID 8XXAAAAAC 1 x h h u 1.2.3.4 1 + :not its server",
             ":9FK UID 9FKAAAAAD 1 evil h!x h!x u 1.1.1.1 1 + :bad host",
-            ":9FK UID 9FKAAAAAE 1 alice4 h h u 1.1.1.1 1 + :a nick of ours",
+            # A nick of ours, claimed later than ours was (LK-2: it loses).
+            ":9FK UID 9FKAAAAAE 4000000000 alice4 h h u 1.1.1.1 1 + :a nick of ours",
             ":9FK UID 9FKAAAAAF 1 " + "n" * 60 + " h h u 1.1.1.1 1 + :long nick",
             ":9FK FJOIN #h 1 +nt :o,9FKAAAAAA:1 garbage ,ZZZ ,9FKZZZZZZ:1 "
             "qaohv0123456789abcdef,9FKAAAAAE:2",

@@ -24,7 +24,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from ircharness import (Client, Server, TestFailure,  # noqa: E402
-                        free_port, hash_password, run_tests)
+                        free_port, hash_password, parse, run_tests)
 # The harness of test_link.py (it exits with a SKIP line without inspircd).
 from test_link import (DIRS, INSP_NAME, LIVE, SPLIT, FakePeer,  # noqa: E402
                        InspIRCd, link_section, names, pair, wait_for, wait_up)
@@ -133,6 +133,31 @@ def test_lk1_reload_removes_and_adds_an_inspircd_link():
 B_NAME = "irc.b.insp.test"
 
 
+def check_links_and_lusers(op):
+    """Issue 26 (remote servers in LINKS and LUSERS), issue 27 (LINKS; Modern IRC,
+    RPL_LINKS "<client> <server> <uplink> :<hops> <info>"): with agentircd - A - B,
+    LINKS lists all three with their uplinks and distances, a mask filters them;
+    LUSERS counts three servers, one linked here, and our own users as local."""
+    op.send("LINKS")
+    got = [parse(l) for l in op.collect_until(r" 365 ")]
+    links = {m.params[1]: (m.params[2], m.params[3].split()[0])
+             for m in got if m.command == "364"}
+    want = {"irc.test": ("irc.test", "0"), INSP_NAME: ("irc.test", "1"),
+            B_NAME: (INSP_NAME, "2")}
+    if links != want:
+        raise TestFailure("LINKS: %r" % [m.raw for m in got])
+    op.send("LINKS %s" % B_NAME.replace(".insp.test", ".*"))
+    got = [parse(l) for l in op.collect_until(r" 365 ")]
+    if [m.params[1] for m in got if m.command == "364"] != [B_NAME]:
+        raise TestFailure("LINKS with a mask: %r" % [m.raw for m in got])
+    op.send("LUSERS")
+    got = {m.command: m for m in (parse(l) for l in op.collect_until(r" 266 "))}
+    if not got["251"].params[-1].endswith("on 3 servers") or \
+            got["255"].params[-1] != "I have 1 clients and 1 servers" or \
+            got["265"].params[1] != "1" or int(got["266"].params[1]) < 2:
+        raise TestFailure("LUSERS: %r" % [m.raw for m in got.values()])
+
+
 def test_lk1_squit_of_a_server_behind_inspircd():
     """LK-1: agentircd - InspIRCd A - InspIRCd B. SQUIT of B by an operator here
     goes as RSQUIT through A, which removes B: B's users quit here with A's split
@@ -179,6 +204,7 @@ def test_lk1_squit_of_a_server_behind_inspircd():
     bob = Client(b, "bob")
     bob.join("#far")
     op.expect(r"^:bob!\S+ JOIN :?#far", timeout=10)
+    check_links_and_lusers(op)
     op.send("SQUIT %s :too far" % B_NAME.upper())
     op.expect(r"\*\*\* SQUIT: RSQUIT sent for %s" % re.escape(B_NAME))
     op.expect(r"^:bob!\S+ QUIT :%s %s$" % (re.escape(INSP_NAME), re.escape(B_NAME)),
