@@ -429,6 +429,37 @@ def test_lk2_agent_seen_and_answers():
     carol.quit()
 
 
+def test_lk2_remote_person_answers_a_card():
+    """LK-2, PM-1, PM-2: a person on InspIRCd runs an agent's slash command that asks
+    permission; the card reaches InspIRCd's channel, the person answers it with
+    !allow from there, and the agent goes on (its answer crosses back)."""
+    if not HAVE_AGENT:
+        raise SkipTest("node or tests/agents/node_modules missing")
+    insp, ai = NET()
+    dora = Client(insp, "dora")
+    dora.join("#lk")
+    wait_for("echo in NAMES", lambda: "echo" in names(dora, "#lk"))
+    dora.send("PRIVMSG #lk :/perm cross the link")
+    m = dora.expect_msg(r"^(@\S+ )?:echo!\S+ NOTICE #lk :card \d+: echo asks to run",
+                        timeout=30)
+    n = int(re.search(r"card (\d+):", m.params[-1]).group(1))
+    if "!allow" not in m.params[-1]:
+        raise TestFailure("card without !allow: %r" % m.raw)
+    # Somebody on agentircd who did not ask may not answer it (PM-2).
+    vic = Client(ai, "vic")
+    vic.join("#lk")
+    vic.send("PRIVMSG #lk :!allow")
+    vic.expect(r"NOTICE #lk :card %d: only dora or a channel operator may answer it"
+               % n, timeout=10)
+    dora.send("PRIVMSG #lk :!allow")
+    dora.expect(r"^(@\S+ )?:echo!\S+ NOTICE #lk :card %d: allowed by dora" % n,
+                timeout=10)
+    dora.expect(r"^(@\S+ )?:echo!\S+ PRIVMSG #lk :.*permission granted \(allow-once\)",
+                timeout=30)
+    vic.quit()
+    dora.quit()
+
+
 def test_lk1_wrong_passwords_refused():
     """LK-1: a peer with the wrong password is refused with an ERROR and a log line;
     so is agentircd when it sends the wrong one."""
