@@ -475,6 +475,18 @@ def test_server_password_with_colon():
         c.quit()
 
 
+def test_server_password_at_line_limit():
+    """Issue 27: a password as long as a PASS line can carry (510 bytes before CRLF,
+    RFC 2812 2.3) is hashed and accepted; one byte less is refused."""
+    pw = "".join(chr(33 + i % 90) for i in range(504))
+    assert len("PASS :" + pw) == 510
+    with Server(password=hashed(pw)) as s:
+        c = Client(s)
+        c.register("spw13", password=pw)
+        c.quit()
+        refused(Client(s), "spw14", pw[:-1])
+
+
 def test_server_password_reload():
     """SIGHUP applies a new [server] password to the connections that register after
     it; those already registered stay."""

@@ -30,6 +30,8 @@ WRONG = "Wrong-Battery-7"
 # dave's password makes "\0dave\0<pw>" exactly 300 bytes: 400 base64 characters.
 LONG_PASSWORD = "L0ng" * 73 + "xy"
 assert len("\0dave\0" + LONG_PASSWORD) == 300
+# erin's is past crypt(3)'s 511 bytes, and near the most SASL takes (issue 27).
+HUGE_PASSWORD = "".join(chr(33 + i % 90) for i in range(6000))
 
 
 def teardown_module():
@@ -146,6 +148,7 @@ class Setup:
             self.bob_fp = fingerprint(self.bob_cert)
             self.h = hash_password(PASSWORD)
             self.hl = hash_password(LONG_PASSWORD)
+            self.hx = hash_password(HUGE_PASSWORD)
         h, hl = self.h, self.hl
         self.tls_port = free_port()
         self.remote_port = free_port()
@@ -179,7 +182,10 @@ certfp = {fp}
 
 [account dave]
 password = {hl}
-""".format(tls=self.tls_port, remote=self.remote_port, open=self.open_port, v6=self.v6_port,
+
+[account erin]
+password = {hx}
+""".format(hx=self.hx, tls=self.tls_port, remote=self.remote_port, open=self.open_port, v6=self.v6_port,
            cert=self.server_cert, key=self.server_key, h=h, hl=hl, fp=bob_fp_conf)
         # -d (debug logging) through a wrapper: the secrets check sees the most log
         wrapper = os.path.join(TMP, "agentircd-debug")
@@ -541,6 +547,34 @@ def test_chunked_400_bytes():
     c.close()
 
 
+def test_long_password_6000_bytes():
+    """Issue 27: a password of 6000 bytes (crypt(3) takes at most 511) hashes with
+    --hash-password and logs in by SASL PLAIN in 400-byte chunks (IRCv3 sasl-3.1);
+    the same with its last byte changed does not."""
+    srv = S()
+    c = Client(srv)
+    start_sasl(c)
+    payload = plain("erin", HUGE_PASSWORD)
+    for i in range(0, len(payload), 400):
+        c.send("AUTHENTICATE " + payload[i:i + 400])
+    if len(payload) % 400 == 0:
+        c.send("AUTHENTICATE +")
+    m = c.expect_numeric(900)
+    assert m.params[2] == "erin", m.raw
+    c.expect_numeric(903)
+    c.close()
+    srv = S.failing()
+    c = Client(srv)
+    start_sasl(c)
+    payload = plain("erin", HUGE_PASSWORD[:-1] + "#")
+    for i in range(0, len(payload), 400):
+        c.send("AUTHENTICATE " + payload[i:i + 400])
+    if len(payload) % 400 == 0:
+        c.send("AUTHENTICATE +")
+    c.expect_numeric(904, timeout=10)
+    c.close()
+
+
 def test_unknown_mechanism_908():
     srv = S()
     c = Client(srv)
@@ -759,7 +793,7 @@ def test_secrets_never_logged():
     log = "\n".join(S.logs + [srv.log_text()])
     assert "logged in as alice" in log or "alice" in log, \
         "the log says nothing about logins: test would prove nothing\n" + log[-2000:]
-    secrets = [PASSWORD, WRONG, LONG_PASSWORD, plain("alice", PASSWORD),
+    secrets = [PASSWORD, WRONG, LONG_PASSWORD, HUGE_PASSWORD[:40], plain("alice", PASSWORD),
                plain("alice", WRONG), plain("dave", LONG_PASSWORD),
                b64(PASSWORD), LONG_PASSWORD[:40]]
     for s in secrets:
