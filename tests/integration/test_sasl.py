@@ -507,19 +507,37 @@ def test_registration_mid_sasl_906():
 
 
 def test_too_long_905():
+    """IRCv3 sasl-3.1: an AUTHENTICATE line whose parameter is over 400 bytes is
+    905 ERR_SASLTOOLONG, and ends the exchange."""
     srv = S()
     c = Client(srv)
     start_sasl(c)
     c.send("AUTHENTICATE " + "A" * 401)
     c.expect_numeric(905)
-    # the exchange is over: PLAIN again, then a response far beyond any password
     c.send("AUTHENTICATE PLAIN")
     c.expect(r"AUTHENTICATE \+$")
-    for _ in range(25):
+    c.send("AUTHENTICATE *")
+    c.expect_numeric(906)
+    c.close()
+
+
+def test_too_much_in_all_904():
+    """Issue 27, IRCv3 sasl-3.1: a response far beyond any password, in chunks of 400
+    bytes each, is 904 ERR_SASLFAIL once it passes the limit (8192 bytes), not 905
+    (which is for one line over 400 bytes); the exchange is over."""
+    srv = S.failing()
+    c = Client(srv)
+    start_sasl(c)
+    for _ in range(21):
         c.send("AUTHENTICATE " + "QUFB" * 100)
-    lines = c.sync()
-    assert any(parse(l).command == "905" for l in lines), lines
-    assert not any(parse(l).command in ("900", "903") for l in lines), lines
+    lines = c.sync(timeout=40)
+    nums = [parse(l).command for l in lines if parse(l).command.isdigit()]
+    assert nums == ["904"], lines
+    # over: PLAIN names a mechanism again, and is not taken for data
+    c.send("AUTHENTICATE PLAIN")
+    c.expect(r"AUTHENTICATE \+$", timeout=10)
+    c.send("AUTHENTICATE *")
+    c.expect_numeric(906)
     c.close()
 
 
