@@ -383,6 +383,33 @@ def test_tagmsg_typing():
         c.quit()
 
 
+def test_every_client_tag_counts_417():
+    """Issue 27, IRCv3 message-tags "Size limit": a client's tag data (without the '@'
+    and the space) is at most 4094 bytes, tags with the client-only prefix or without;
+    past it, 417 ERR_INPUTTOOLONG and nothing of the line is done. Here the '+' tag is
+    small and the rest is tags the server drops: 4094 bytes relay, 4095 do not."""
+    srv = S()
+    a = cclient(srv, S.nick("alla"), "message-tags")
+    b = cclient(srv, S.nick("allb"), "message-tags")
+    head = "+c=1;x-pad="
+    fits = head + "p" * (4094 - len(head))
+    a.send("@%s PRIVMSG %s :fits" % (fits, b.nick))
+    m = tagged(b, r"PRIVMSG %s :fits" % b.nick)
+    assert m.tags.get("+c") == "1" and "x-pad" not in m.tags, m.raw
+    over = head + "p" * (4095 - len(head))
+    a.send("@%s PRIVMSG %s :over" % (over, b.nick))
+    a.expect_numeric(417)
+    # any command: the line is refused whole, so this PING has no PONG
+    a.send("@x-pad=%s PING :notdone" % ("p" * 4090))
+    a.expect_numeric(417)
+    lines = a.sync()
+    assert not any("notdone" in l for l in lines), lines
+    lines = b.sync()
+    assert not any(":over" in l for l in lines), lines
+    for c in (a, b):
+        c.quit()
+
+
 def nick_ok(m, c):
     return (m.source or "").split("!")[0] == c.nick
 
