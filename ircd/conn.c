@@ -732,6 +732,25 @@ conn_label_end(struct conn *conn)
 	lab.held = NULL;
 }
 
+int
+conn_label_defer(struct conn *conn)
+{
+	if (lab.conn != conn || lab.lines != 0)
+		return 0;
+	lab.conn = NULL;
+	return 1;
+}
+
+int
+conn_label_claim(struct conn *conn, char *buf, size_t size)
+{
+	if (lab.conn != conn || lab.lines != 0)
+		return 0;
+	lab.conn = NULL;
+	strlcpy(buf, lab.label, size);
+	return 1;
+}
+
 void
 conn_write(struct conn *conn, const char *line, size_t len)
 {
