@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Accounts: SASL PLAIN (success, failure, abort, chunking, 905, 907, 908), SASL EXTERNAL by
+"""Accounts: SASL PLAIN (success, failure, abort, chunking, 904 past the total, 905, 907, 908,
+a 6000-byte password), SASL EXTERNAL by
 TLS client certificate fingerprint, PASS account:password, the per-address delay after failed
 logins, login required on a non-loopback listener (SEC-1) unless it is open, the config check
 refusing a plain non-loopback listener, and no secret in the daemon's log (SEC-2)."""
