@@ -132,7 +132,10 @@ send_isupport(struct client *c)
 	isupport_send(c);
 }
 
-/* PASS account:password refused: told, counted unless refused unchecked. */
+/*
+ * PASS refused (a wrong server password, or account:password): 464,
+ * counted unless refused unchecked (SEC-6); c leaves with an ERROR.
+ */
 static void
 register_pass_refused(struct client *c, const char *name, int counted)
 {
@@ -142,7 +145,20 @@ register_pass_refused(struct client *c, const char *name, int counted)
 	client_exit(c, "Bad password");
 }
 
-/* The password of PASS account:password is checked: registration goes on. */
+static void
+register_pass_busy(struct client *c)
+{
+	client_send(c, ":%s NOTICE * :The server is busy checking "
+	    "passwords; try again in a moment", ircd.conf->name);
+	client_exit(c, "Server busy");
+}
+
+/*
+ * The password of PASS account:password is checked: registration goes
+ * on. An account's password also stands for the server's, as Ergo's
+ * login-via-pass-command does: clients with one password field send
+ * only this.
+ */
 static void
 register_pass_checked(struct client *c, int ok, const char *name)
 {
@@ -152,6 +168,7 @@ register_pass_checked(struct client *c, int ok, const char *name)
 		register_pass_refused(c, name, 1);
 		return;
 	}
+	c->flags |= CLIENT_PASS_OK;
 	account_login(c, account);
 	register_try(c);
 }
@@ -159,21 +176,24 @@ register_pass_checked(struct client *c, int ok, const char *name)
 /*
  * PASS account:password, for clients without SASL: 1 to go on with the
  * registration, 0 if it failed (c is leaving), -1 while the password is
- * checked (SEC-6: off the loop; register_pass_checked goes on).
+ * checked (SEC-6: off the loop; register_pass_checked goes on). pass is
+ * the caller's, and may be cut.
  */
 static int
-register_pass(struct client *c)
+register_pass_account(struct client *c, char *pass)
 {
-	char *pass = c->pass, *colon = strchr(pass, ':');
+	char *colon = strchr(pass, ':');
 	int ret;
 
-	c->pass = NULL;
+	if (c->account != NULL)
+		return 1;	/* logged in by SASL already */
 	if (colon == NULL) {
-		/* A server password we do not use: ignored, unless needed. */
-		ret = !conn_needs_auth(c->conn);
-		if (!ret)
+		/* Not an account: ignored, unless a login is needed. */
+		if (conn_needs_auth(c->conn)) {
 			register_pass_refused(c, NULL, 1);
-		goto out;
+			return 0;
+		}
+		return 1;
 	}
 	*colon = '\0';
 	/*
@@ -185,14 +205,66 @@ register_pass(struct client *c)
 		ret = 0;
 	} else if (verify_start(c, colon + 1, account_password_hash(pass),
 	    register_pass_checked, pass) == -1) {
-		client_send(c, ":%s NOTICE * :The server is busy checking "
-		    "passwords; try again in a moment", ircd.conf->name);
-		client_exit(c, "Server busy");
+		register_pass_busy(c);
 		ret = 0;
 	} else
 		ret = -1;
 	*colon = ':';
-out:
+	return ret;
+}
+
+/*
+ * The server's password is checked. When it was not that, a PASS of the
+ * form account:password (arg: the PASS, kept only then) may still log
+ * in, which stands for the server's password too.
+ */
+static void
+register_server_checked(struct client *c, int ok, const char *arg)
+{
+	char *pass;
+
+	if (ok) {
+		c->flags |= CLIENT_PASS_OK;
+		register_try(c);
+		return;
+	}
+	if (arg == NULL || c->account != NULL) {
+		register_pass_refused(c, NULL, 1);
+		return;
+	}
+	pass = xstrdup(arg);
+	if (register_pass_account(c, pass) == 1)
+		register_try(c);
+	OPENSSL_cleanse(pass, strlen(pass));
+	free(pass);
+}
+
+/*
+ * The PASS a client sent, checked when it registers: the server's
+ * password if one is configured ([server] password), else (or when it
+ * is not that) account:password. 1 to go on with the registration, 0
+ * if it failed (c is leaving), -1 while a password is checked.
+ */
+static int
+register_pass(struct client *c)
+{
+	char *pass = c->pass;
+	const char *hash = ircd.conf->password;
+	int ret;
+
+	c->pass = NULL;
+	if (hash == NULL || (c->flags & CLIENT_PASS_OK))
+		ret = register_pass_account(c, pass);
+	else if (account_may_try(c, LOGIN_ACCOUNT, NULL) > 0) {
+		/* SEC-6: this address block waits; refused unchecked. */
+		register_pass_refused(c, NULL, 0);
+		ret = 0;
+	} else if (verify_start(c, pass, hash, register_server_checked,
+	    strchr(pass, ':') != NULL ? pass : NULL) == -1) {
+		register_pass_busy(c);
+		ret = 0;
+	} else
+		ret = -1;
 	OPENSSL_cleanse(pass, strlen(pass));
 	free(pass);
 	return ret;
@@ -209,8 +281,18 @@ register_try(struct client *c)
 		return;
 	/* Registration ends any SASL exchange still open (906). */
 	sasl_abort(c);
-	if (c->pass != NULL && c->account == NULL && register_pass(c) != 1)
+	if (c->pass != NULL && register_pass(c) != 1)
 		return;
+	if (c->conn != NULL && ircd.conf->password != NULL &&
+	    !(c->flags & CLIENT_PASS_OK)) {
+		/*
+		 * No PASS with the server's password. A SASL login does not
+		 * stand for it (as in Ergo, by default, and InspIRCd).
+		 */
+		reply(c, ERR_PASSWDMISMATCH);
+		client_exit(c, "Password required");
+		return;
+	}
 	if (c->conn != NULL && conn_needs_auth(c->conn) && c->account == NULL) {
 		/* SEC-1: remote listeners serve only people with an account. */
 		reply_fail(c, "*", "ACCOUNT_REQUIRED", NULL,

@@ -116,6 +116,7 @@ static const struct conf_key conf_keys[] = {
 	{ SEC_SERVER, "motd",		T_PATH,		S(motd), 0, 0, 0 },
 	{ SEC_SERVER, "database",	T_DATABASE,	S(database), 0, 0, 0 },
 	{ SEC_SERVER, "admin",		T_STR,		S(admin), 0, 0, 0 },
+	{ SEC_SERVER, "password",	T_HASH,		S(password), 0, 0, 0 },
 	{ SEC_SERVER, "ping-interval",	T_INT,	S(ping_interval), 1, 86400, 0 },
 	{ SEC_SERVER, "ping-timeout",	T_INT,	S(ping_timeout), 1, 86400, 0 },
 	{ SEC_SERVER, "register-timeout", T_INT, S(register_timeout), 1, 3600,
@@ -1698,6 +1699,7 @@ conf_free(struct conf *c)
 	free(c->motd);
 	free(c->database);
 	free(c->admin);
+	free(c->password);
 	free(c->workspace);
 	conf_strv_free(c->flood_exempt);
 	free(c->flood_nets);

@@ -128,6 +128,11 @@ struct conf {
 	char	*motd;		/* path of the MOTD file (relative to dir), or NULL */
 	char	*database;	/* absolute path; default <config without .conf>.db */
 	char	*admin;		/* contact line, or NULL */
+	/*
+	 * crypt(3) hash of the password every client must send by PASS
+	 * before it registers, or NULL for none (cmd-register.c).
+	 */
+	char	*password;
 	/* LK-1: the server id; default derived from name (conf_default_sid) */
 	char	 sid[CONF_SIDLEN + 1];
 	/*

@@ -54,6 +54,11 @@
 
 /* A whole line: the tag section and the 512-byte rest, CRLF included. */
 #define CONN_MAXLINE	(IRC_TAGLEN + IRC_LINELEN)
+/*
+ * The tag data a client may send, without the '@' and the space: every
+ * tag counts, with the client-only prefix or without (message-tags).
+ */
+#define CONN_CLIENT_TAGDATA	4094
 /* How long a closing connection may take to flush its last lines. */
 #define CONN_LINGER_SEC	3
 /*
@@ -727,6 +732,25 @@ conn_label_end(struct conn *conn)
 	lab.held = NULL;
 }
 
+int
+conn_label_defer(struct conn *conn)
+{
+	if (lab.conn != conn || lab.lines != 0)
+		return 0;
+	lab.conn = NULL;
+	return 1;
+}
+
+int
+conn_label_claim(struct conn *conn, char *buf, size_t size)
+{
+	if (lab.conn != conn || lab.lines != 0)
+		return 0;
+	lab.conn = NULL;
+	strlcpy(buf, lab.label, size);
+	return 1;
+}
+
 void
 conn_write(struct conn *conn, const char *line, size_t len)
 {
@@ -759,20 +783,23 @@ conn_write(struct conn *conn, const char *line, size_t len)
 	conn_emit(conn, t, line, len);
 }
 
-/* 1 if the line keeps within the tag and body limits, else send 417. */
+/*
+ * 1 if the line keeps within the tag and body limits, else send 417
+ * (message-tags: never truncated, and nothing of it is done).
+ */
 static int
 conn_line_fits(struct conn *conn)
 {
 	const char *body = conn_line;
-	size_t taglen = 0;
+	size_t tagdata = 0;
 
 	if (body[0] == '@') {
 		const char *sp = strchr(body, ' ');
 
-		taglen = sp != NULL ? (size_t)(sp - body) + 1 : strlen(body);
-		body += taglen;
+		tagdata = sp != NULL ? (size_t)(sp - body) - 1 : strlen(body) - 1;
+		body += sp != NULL ? (size_t)(sp - body) + 1 : strlen(body);
 	}
-	if (taglen > IRC_TAGLEN || strlen(body) > IRC_LINELEN - 2) {
+	if (tagdata > CONN_CLIENT_TAGDATA || strlen(body) > IRC_LINELEN - 2) {
 		reply(conn->client, ERR_INPUTTOOLONG);
 		return 0;
 	}

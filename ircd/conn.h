@@ -33,6 +33,17 @@ void		 conn_write(struct conn *, const char *line, size_t len);
 /* Replies between these two carry the client's label (labeled-response). */
 void		 conn_label_begin(struct conn *, const char *label);
 void		 conn_label_end(struct conn *);
+/*
+ * The labeled command opened a batch (draft/multiline), answered when it
+ * closes: no ACK now. 1 if a label was in force, else 0.
+ */
+int		 conn_label_defer(struct conn *);
+/*
+ * The whole reply is one batch whose opening line carries the label
+ * (draft/multiline's echo): the label, escaped, into buf, and no ACK or
+ * labeled-response batch. 0 if none is in force, or a reply went out.
+ */
+int		 conn_label_claim(struct conn *, char *buf, size_t size);
 /* Flush what is queued, then close; the client gets "ERROR :Closing Link: ..." first. */
 void		 conn_close(struct conn *, const char *reason);
 /* Add ms of flood penalty for the command being processed. */

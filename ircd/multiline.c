@@ -16,6 +16,7 @@
 #include "ircd/client.h"
 #include "ircd/command.h"
 #include "ircd/conf.h"
+#include "ircd/conn.h"
 #include "ircd/history.h"
 #include "ircd/hook.h"
 #include "ircd/message.h"
@@ -32,6 +33,11 @@ struct mlbatch {
 	size_t		 n;
 	size_t		 bytes;
 	char		*ctags;			/* client tags of the BATCH line */
+	/*
+	 * The opening's label (labeled-response), or "": the batch is one
+	 * command, answered under it when it closes.
+	 */
+	char		 label[IRC_LINELEN];
 };
 
 static unsigned long ml_seq;
@@ -58,9 +64,43 @@ ml_fail(struct client *c, const char *code, const char *ctx, const char *text)
 	multiline_free(c);
 }
 
-void
-multiline_deliver(struct client *to, struct outmsg *lines, size_t n,
-    const unsigned char *concat)
+/* Replies from here to ml_label_end answer the labeled batch of c. */
+static struct conn *
+ml_label_begin(struct client *c)
+{
+	struct conn *conn = c->conn;	/* c->conn is gone if c quits */
+
+	if (conn == NULL || c->mlbatch == NULL || c->mlbatch->label[0] == '\0')
+		return NULL;
+	conn_label_begin(conn, c->mlbatch->label);
+	return conn;
+}
+
+static void
+ml_label_end(struct conn *conn)
+{
+	if (conn != NULL)
+		conn_label_end(conn);
+}
+
+/* A line of the batch ends it in a FAIL: the answer to the batch. */
+static void
+ml_take_fail(struct client *c, const char *code, const char *ctx,
+    const char *text)
+{
+	struct conn *conn = ml_label_begin(c);
+
+	ml_fail(c, code, ctx, text);
+	ml_label_end(conn);
+}
+
+/*
+ * multiline_deliver; label: a "label=..." tag for the opening BATCH line
+ * (the echo of a labeled batch, labeled-response), or NULL.
+ */
+static void
+ml_deliver(struct client *to, struct outmsg *lines, size_t n,
+    const unsigned char *concat, const char *label)
 {
 	struct outmsg l;
 	char ref[24], line[IRC_LINELEN];
@@ -90,6 +130,7 @@ multiline_deliver(struct client *to, struct outmsg *lines, size_t n,
 	w = snprintf(l.line, sizeof(l.line), ":%s BATCH +%s draft/multiline %s",
 	    lines[0].from->prefix, ref, lines[0].target);
 	l.len = w > 0 && (size_t)w < sizeof(l.line) ? (size_t)w : 0;
+	l.stags = label;
 	to->ops->deliver(to, &l);
 	for (i = 0; i < n; i++) {
 		l = lines[i];
@@ -106,7 +147,13 @@ multiline_deliver(struct client *to, struct outmsg *lines, size_t n,
 		client_sendn(to, line, (size_t)w);
 }
 
-/* Relay the finished batch b of c: stored once, then to everyone. */
+void
+multiline_deliver(struct client *to, struct outmsg *lines, size_t n,
+    const unsigned char *concat)
+{
+	ml_deliver(to, lines, n, concat, NULL);
+}
+
 /* One multiline message on its way to each member of a channel. */
 struct ml_relay {
 	struct outmsg		*oms;
@@ -122,6 +169,7 @@ ml_relay_one(struct client *to, void *arg)
 	multiline_deliver(to, r->oms, r->n, r->concat);
 }
 
+/* Relay the finished batch b of c: stored once, then to everyone. */
 static void
 ml_relay(struct client *c, struct mlbatch *b)
 {
@@ -190,9 +238,22 @@ ml_relay(struct client *c, struct mlbatch *b)
 		channel_each(ch, &f, ml_relay_one, &r);
 	} else if (to != c || !(c->caps & CAP_ECHO_MESSAGE))
 		multiline_deliver(to, oms, b->n, b->concat);
-	/* To oneself with echo-message: the echo alone, as Ergo does. */
-	if (c->caps & CAP_ECHO_MESSAGE)
-		multiline_deliver(c, oms, b->n, b->concat);
+	/* The echo; to oneself the only copy, as Ergo does. */
+	if (c->caps & CAP_ECHO_MESSAGE) {
+		/*
+		 * The echo of a labeled batch carries the label on its
+		 * opening BATCH line only (draft/multiline, labeled-response);
+		 * as lines one by one it is a labeled-response batch.
+		 */
+		char lt[IRC_LINELEN + 8] = "label=";
+		const char *label = NULL;
+
+		if ((c->caps & (CAP_MULTILINE | CAP_BATCH)) ==
+		    (CAP_MULTILINE | CAP_BATCH) && c->conn != NULL &&
+		    conn_label_claim(c->conn, lt + 6, sizeof(lt) - 6))
+			label = lt;
+		ml_deliver(c, oms, b->n, b->concat, label);
+	}
 	if (!notice) {
 		if (ch != NULL)
 			hook_channel_message(c, ch, &joined);
@@ -208,6 +269,7 @@ multiline_batch(struct client *c, struct message *m)
 {
 	const char *p0 = m->params[0];
 	struct mlbatch *b;
+	struct conn *conn;
 
 	if (p0[0] == '+') {
 		if (m->nparams < 3 || strcmp(m->params[1], "draft/multiline") != 0 ||
@@ -245,6 +307,10 @@ multiline_batch(struct client *c, struct message *m)
 			if (n > 0)
 				b->ctags = xstrdup(ct);
 		}
+		/* A labeled opening is answered when the batch closes. */
+		if (c->conn == NULL || !message_tag_get(m->tags, "label",
+		    b->label, sizeof(b->label)) || !conn_label_defer(c->conn))
+			b->label[0] = '\0';
 		c->mlbatch = b;
 		return;
 	}
@@ -261,11 +327,14 @@ multiline_batch(struct client *c, struct message *m)
 			if (b->lines[i][strspn(b->lines[i], " ")] != '\0')
 				content = 1;
 		if (!content) {
-			ml_fail(c, "MULTILINE_INVALID", NULL, "The batch has no text");
+			ml_take_fail(c, "MULTILINE_INVALID", NULL,
+			    "The batch has no text");
 			return;
 		}
 	}
+	conn = ml_label_begin(c);
 	ml_relay(c, b);
+	ml_label_end(conn);
 	multiline_free(c);
 }
 
@@ -281,37 +350,37 @@ multiline_take(struct client *c, struct message *m, const char *cmd)
 	    strcmp(ref, b->ref) != 0)
 		return 0;
 	if (m->nparams < 2) {
-		ml_fail(c, "MULTILINE_INVALID", NULL, "A line without text");
+		ml_take_fail(c, "MULTILINE_INVALID", NULL, "A line without text");
 		return 1;
 	}
 	if (casemap_cmp(m->params[0], b->target) != 0) {
-		ml_fail(c, "MULTILINE_INVALID_TARGET", b->target, m->params[0]);
+		ml_take_fail(c, "MULTILINE_INVALID_TARGET", b->target, m->params[0]);
 		return 1;
 	}
 	if (b->cmd[0] == '\0')
 		strlcpy(b->cmd, cmd, sizeof(b->cmd));
 	else if (strcmp(b->cmd, cmd) != 0) {
-		ml_fail(c, "MULTILINE_INVALID", NULL, "PRIVMSG and NOTICE mixed");
+		ml_take_fail(c, "MULTILINE_INVALID", NULL, "PRIVMSG and NOTICE mixed");
 		return 1;
 	}
 	concat = message_tag_get(m->tags, "draft/multiline-concat", ref, sizeof(ref));
 	len = strlen(m->params[1]);
 	if (concat && (len == 0 || b->n == 0)) {
-		ml_fail(c, "MULTILINE_INVALID", NULL, "A blank or first line cannot be concatenated");
+		ml_take_fail(c, "MULTILINE_INVALID", NULL, "A blank or first line cannot be concatenated");
 		return 1;
 	}
 	if (b->n == MULTILINE_MAX_LINES) {
 		char lim[16];
 
 		snprintf(lim, sizeof(lim), "%d", MULTILINE_MAX_LINES);
-		ml_fail(c, "MULTILINE_MAX_LINES", lim, "Too many lines");
+		ml_take_fail(c, "MULTILINE_MAX_LINES", lim, "Too many lines");
 		return 1;
 	}
 	if (b->bytes + len + (b->n > 0 && !concat) > MULTILINE_MAX_BYTES) {
 		char lim[16];
 
 		snprintf(lim, sizeof(lim), "%d", MULTILINE_MAX_BYTES);
-		ml_fail(c, "MULTILINE_MAX_BYTES", lim, "Too many bytes");
+		ml_take_fail(c, "MULTILINE_MAX_BYTES", lim, "Too many bytes");
 		return 1;
 	}
 	b->bytes += len + (b->n > 0 && !concat);

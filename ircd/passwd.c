@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include <openssl/crypto.h>
+#include <openssl/evp.h>
 
 #include "ircd/passwd.h"
 #include "ircd/xmalloc.h"
@@ -38,19 +39,55 @@ static const struct {
 	{ "$2b$",	60 },	/* bcrypt */
 };
 
+/*
+ * crypt(3) refuses a passphrase of CRYPT_MAX_PASSPHRASE_SIZE (512) bytes
+ * or more, and a SASL PLAIN password may be longer (PASS's fits in a
+ * line). Such a password is digested first (SHA-512, in base64, after
+ * this prefix), and crypt sees the digest, which is short: shorter
+ * passwords go to crypt as they are, so every hash made before stays
+ * good. The digest could be typed as a password of its own, but only by
+ * someone who knows the long password's SHA-512 already.
+ */
+#define PASSWD_PREHASH		"agentircd-sha512:"
+#define PASSWD_PREHASH_LEN	(sizeof(PASSWD_PREHASH) - 1 + 88 + 1)
+
+/* What crypt is given for password: itself, or its digest in buf. */
+static const char *
+passwd_input(const char *password, char *buf)
+{
+	unsigned char md[EVP_MAX_MD_SIZE];
+	unsigned int mdlen = 0;
+	size_t len = strlen(password), plen = sizeof(PASSWD_PREHASH) - 1;
+
+	if (len < CRYPT_MAX_PASSPHRASE_SIZE)
+		return password;
+	if (EVP_Digest(password, len, md, &mdlen, EVP_sha512(), NULL) != 1)
+		return NULL;
+	memcpy(buf, PASSWD_PREHASH, plen);
+	/* 64 bytes are 88 base64 characters and a NUL. */
+	EVP_EncodeBlock((unsigned char *)buf + plen, md, (int)mdlen);
+	OPENSSL_cleanse(md, sizeof(md));
+	return buf;
+}
+
 /* Run crypt_rn on heap state that is wiped before it is freed. */
 static char *
 passwd_crypt(const char *password, const char *setting)
 {
 	struct crypt_data *cd;
+	char buf[PASSWD_PREHASH_LEN];
+	const char *input;
 	char *out = NULL;
 
+	if ((input = passwd_input(password, buf)) == NULL)
+		return NULL;
 	/* struct crypt_data is ~32 KiB: too big for an event loop's stack. */
 	cd = xcalloc(1, sizeof(*cd));
-	if (crypt_rn(password, setting, cd, sizeof(*cd)) != NULL &&
+	if (crypt_rn(input, setting, cd, sizeof(*cd)) != NULL &&
 	    cd->output[0] != '*')
 		out = xstrdup(cd->output);
 	OPENSSL_cleanse(cd, sizeof(*cd));
+	OPENSSL_cleanse(buf, sizeof(buf));
 	free(cd);
 	return out;
 }

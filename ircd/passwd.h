@@ -5,7 +5,7 @@
 #ifndef IRCD_PASSWD_H
 #define IRCD_PASSWD_H
 
-/* Hash password; returns a malloc'd crypt string ("$y$..." or "$6$..."), NULL on error. */
+/* Hash password (of any length); returns a malloc'd crypt string ("$y$..." or "$6$..."), NULL on error. */
 char	*passwd_hash(const char *password);
 /* 1 if password matches hash, else 0. A hash that is not a crypt string never matches. */
 int	 passwd_verify(const char *password, const char *hash);

@@ -203,6 +203,7 @@ cmd_authenticate(struct client *c, struct message *m)
 		return;
 	}
 	if (len > SASL_CHUNK) {
+		/* IRCv3 sasl-3.1: a parameter over 400 bytes is 905. */
 		sasl_free(c);
 		reply(c, ERR_SASLTOOLONG);
 		return;
@@ -230,8 +231,11 @@ cmd_authenticate(struct client *c, struct message *m)
 	}
 	if (strcmp(arg, "+") != 0) {
 		if (s->len + len > SASL_MAX) {
-			sasl_free(c);
-			reply(c, ERR_SASLTOOLONG);
+			/*
+			 * Too much in all is a failed login; 905 is for one
+			 * line over 400 bytes (IRCv3 sasl-3.1).
+			 */
+			sasl_fail(c, NULL);
 			return;
 		}
 		s->buf = xreallocarray(s->buf, s->len + len + 1, 1);

@@ -223,9 +223,9 @@ server_shutdown(const char *reason)
 }
 
 /*
- * SIGHUP and REHASH: accounts, operators and the MOTD come from the file
- * again, and TLS listeners load their certificates again; the [agent]
- * sections are the rehash hook's (the bridge adds, removes and changes
+ * SIGHUP and REHASH: accounts, operators, the server's password and the
+ * MOTD come from the file again, and TLS listeners load their
+ * certificates again; the [agent] sections are the rehash hook's (the bridge adds, removes and changes
  * agents, and says so). Connected clients stay; a config with an error
  * changes nothing, and the operators are told why.
  */
@@ -252,6 +252,7 @@ server_rehash(void)
 	SWAP(opers);
 	SWAP(nopers);
 	SWAP(motd);
+	SWAP(password);		/* checked as a client registers */
 	/* The hook has pointed what it keeps of [agent] at the new array. */
 	SWAP(agents);
 	SWAP(nagents);

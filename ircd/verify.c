@@ -62,6 +62,9 @@ verify_job_free(struct verify_job *j)
 	OPENSSL_cleanse(j->password, strlen(j->password));
 	free(j->password);
 	free(j->hash);
+	/* arg may be a whole PASS (cmd-register.c): wiped like the password. */
+	if (j->arg != NULL)
+		OPENSSL_cleanse(j->arg, strlen(j->arg));
 	free(j->arg);
 	free(j);
 }

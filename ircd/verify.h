@@ -14,8 +14,8 @@ typedef void (*verify_done_fn)(struct client *, int ok, const char *arg);
 int	verify_init(void);
 void	verify_shutdown(void);
 /*
- * Check password against hash, then call done(c, ok, arg) (arg is copied;
- * may be NULL). Meanwhile c's further lines wait. Without the thread,
+ * Check password against hash, then call done(c, ok, arg) (arg is copied,
+ * and wiped after; may be NULL). Meanwhile c's further lines wait. Without the thread,
  * done runs before this returns. -1: too many checks wait already (or c
  * has one): nothing was started, tell c to try again.
  */

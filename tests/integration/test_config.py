@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Command line and config file: -n checks, file:line errors with sysexits codes, SEC-1 plain
-listeners, --hash-password (SEC-2), refusing an in-use port."""
+listeners, --hash-password (SEC-2), [server] password (issue 27), refusing an in-use port."""
 
 import os
 import re
@@ -102,6 +102,19 @@ def test_bad_values():
     check_error("[server]\nname irc.test\n", "noequals.conf", 2)
     check_error("[server\nname = x\n", "bracket.conf", 1)
     check_error("[operator op]\npassword = plaintext\n", "plainpw.conf", 2, "password|hash")
+
+
+def test_server_password_key():
+    """Issue 27: [server] password takes a hash of --hash-password; plain text is
+    refused at its file:line, and never printed."""
+    err = check_error("[server]\nname = irc.test\npassword = hunter2-plain\n",
+                      "srvpw.conf", 3, "password|hash")
+    assert "hunter2-plain" not in err, err
+    h = run("--hash-password", stdin=b"hunter2-plain\n").stdout.decode().strip()
+    path = write("srvpw-good.conf", GOOD.replace("[server]\n", "[server]\npassword = %s\n"
+                                                 % h, 1))
+    r = run("-n", "-f", path)
+    assert r.returncode == 0, (r.returncode, r.stderr)
 
 
 ACCT = "[account alice]\ncertfp = %s\n" % ("ab" * 32)

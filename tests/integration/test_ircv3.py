@@ -383,6 +383,33 @@ def test_tagmsg_typing():
         c.quit()
 
 
+def test_every_client_tag_counts_417():
+    """Issue 27, IRCv3 message-tags "Size limit": a client's tag data (without the '@'
+    and the space) is at most 4094 bytes, tags with the client-only prefix or without;
+    past it, 417 ERR_INPUTTOOLONG and nothing of the line is done. Here the '+' tag is
+    small and the rest is tags the server drops: 4094 bytes relay, 4095 do not."""
+    srv = S()
+    a = cclient(srv, S.nick("alla"), "message-tags")
+    b = cclient(srv, S.nick("allb"), "message-tags")
+    head = "+c=1;x-pad="
+    fits = head + "p" * (4094 - len(head))
+    a.send("@%s PRIVMSG %s :fits" % (fits, b.nick))
+    m = tagged(b, r"PRIVMSG %s :fits" % b.nick)
+    assert m.tags.get("+c") == "1" and "x-pad" not in m.tags, m.raw
+    over = head + "p" * (4095 - len(head))
+    a.send("@%s PRIVMSG %s :over" % (over, b.nick))
+    a.expect_numeric(417)
+    # any command: the line is refused whole, so this PING has no PONG
+    a.send("@x-pad=%s PING :notdone" % ("p" * 4090))
+    a.expect_numeric(417)
+    lines = a.sync()
+    assert not any("notdone" in l for l in lines), lines
+    lines = b.sync()
+    assert not any(":over" in l for l in lines), lines
+    for c in (a, b):
+        c.quit()
+
+
 def nick_ok(m, c):
     return (m.source or "").split("!")[0] == c.nick
 
@@ -610,6 +637,68 @@ def test_labeled_response_message_to_self():
     assert not any("label=" in l for l in a.sync()), a.lines[-3:]
     b.quit()
     a.quit()
+
+
+def ml_send(c, ref, target, lines, label=None):
+    """A draft/multiline batch of lines to target, its opening labeled if label."""
+    c.send("%sBATCH +%s draft/multiline %s" % ("@label=%s " % label if label else "", ref,
+                                               target))
+    for text in lines:
+        c.send("@batch=%s PRIVMSG %s :%s" % (ref, target, text))
+    c.send("BATCH -%s" % ref)
+
+
+def test_labeled_multiline_echo():
+    """Issue 27, draft/multiline "Labeled response with echo-message": the label goes
+    only on the opening BATCH line of the echoed batch, the batch is the whole reply
+    (no ACK, no labeled-response batch around it), and nobody else sees it."""
+    srv = S()
+    caps = "batch labeled-response echo-message message-tags draft/multiline"
+    a = cclient(srv, S.nick("lma"), caps)
+    b = cclient(srv, S.nick("lmb"), "batch message-tags draft/multiline")
+    ml_send(a, "r1", b.nick, ["one", "two"], label="ml1")
+    lines = a.sync()
+    msgs = [parse(l) for l in lines]
+    assert [m.command for m in msgs] == ["BATCH", "PRIVMSG", "PRIVMSG", "BATCH"], lines
+    assert msgs[0].params[1:] == ["draft/multiline", b.nick], lines
+    assert msgs[0].tags.get("label") == "ml1", lines
+    assert not any("label" in m.tags for m in msgs[1:]), lines
+    assert not any(" ACK" in l or "labeled-response" in l for l in lines), lines
+    got = b.collect_until(r" BATCH -")
+    assert not any("label=" in l for l in got), got
+    assert [parse(l).params[-1] for l in got if " PRIVMSG " in l] == ["one", "two"], got
+    a.quit()
+    b.quit()
+
+
+def test_labeled_multiline_ack_and_errors():
+    """Issue 27, labeled-response: without echo-message a labeled multiline batch is
+    acknowledged once, when it closes, by a labeled ACK (not when it opens); an error
+    at its end (401) carries the label, as does a FAIL that ends it early."""
+    srv = S()
+    a = cclient(srv, S.nick("lmc"), "batch labeled-response message-tags draft/multiline")
+    b = cclient(srv, S.nick("lmd"), "batch message-tags draft/multiline")
+    a.send("@label=ml2 BATCH +r2 draft/multiline %s" % b.nick)
+    a.send("@batch=r2 PRIVMSG %s :one" % b.nick)
+    assert not any(" ACK" in l for l in a.sync()), a.lines[-3:]
+    a.send("@batch=r2 PRIVMSG %s :two" % b.nick)
+    a.send("BATCH -r2")
+    lines = a.sync()
+    acks = [parse(l) for l in lines if parse(l).command == "ACK"]
+    assert len(acks) == 1 and acks[0].tags.get("label") == "ml2", lines
+    b.expect(r"PRIVMSG %s :two" % b.nick)
+    ml_send(a, "r3", "nobody-here", ["x"], label="ml3")
+    m = tagged(a, r" 401 ")
+    assert m.tags.get("label") == "ml3", m.raw
+    assert not any(" ACK" in l for l in a.sync()), a.lines[-3:]
+    a.send("@label=ml4 BATCH +r4 draft/multiline %s" % b.nick)
+    a.send("@batch=r4 PRIVMSG %s :one" % b.nick)
+    a.send("@batch=r4 PRIVMSG someone-else :two")
+    m = tagged(a, r"FAIL BATCH MULTILINE_INVALID_TARGET")
+    assert m.tags.get("label") == "ml4", m.raw
+    assert not any(" ACK" in l for l in a.sync()), a.lines[-3:]
+    a.quit()
+    b.quit()
 
 
 def test_label_ignored_without_cap():

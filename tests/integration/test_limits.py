@@ -250,7 +250,7 @@ def test_line_too_long_417():
 
 
 def test_tags_too_long_417():
-    """A tag section over 8191 bytes gets 417; a client-tag section under it is accepted."""
+    """A tag section over 4094 bytes of data gets 417; a client-tag section under it is accepted."""
     s = S()
     c = Client(s, "longtags")
     c.send("@+a=" + "t" * 9000 + " PRIVMSG longtags :tagged")

@@ -1,14 +1,17 @@
 #!/usr/bin/env python3
-"""Registration, welcome burst, nick rules, PING/PONG, timeouts, QUIT (RFC 2812 3.1, Modern IRC)."""
+"""Registration, welcome burst, nick rules, PING/PONG, timeouts, QUIT (RFC 2812 3.1, Modern IRC),
+the server's password (PASS, issue 27)."""
 
+import base64
 import os
 import re
+import signal
 import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from ircharness import (Client, Server, Shared, TestFailure, isupport, numerics, parse,  # noqa: E402
-                        pump, run_tests)
+from ircharness import (Client, Server, Shared, TestFailure, hash_password,  # noqa: E402
+                        isupport, numerics, parse, pump, run_tests)
 
 S = Shared()
 
@@ -347,6 +350,170 @@ def test_nicklen_boundary():
     if m.command == "NICK":
         assert m.params[0] == "m" * n, m.raw
     c.quit()
+
+
+# ---------------------------------------------------------------- the server's password
+
+SERVER_PW = "Shared-Secret-42"
+ALICE_PW = "Alice-Own-7"
+_hashes = {}
+
+
+def hashed(pw):
+    if pw not in _hashes:
+        _hashes[pw] = hash_password(pw)
+    return _hashes[pw]
+
+
+def pw_server():
+    """A server of its own with [server] password and an account: each test that fails a
+    password takes a new one, since failed logins slow all of loopback (SEC-6)."""
+    return Server(password=hashed(SERVER_PW),
+                  config_extra="[account alice]\npassword = %s\n" % hashed(ALICE_PW))
+
+
+def refused(c, nick, password=None):
+    """Registration with password (None: no PASS) ends in 464, ERROR and EOF; no 001."""
+    if password is not None:
+        c.send("PASS :%s" % password)
+    c.send("NICK %s" % nick)
+    c.send("USER u 0 * :r")
+    lines = c.collect_until(r" 464 ")
+    c.expect(r"^ERROR :")
+    c.expect_closed(10)
+    assert not any(parse(l).command == "001" for l in c.lines), c.lines
+    return lines
+
+
+def logged_in_as(lines):
+    return [parse(l).params[2] for l in lines if parse(l).command == "900"]
+
+
+def test_server_password_accepted():
+    """Modern IRC, PASS message (RFC 2812 3.1.1): PASS with the server's password
+    before NICK/USER registers; it logs in to no account."""
+    with pw_server() as s:
+        c = Client(s)
+        lines = c.register("spw1", password=SERVER_PW)
+        assert logged_in_as(lines) == [], lines
+        c.quit()
+
+
+def test_server_password_missing_464():
+    """RFC 2812 3.1.1, Modern IRC ERR_PASSWDMISMATCH (464): without PASS, a server that
+    has a password refuses the registration with 464 and an ERROR, and closes."""
+    with pw_server() as s:
+        refused(Client(s), "spw2")
+        assert s.alive()
+
+
+def test_server_password_wrong_464():
+    """RFC 2812 3.1.1: a wrong server password is 464, ERROR, closed; the next
+    connection with the right one still registers."""
+    with pw_server() as s:
+        refused(Client(s), "spw3", "Not-The-Password")
+        c = Client(s)
+        c.register("spw4", password=SERVER_PW, timeout=40)
+        c.quit()
+
+
+def sasl_plain(c, user, pw):
+    c.send("CAP LS 302")
+    c.send("CAP REQ :sasl")
+    c.expect(r" CAP \* ACK :sasl")
+    c.send("AUTHENTICATE PLAIN")
+    c.expect(r"AUTHENTICATE \+$")
+    c.send("AUTHENTICATE " + base64.b64encode(
+        ("\0%s\0%s" % (user, pw)).encode()).decode())
+    c.expect_numeric(903)
+
+
+def test_server_password_needed_after_sasl():
+    """A SASL login does not stand for the server's password (as Ergo's default
+    skip-server-password = false, and InspIRCd): without PASS, 464; with it, the
+    client registers logged in."""
+    with pw_server() as s:
+        c = Client(s)
+        sasl_plain(c, "alice", ALICE_PW)
+        c.send("CAP END")
+        refused(c, "spw5")
+        c = Client(s)
+        c.send("PASS :%s" % SERVER_PW)
+        sasl_plain(c, "alice", ALICE_PW)
+        c.send("CAP END")
+        c.register("spw6")
+        c.send("WHOIS spw6")
+        lines = c.collect_until(r" 318 ")
+        assert any(parse(l).command == "330" and parse(l).params[2] == "alice"
+                   for l in lines), lines
+        c.quit()
+
+
+def test_pass_account_stands_for_server_password():
+    """PASS account:password logs in, and is enough on a server with a password (as
+    Ergo's login-via-pass-command): clients with one password field can connect."""
+    with pw_server() as s:
+        c = Client(s)
+        lines = c.register("spw7", password="alice:%s" % ALICE_PW)
+        assert logged_in_as(lines) == ["alice"], lines
+        c.quit()
+
+
+def test_pass_account_wrong_on_password_server():
+    """PASS account:password with a wrong password is neither the server's password
+    nor a login: 464, ERROR, closed."""
+    with pw_server() as s:
+        refused(Client(s), "spw8", "alice:Wrong-9")
+
+
+def test_server_password_with_colon():
+    """A server password with a colon in it is the server's password, not an account."""
+    with Server(password=hashed("a:b:c")) as s:
+        c = Client(s)
+        lines = c.register("spw9", password="a:b:c")
+        assert logged_in_as(lines) == [], lines
+        c.quit()
+
+
+def test_server_password_at_line_limit():
+    """Issue 27: a password as long as a PASS line can carry (510 bytes before CRLF,
+    RFC 2812 2.3) is hashed and accepted; one byte less is refused."""
+    pw = "".join(chr(33 + i % 90) for i in range(504))
+    assert len("PASS :" + pw) == 510
+    with Server(password=hashed(pw)) as s:
+        c = Client(s)
+        c.register("spw13", password=pw)
+        c.quit()
+        refused(Client(s), "spw14", pw[:-1])
+
+
+def test_server_password_reload():
+    """SIGHUP applies a new [server] password to the connections that register after
+    it; those already registered stay."""
+    with Server() as s:
+        old = Client(s, "spw10")
+        with open(s.conf) as f:
+            text = f.read()
+        with open(s.conf, "w") as f:
+            f.write(text.replace("[server]\n", "[server]\npassword = %s\n"
+                                 % hashed(SERVER_PW), 1))
+        os.kill(s.proc.pid, signal.SIGHUP)
+        deadline = time.time() + 10
+        while True:
+            c = Client(s)
+            c.send("NICK spw11")
+            c.send("USER u 0 * :r")
+            m = c.expect_msg(r" (001|464) ")
+            c.close()
+            if m.command == "464":
+                break
+            assert time.time() < deadline, "still no password asked 10 s after SIGHUP"
+            time.sleep(0.1)
+        c = Client(s)
+        c.register("spw12", password=SERVER_PW)
+        old.sync()
+        c.quit()
+        old.quit()
 
 
 if __name__ == "__main__":

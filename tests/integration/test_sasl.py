@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Accounts: SASL PLAIN (success, failure, abort, chunking, 905, 907, 908), SASL EXTERNAL by
+"""Accounts: SASL PLAIN (success, failure, abort, chunking, 904 past the total, 905, 907, 908,
+a 6000-byte password), SASL EXTERNAL by
 TLS client certificate fingerprint, PASS account:password, the per-address delay after failed
 logins, login required on a non-loopback listener (SEC-1) unless it is open, the config check
 refusing a plain non-loopback listener, and no secret in the daemon's log (SEC-2)."""
@@ -30,6 +31,8 @@ WRONG = "Wrong-Battery-7"
 # dave's password makes "\0dave\0<pw>" exactly 300 bytes: 400 base64 characters.
 LONG_PASSWORD = "L0ng" * 73 + "xy"
 assert len("\0dave\0" + LONG_PASSWORD) == 300
+# erin's is past crypt(3)'s 511 bytes, and near the most SASL takes (issue 27).
+HUGE_PASSWORD = "".join(chr(33 + i % 90) for i in range(6000))
 
 
 def teardown_module():
@@ -146,6 +149,7 @@ class Setup:
             self.bob_fp = fingerprint(self.bob_cert)
             self.h = hash_password(PASSWORD)
             self.hl = hash_password(LONG_PASSWORD)
+            self.hx = hash_password(HUGE_PASSWORD)
         h, hl = self.h, self.hl
         self.tls_port = free_port()
         self.remote_port = free_port()
@@ -179,7 +183,10 @@ certfp = {fp}
 
 [account dave]
 password = {hl}
-""".format(tls=self.tls_port, remote=self.remote_port, open=self.open_port, v6=self.v6_port,
+
+[account erin]
+password = {hx}
+""".format(hx=self.hx, tls=self.tls_port, remote=self.remote_port, open=self.open_port, v6=self.v6_port,
            cert=self.server_cert, key=self.server_key, h=h, hl=hl, fp=bob_fp_conf)
         # -d (debug logging) through a wrapper: the secrets check sees the most log
         wrapper = os.path.join(TMP, "agentircd-debug")
@@ -501,19 +508,37 @@ def test_registration_mid_sasl_906():
 
 
 def test_too_long_905():
+    """IRCv3 sasl-3.1: an AUTHENTICATE line whose parameter is over 400 bytes is
+    905 ERR_SASLTOOLONG, and ends the exchange."""
     srv = S()
     c = Client(srv)
     start_sasl(c)
     c.send("AUTHENTICATE " + "A" * 401)
     c.expect_numeric(905)
-    # the exchange is over: PLAIN again, then a response far beyond any password
     c.send("AUTHENTICATE PLAIN")
     c.expect(r"AUTHENTICATE \+$")
-    for _ in range(25):
+    c.send("AUTHENTICATE *")
+    c.expect_numeric(906)
+    c.close()
+
+
+def test_too_much_in_all_904():
+    """Issue 27, IRCv3 sasl-3.1: a response far beyond any password, in chunks of 400
+    bytes each, is 904 ERR_SASLFAIL once it passes the limit (8192 bytes), not 905
+    (which is for one line over 400 bytes); the exchange is over."""
+    srv = S.failing()
+    c = Client(srv)
+    start_sasl(c)
+    for _ in range(21):
         c.send("AUTHENTICATE " + "QUFB" * 100)
-    lines = c.sync()
-    assert any(parse(l).command == "905" for l in lines), lines
-    assert not any(parse(l).command in ("900", "903") for l in lines), lines
+    lines = c.sync(timeout=40)
+    nums = [parse(l).command for l in lines if parse(l).command.isdigit()]
+    assert nums == ["904"], lines
+    # over: PLAIN names a mechanism again, and is not taken for data
+    c.send("AUTHENTICATE PLAIN")
+    c.expect(r"AUTHENTICATE \+$", timeout=10)
+    c.send("AUTHENTICATE *")
+    c.expect_numeric(906)
     c.close()
 
 
@@ -538,6 +563,34 @@ def test_chunked_400_bytes():
     c.send("AUTHENTICATE " + payload[:400])
     c.send("AUTHENTICATE " + payload[400:])
     c.expect_numeric(903)
+    c.close()
+
+
+def test_long_password_6000_bytes():
+    """Issue 27: a password of 6000 bytes (crypt(3) takes at most 511) hashes with
+    --hash-password and logs in by SASL PLAIN in 400-byte chunks (IRCv3 sasl-3.1);
+    the same with its last byte changed does not."""
+    srv = S()
+    c = Client(srv)
+    start_sasl(c)
+    payload = plain("erin", HUGE_PASSWORD)
+    for i in range(0, len(payload), 400):
+        c.send("AUTHENTICATE " + payload[i:i + 400])
+    if len(payload) % 400 == 0:
+        c.send("AUTHENTICATE +")
+    m = c.expect_numeric(900)
+    assert m.params[2] == "erin", m.raw
+    c.expect_numeric(903)
+    c.close()
+    srv = S.failing()
+    c = Client(srv)
+    start_sasl(c)
+    payload = plain("erin", HUGE_PASSWORD[:-1] + "#")
+    for i in range(0, len(payload), 400):
+        c.send("AUTHENTICATE " + payload[i:i + 400])
+    if len(payload) % 400 == 0:
+        c.send("AUTHENTICATE +")
+    c.expect_numeric(904, timeout=10)
     c.close()
 
 
@@ -759,7 +812,7 @@ def test_secrets_never_logged():
     log = "\n".join(S.logs + [srv.log_text()])
     assert "logged in as alice" in log or "alice" in log, \
         "the log says nothing about logins: test would prove nothing\n" + log[-2000:]
-    secrets = [PASSWORD, WRONG, LONG_PASSWORD, plain("alice", PASSWORD),
+    secrets = [PASSWORD, WRONG, LONG_PASSWORD, HUGE_PASSWORD[:40], plain("alice", PASSWORD),
                plain("alice", WRONG), plain("dave", LONG_PASSWORD),
                b64(PASSWORD), LONG_PASSWORD[:40]]
     for s in secrets:
