@@ -7,6 +7,7 @@
 #include "compat.h"
 
 #include <string.h>
+#include <strings.h>
 #include <time.h>
 
 #include "ircd/cap.h"
@@ -34,14 +35,27 @@ message_echo(struct client *c, struct outmsg *om)
 		c->ops->deliver(c, om);
 }
 
+/*
+ * Is text a CTCP other than ACTION? +C refuses those, as InspIRCd's
+ * noctcp and Ergo's +C do; "/me" stays allowed.
+ */
+static int
+message_is_ctcp(const char *text)
+{
+	if (text == NULL || text[0] != '\001')
+		return 0;
+	return !(strncasecmp(text + 1, "ACTION", 6) == 0 &&
+	    (text[7] == ' ' || text[7] == '\001' || text[7] == '\0'));
+}
+
 static void
 message_to_channel(struct client *c, struct outmsg *om, const char *name,
     int quiet)
 {
 	struct channel *ch;
 	struct member_filter f;
+	const char *why;
 	unsigned need = 0;
-	int err;
 
 	/* STATUSMSG: "@#chan" reaches operators, "+#chan" voiced and above. */
 	if (name[0] == '@')
@@ -53,9 +67,13 @@ message_to_channel(struct client *c, struct outmsg *om, const char *name,
 			reply(c, ERR_NOSUCHNICK, name);
 		return;
 	}
-	if ((err = channel_can_send(ch, c)) != 0) {
+	why = channel_cannot_send(ch, c);
+	if (why == NULL && (ch->modes & CMODE_NOCTCP) &&
+	    message_is_ctcp(om->text))
+		why = "Cannot send CTCP to channel (+C)";
+	if (why != NULL) {
 		if (!quiet)
-			reply(c, err, ch->name);
+			reply(c, ERR_CANNOTSENDTOCHAN, ch->name, why);
 		return;
 	}
 	outmsg_render(om);
