@@ -8,10 +8,13 @@ parameter."""
 
 import os
 import re
+import shutil
 import sys
+import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from ircharness import Client, Shared, hash_password, isupport, parse, run_tests  # noqa: E402
+from ircharness import (Client, PersistentServer, Shared, hash_password, isupport,  # noqa: E402
+                        parse, run_tests)
 
 PASSWORD = "correct horse battery"
 S = Shared(max_bans=4, config_extra="[account alice]\npassword = %s\n"
@@ -263,6 +266,29 @@ def test_empty_param_696_well_formed():
     b.assert_nothing(0.3, " MODE ")
     a.quit()
     b.quit()
+
+
+def test_noctcp_and_extbans_survive_a_restart():
+    """HS-2: +C is kept with the channel's other modes, and extbans with its bans,
+    across a restart (the database in the server's directory)."""
+    db = os.path.join(tempfile.mkdtemp(prefix="agentircd-exceptions-"), "kept.db")
+    s = PersistentServer(db)
+    a = Client(s, "keeper")
+    a.join("#kept")
+    setmode(a, "#kept", "+C")
+    setmode(a, "#kept", "+b m:*!*@muted.example", "+b m:*!*@muted.example")
+    setmode(a, "#kept", "+b R:alice")
+    a.close()
+    s.restart()
+    c = Client(s, "later")
+    c.join("#kept")
+    c.send("MODE #kept")
+    assert "C" in c.expect_msg(r" 324 ").params[2]
+    assert sorted(listing(c, "#kept", "b", 367, 368)) == ["R:alice", "m:*!*@muted.example"]
+    c.quit()
+    s.stop()
+    shutil.rmtree(os.path.dirname(db), ignore_errors=True)
+    shutil.rmtree(s.dir, ignore_errors=True)
 
 
 if __name__ == "__main__":
