@@ -7,7 +7,6 @@
 #include "compat.h"
 
 #include <string.h>
-#include <strings.h>
 #include <time.h>
 
 #include "ircd/cap.h"
@@ -33,19 +32,6 @@ message_echo(struct client *c, struct outmsg *om)
 {
 	if (c->caps & CAP_ECHO_MESSAGE)
 		c->ops->deliver(c, om);
-}
-
-/*
- * Is text a CTCP other than ACTION? +C refuses those, as InspIRCd's
- * noctcp and Ergo's +C do; "/me" stays allowed.
- */
-static int
-message_is_ctcp(const char *text)
-{
-	if (text == NULL || text[0] != '\001')
-		return 0;
-	return !(strncasecmp(text + 1, "ACTION", 6) == 0 &&
-	    (text[7] == ' ' || text[7] == '\001' || text[7] == '\0'));
 }
 
 static void

@@ -140,7 +140,12 @@ ml_relay(struct client *c, struct mlbatch *b)
 				reply(c, 401, b->target);
 			return;
 		}
-		if ((why = channel_cannot_send(ch, c)) != NULL) {
+		why = channel_cannot_send(ch, c);
+		for (i = 0; why == NULL && (ch->modes & CMODE_NOCTCP) &&
+		    i < b->n; i++)
+			if (message_is_ctcp(b->lines[i]))
+				why = "Cannot send CTCP to channel (+C)";
+		if (why != NULL) {
 			if (!notice)
 				reply(c, ERR_CANNOTSENDTOCHAN, ch->name, why);
 			return;

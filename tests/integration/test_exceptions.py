@@ -226,6 +226,34 @@ def test_extban_m_mute():
     b.quit()
 
 
+def test_noctcp_in_a_multiline_batch():
+    """+C holds for a draft/multiline batch too: one CTCP line (not ACTION) refuses
+    the whole message with 404; a batch without one passes (IRCv3 multiline)."""
+    s, a, b, ch = pair("mlc")
+    setmode(a, ch, "+C")
+    u = Client(s)
+    u.send("CAP REQ :batch draft/multiline")
+    u.expect(r" CAP \S+ ACK ")
+    u.send("CAP END")
+    u.register(S.nick("mlu"))
+    u.join(ch)
+    a.expect(r"^:%s!\S+ JOIN :?%s" % (u.nick, ch))
+    u.send("BATCH +m1 draft/multiline %s" % ch)
+    u.send("@batch=m1 PRIVMSG %s :first line" % ch)
+    u.send("@batch=m1 PRIVMSG %s :\x01VERSION\x01" % ch)
+    u.send("BATCH -m1")
+    m = u.expect_msg(r" 404 %s %s " % (u.nick, ch))
+    assert "CTCP" in m.params[-1], m.raw
+    a.assert_nothing(0.3, "first line")
+    u.send("BATCH +m2 draft/multiline %s" % ch)
+    u.send("@batch=m2 PRIVMSG %s :plain one" % ch)
+    u.send("@batch=m2 PRIVMSG %s :\x01ACTION two\x01" % ch)
+    u.send("BATCH -m2")
+    a.expect(r"PRIVMSG %s :plain one" % ch)
+    for x in (a, b, u):
+        x.quit()
+
+
 def test_bad_extban_696_changes_nothing():
     """Bad extban syntax (unknown letter, empty value, m: in +I) gets a well-formed
     696 naming the letter and the mask, and changes nothing."""
