@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ircd/banmask.h"
 #include "ircd/casemap.h"
 #include "ircd/chanlife.h"
 #include "ircd/channel.h"
@@ -39,7 +40,9 @@ channel_create(const char *name)
 	strlcpy(ch->name, name, sizeof(ch->name));
 	ch->created = time(NULL);
 	TAILQ_INIT(&ch->members);
-	TAILQ_INIT(&ch->bans);
+	TAILQ_INIT(&ch->bans.head);
+	TAILQ_INIT(&ch->excepts.head);
+	TAILQ_INIT(&ch->invex.head);
 	ch->modes = mode_chan_flags(ircd.conf->default_modes);
 	casemap_fold(key, name, sizeof(key));
 	dict_set(ircd.channels, key, ch);
@@ -47,11 +50,21 @@ channel_create(const char *name)
 	return ch;
 }
 
+static void
+channel_ban_clear(struct banlist *l)
+{
+	struct ban *b;
+
+	while ((b = TAILQ_FIRST(&l->head)) != NULL)
+		channel_ban_del(l, b);
+}
+
 int
 channel_kept(const struct channel *ch)
 {
 	return ch->permanent || ch->stored || ch->topic != NULL ||
-	    ch->key[0] != '\0' || ch->limit > 0 || ch->nbans > 0 ||
+	    ch->key[0] != '\0' || ch->limit > 0 || ch->bans.n > 0 ||
+	    ch->excepts.n > 0 || ch->invex.n > 0 ||
 	    ch->modes != mode_chan_flags(ircd.conf->default_modes);
 }
 
@@ -67,7 +80,6 @@ void
 channel_destroy(struct channel *ch)
 {
 	char key[CHANNELLEN + 1];
-	struct ban *b;
 	unsigned i;
 
 	if (ch->nmembers > 0)
@@ -76,12 +88,9 @@ channel_destroy(struct channel *ch)
 	dict_del(ircd.channels, key);
 	ircd.nchannels--;
 	hook_channel_gone(ch);
-	while ((b = TAILQ_FIRST(&ch->bans)) != NULL) {
-		TAILQ_REMOVE(&ch->bans, b, entry);
-		free(b->mask);
-		free(b->setter);
-		free(b);
-	}
+	channel_ban_clear(&ch->bans);
+	channel_ban_clear(&ch->excepts);
+	channel_ban_clear(&ch->invex);
 	for (i = 0; i < ch->nops; i++)
 		free(ch->ops[i]);
 	free(ch->ops);
@@ -299,31 +308,131 @@ channel_prefix(const struct member *m, int multi)
 	return "";
 }
 
-int
-channel_is_banned(const struct channel *ch, const struct client *c)
+struct banlist *
+channel_banlist(struct channel *ch, char letter)
+{
+	switch (letter) {
+	case 'b':
+		return &ch->bans;
+	case 'e':
+		return &ch->excepts;
+	case 'I':
+		return &ch->invex;
+	default:
+		return NULL;
+	}
+}
+
+struct ban *
+channel_ban_find(struct banlist *l, const char *mask)
 {
 	struct ban *b;
 
-	TAILQ_FOREACH(b, &ch->bans, entry)
-		if (client_match_mask(c, b->mask))
+	TAILQ_FOREACH(b, &l->head, entry)
+		if (casemap_cmp(b->mask, mask) == 0)
+			return b;
+	return NULL;
+}
+
+struct ban *
+channel_ban_add(struct banlist *l, const char *mask, const char *setter,
+    time_t when)
+{
+	struct ban *b;
+
+	if (ircd.conf->max_bans > 0 && l->n >= (unsigned)ircd.conf->max_bans)
+		return NULL;
+	b = xcalloc(1, sizeof(*b));
+	b->mask = xstrdup(mask);
+	b->setter = xstrdup(setter);
+	b->when = when;
+	TAILQ_INSERT_TAIL(&l->head, b, entry);
+	l->n++;
+	return b;
+}
+
+void
+channel_ban_del(struct banlist *l, struct ban *b)
+{
+	TAILQ_REMOVE(&l->head, b, entry);
+	l->n--;
+	free(b->mask);
+	free(b->setter);
+	free(b);
+}
+
+/* Does a host mask or R:account name c? An m: entry names nobody here. */
+static int
+channel_mask_match(const struct client *c, const char *mask)
+{
+	const char *value;
+
+	switch (banmask_split(mask, &value)) {
+	case 0:
+		return client_match_mask(c, mask);
+	case 'R':
+		return c->account != NULL && casemap_match(value, c->account);
+	default:
+		return 0;
+	}
+}
+
+/*
+ * Does an entry of l match c? ext 0: as a ban (host masks, R:); else
+ * only the entries of that extban ('m'), by what follows "m:". So a
+ * plain +e lifts a plain ban, an m: exception a mute, as in InspIRCd.
+ */
+static int
+channel_list_match(const struct banlist *l, const struct client *c, char ext)
+{
+	const struct ban *b;
+	const char *value;
+
+	TAILQ_FOREACH(b, &l->head, entry) {
+		if (ext == 0 ? channel_mask_match(c, b->mask) :
+		    banmask_split(b->mask, &value) == ext &&
+		    channel_mask_match(c, value))
 			return 1;
+	}
 	return 0;
+}
+
+int
+channel_is_banned(const struct channel *ch, const struct client *c)
+{
+	return channel_list_match(&ch->bans, c, 0) &&
+	    !channel_list_match(&ch->excepts, c, 0);
+}
+
+int
+channel_is_invexempt(const struct channel *ch, const struct client *c)
+{
+	return channel_list_match(&ch->invex, c, 0);
+}
+
+const char *
+channel_cannot_send(const struct channel *ch, const struct client *c)
+{
+	struct member *m = channel_member(ch, c);
+
+	if (m == NULL && (ch->modes & CMODE_NOEXTERNAL))
+		return "Cannot send to channel (no external messages)";
+	if (m != NULL && (m->modes & (MEMBER_OP | MEMBER_VOICE)))
+		return NULL;
+	if (ch->modes & CMODE_MODERATED)
+		return "Cannot send to channel (+m)";
+	if (channel_is_banned(ch, c))
+		return "Cannot send to channel (you are banned)";
+	if (channel_list_match(&ch->bans, c, 'm') &&
+	    !channel_list_match(&ch->excepts, c, 'm'))
+		return "Cannot send to channel (you are muted)";
+	return NULL;
 }
 
 int
 channel_can_send(const struct channel *ch, const struct client *c)
 {
-	struct member *m = channel_member(ch, c);
-
-	if (m == NULL && (ch->modes & CMODE_NOEXTERNAL))
-		return ERR_CANNOTSENDTOCHAN;
-	if (m != NULL && (m->modes & (MEMBER_OP | MEMBER_VOICE)))
-		return 0;
-	if (ch->modes & CMODE_MODERATED)
-		return ERR_CANNOTSENDTOCHAN;
-	if (channel_is_banned(ch, c))
-		return ERR_CANNOTSENDTOCHAN;
-	return 0;
+	return channel_cannot_send(ch, c) == NULL ? 0 : ERR_CANNOTSENDTOCHAN;
 }
 
 void

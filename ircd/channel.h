@@ -36,6 +36,12 @@ struct ban {
 	time_t			 when;
 };
 
+/* A list mode's entries (+b, +e, +I), at most max-bans each (MAXLIST). */
+struct banlist {
+	TAILQ_HEAD(, ban)	 head;
+	unsigned		 n;
+};
+
 struct channel {
 	char			 name[CHANNELLEN + 1];
 	char			*topic;		/* NULL when unset */
@@ -47,8 +53,9 @@ struct channel {
 	unsigned		 limit;			/* 0 when unset */
 	TAILQ_HEAD(, member)	 members;
 	unsigned		 nmembers;
-	TAILQ_HEAD(, ban)	 bans;
-	unsigned		 nbans;
+	struct banlist		 bans;		/* +b */
+	struct banlist		 excepts;	/* +e: past +b */
+	struct banlist		 invex;		/* +I: past +i */
 	int			 permanent;	/* from the config: kept when empty */
 	int			 stored;	/* has history: kept when empty (AU-7) */
 	unsigned		 nservices;	/* members that are service users */
@@ -71,7 +78,7 @@ struct channel	*channel_create(const char *name);
 /*
  * Does an empty ch stay (AU-7)? When the config names it, when it has
  * history, or when its operators gave it state: a topic, a key, a limit,
- * bans or modes other than the defaults.
+ * list entries or modes other than the defaults.
  */
 int		 channel_kept(const struct channel *);
 /* Destroy a channel with no members unless channel_kept. */
@@ -123,7 +130,26 @@ void		 channel_sendn(struct channel *, struct client *except, const char *line, 
 void		 channel_modes_string(const struct channel *, char *buf, size_t len, int show_args);
 /* Highest prefix character(s) of a member: "@", "+", "@+" with multi. */
 const char	*channel_prefix(const struct member *, int multi);
+/* The list of a list mode letter (b, e, I), or NULL. */
+struct banlist	*channel_banlist(struct channel *, char letter);
+/* The entry of l equal to mask (casefolded), or NULL. */
+struct ban	*channel_ban_find(struct banlist *l, const char *mask);
+/* Append an entry; NULL when l holds max-bans entries already. */
+struct ban	*channel_ban_add(struct banlist *l, const char *mask,
+		    const char *setter, time_t when);
+void		 channel_ban_del(struct banlist *l, struct ban *);
+/*
+ * Is c banned from ch: a +b entry (a host mask or R:account) matches and
+ * no +e entry does? Mutes (m:) are channel_can_send's.
+ */
 int		 channel_is_banned(const struct channel *, const struct client *);
+/* Does a +I entry (a host mask or R:account) let c past +i? */
+int		 channel_is_invexempt(const struct channel *, const struct client *);
+/*
+ * Why may c not speak in ch (+n, +m, a ban, a mute)? NULL if it may,
+ * else the reason for ERR_CANNOTSENDTOCHAN.
+ */
+const char	*channel_cannot_send(const struct channel *, const struct client *);
 /* Can c speak in ch? 0 if so, else the numeric to send (ERR_CANNOTSENDTOCHAN). */
 int		 channel_can_send(const struct channel *, const struct client *);
 void		 channel_set_topic(struct channel *, const char *topic, const char *who, time_t);

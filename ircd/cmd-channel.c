@@ -201,23 +201,26 @@ chan_part_all(struct client *c)
 
 /*
  * May c join the existing channel ch with key? 0 if so, else the numeric.
- * Bans always block. An invite lets the user past +i, +k and +l (so an
- * op can bring someone into a full or keyed channel) and is used up.
+ * Bans block unless a +e entry matches. An invite lets the user past +i,
+ * +k and +l (so an op can bring someone into a full or keyed channel)
+ * and is used up; a +I entry lets a user past +i only, as in InspIRCd.
  */
 static int
 chan_join_check(struct client *c, struct channel *ch, const char *key)
 {
-	int keyok, full;
+	int keyok, full, invonly;
 
 	if (channel_is_banned(ch, c))
 		return ERR_BANNEDFROMCHAN;
 	keyok = ch->key[0] == '\0' || (key != NULL && strcmp(key, ch->key) == 0);
 	full = ch->limit > 0 && ch->nmembers >= ch->limit;
-	if (!(ch->modes & CMODE_INVITEONLY) && keyok && !full)
+	invonly = (ch->modes & CMODE_INVITEONLY) &&
+	    !channel_is_invexempt(ch, c);
+	if (!invonly && keyok && !full)
 		return 0;
 	if (client_invite_take(c, ch->name))
 		return 0;
-	if (ch->modes & CMODE_INVITEONLY)
+	if (invonly)
 		return ERR_INVITEONLYCHAN;
 	if (!keyok)
 		return ERR_BADCHANNELKEY;

@@ -40,8 +40,8 @@ message_to_channel(struct client *c, struct outmsg *om, const char *name,
 {
 	struct channel *ch;
 	struct member_filter f;
+	const char *why;
 	unsigned need = 0;
-	int err;
 
 	/* STATUSMSG: "@#chan" reaches operators, "+#chan" voiced and above. */
 	if (name[0] == '@')
@@ -53,9 +53,13 @@ message_to_channel(struct client *c, struct outmsg *om, const char *name,
 			reply(c, ERR_NOSUCHNICK, name);
 		return;
 	}
-	if ((err = channel_can_send(ch, c)) != 0) {
+	why = channel_cannot_send(ch, c);
+	if (why == NULL && (ch->modes & CMODE_NOCTCP) &&
+	    message_is_ctcp(om->text))
+		why = "Cannot send CTCP to channel (+C)";
+	if (why != NULL) {
 		if (!quiet)
-			reply(c, err, ch->name);
+			reply(c, ERR_CANNOTSENDTOCHAN, ch->name, why);
 		return;
 	}
 	outmsg_render(om);

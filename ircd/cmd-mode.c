@@ -1,7 +1,8 @@
 /*
  * cmd-mode.c: MODE for users (+i +w +B, -o) and channels (flags, key,
- * limit, bans, ops and voices). mode.c splits the string; this file checks
- * rights, applies each change in order and relays what really changed.
+ * limit, the lists +b +e +I, ops and voices). mode.c splits the string;
+ * this file checks rights, applies each change in order and relays what
+ * really changed.
  */
 #include "compat.h"
 
@@ -11,6 +12,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "ircd/banmask.h"
 #include "ircd/casemap.h"
 #include "ircd/chanlife.h"
 #include "ircd/channel.h"
@@ -26,8 +28,6 @@
 #include "ircd/numeric.h"
 #include "ircd/reply.h"
 #include "ircd/xmalloc.h"
-
-#define MASKLEN	(NICKLEN + USERLEN + HOSTLEN + 2)
 
 /*
  * The changes that took effect, rendered as one MODE line: "+ov-k" and
@@ -200,89 +200,52 @@ mode_user(struct client *c, struct client *target, struct message *msg)
 	mode_out_flush(&o);
 }
 
-/* What ban mask list (struct ban) holds mask, compared casefolded. */
-static struct ban *
-ban_find(struct channel *ch, const char *mask)
-{
-	struct ban *b;
-
-	TAILQ_FOREACH(b, &ch->bans, entry)
-		if (casemap_cmp(b->mask, mask) == 0)
-			return b;
-	return NULL;
-}
-
-/* Copy at most max bytes of [s, e) into dst, or "*" when empty. */
-static size_t
-mask_part(char *dst, size_t size, const char *s, const char *e, size_t max)
-{
-	size_t len = (size_t)(e - s);
-
-	if (len == 0) {
-		s = "*";
-		len = 1;
-	}
-	if (len > max)
-		len = max;
-	if (len >= size)
-		len = size - 1;
-	memcpy(dst, s, len);
-	dst[len] = '\0';
-	return len;
-}
-
 /*
- * Complete a ban mask to nick!user@host: "nick" is nick!*@*, "user@host"
- * is *!user@host, "host.name" is *!*@host.name, "nick!user" is
- * nick!user@*. Returns 0 for a mask that could not travel as a parameter.
+ * 696 for a parameter that cannot be taken. What the user sent may be
+ * empty or hold spaces ("MODE #c +l :"), which cannot be a middle
+ * parameter: then the reply names it "*", so the line stays well formed.
  */
-static int
-ban_normalize(const char *in, char *out, size_t size)
+static void
+mode_invalid(struct client *c, struct channel *ch, char letter,
+    const char *arg, const char *why)
 {
-	char nick[NICKLEN + 1], user[USERLEN + 1], host[HOSTLEN + 1];
-	const char *bang, *at, *end = in + strlen(in), *p;
+	const char *p;
 
-	if (in[0] == '\0' || in[0] == ':')
-		return 0;
-	for (p = in; *p != '\0'; p++)
-		if ((unsigned char)*p <= ' ' || *p == ',')
-			return 0;
-	bang = strchr(in, '!');
-	at = strchr(bang != NULL ? bang : in, '@');
-	if (bang != NULL) {
-		mask_part(nick, sizeof(nick), in, bang, NICKLEN);
-		mask_part(user, sizeof(user), bang + 1, at != NULL ? at : end,
-		    USERLEN);
-		mask_part(host, sizeof(host), at != NULL ? at + 1 : end, end,
-		    HOSTLEN);
-	} else if (at != NULL) {
-		mask_part(nick, sizeof(nick), in, in, NICKLEN);
-		mask_part(user, sizeof(user), in, at, USERLEN);
-		mask_part(host, sizeof(host), at + 1, end, HOSTLEN);
-	} else if (strchr(in, '.') != NULL || strchr(in, ':') != NULL) {
-		mask_part(nick, sizeof(nick), in, in, NICKLEN);
-		mask_part(user, sizeof(user), in, in, USERLEN);
-		mask_part(host, sizeof(host), in, end, HOSTLEN);
-	} else {
-		mask_part(nick, sizeof(nick), in, end, NICKLEN);
-		mask_part(user, sizeof(user), in, in, USERLEN);
-		mask_part(host, sizeof(host), in, in, HOSTLEN);
-	}
-	snprintf(out, size, "%s!%s@%s", nick, user, host);
-	return 1;
+	if (arg == NULL || arg[0] == '\0' || arg[0] == ':')
+		arg = "*";
+	for (p = arg; *p != '\0'; p++)
+		if (*p == ' ')
+			arg = "*";
+	reply(c, ERR_INVALIDMODEPARAM, ch->name, letter, arg, why);
 }
+
+/* +b, +e and +I: each list's numerics. */
+static const struct {
+	char	letter;
+	int	item, end;
+} mode_lists[] = {
+	{ 'b', RPL_BANLIST, RPL_ENDOFBANLIST },
+	{ 'e', RPL_EXCEPTLIST, RPL_ENDOFEXCEPTLIST },
+	{ 'I', RPL_INVEXLIST, RPL_ENDOFINVEXLIST },
+};
 
 static void
-ban_list(struct client *c, struct channel *ch)
+ban_list(struct client *c, struct channel *ch, char letter)
 {
+	struct banlist *l = channel_banlist(ch, letter);
 	struct ban *b;
+	size_t i, n = sizeof(mode_lists) / sizeof(mode_lists[0]);
 
+	for (i = 0; i < n && mode_lists[i].letter != letter; i++)
+		continue;
+	if (i == n || l == NULL)
+		return;
 	/* The list of a secret channel is as hidden as the channel. */
 	if (!(ch->modes & CMODE_SECRET) || channel_member(ch, c) != NULL)
-		TAILQ_FOREACH(b, &ch->bans, entry)
-			reply(c, RPL_BANLIST, ch->name, b->mask, b->setter,
-			    (long long)b->when);
-	reply(c, RPL_ENDOFBANLIST, ch->name);
+		TAILQ_FOREACH(b, &l->head, entry)
+			reply(c, mode_lists[i].item, ch->name, b->mask,
+			    b->setter, (long long)b->when);
+	reply(c, mode_lists[i].end, ch->name);
 }
 
 /* A key that can travel as one parameter and in JOIN's comma list. */
@@ -310,7 +273,8 @@ cmode_prefix(struct client *c, struct channel *ch, struct mode_change *mc,
 	unsigned bit = mc->letter == 'o' ? MEMBER_OP : MEMBER_VOICE;
 
 	if ((target = client_find(mc->arg)) == NULL) {
-		reply(c, ERR_NOSUCHNICK, mc->arg);
+		/* "MODE #c +o :" names no one; "" cannot be a middle parameter. */
+		reply(c, ERR_NOSUCHNICK, mc->arg[0] != '\0' ? mc->arg : "*");
 		return;
 	}
 	if ((tm = channel_member(ch, target)) == NULL) {
@@ -368,7 +332,7 @@ cmode_limit(struct client *c, struct channel *ch, struct mode_change *mc,
 	if (!isdigit((unsigned char)mc->arg[0]) ||
 	    (v = strtoul(mc->arg, &end, 10)) == 0 || *end != '\0' ||
 	    v > 1000000) {
-		reply(c, ERR_INVALIDMODEPARAM, ch->name, 'l', mc->arg,
+		mode_invalid(c, ch, 'l', mc->arg,
 		    "Invalid limit mode parameter");
 		return;
 	}
@@ -379,48 +343,45 @@ cmode_limit(struct client *c, struct channel *ch, struct mode_change *mc,
 	mode_out_add(o, '+', 'l', num);
 }
 
+/* +b, +e, +I: an entry added or removed; bans alone are stored (HS-2). */
 static void
-cmode_ban(struct client *c, struct channel *ch, struct mode_change *mc,
+cmode_list(struct client *c, struct channel *ch, struct mode_change *mc,
     struct mode_out *o)
 {
-	char mask[MASKLEN + 1];
+	struct banlist *l = channel_banlist(ch, mc->letter);
+	char mask[BANMASK_LEN + 1];
+	const char *why;
 	struct ban *b;
-	int maxb;
 
-	if (!ban_normalize(mc->arg, mask, sizeof(mask))) {
-		reply(c, ERR_INVALIDMODEPARAM, ch->name, 'b', mc->arg,
-		    "Invalid ban mask");
-		return;
-	}
-	b = ban_find(ch, mask);
-	if (mc->dir == '-') {
-		/* Allow removing a mask stored before normalization rules. */
-		if (b == NULL && (b = ban_find(ch, mc->arg)) == NULL)
+	if ((why = banmask_normalize(mc->arg, mc->letter, mask,
+	    sizeof(mask))) != NULL) {
+		/* A mask stored before these rules can still be removed. */
+		if (mc->dir == '-' && (b = channel_ban_find(l, mc->arg)) != NULL)
+			strlcpy(mask, b->mask, sizeof(mask));
+		else {
+			mode_invalid(c, ch, mc->letter, mc->arg, why);
 			return;
-		mode_out_add(o, '-', 'b', b->mask);
-		history_ban_del(ch, b->mask);
-		TAILQ_REMOVE(&ch->bans, b, entry);
-		ch->nbans--;
-		free(b->mask);
-		free(b->setter);
-		free(b);
+		}
+	}
+	b = channel_ban_find(l, mask);
+	if (mc->dir == '-') {
+		if (b == NULL && (b = channel_ban_find(l, mc->arg)) == NULL)
+			return;
+		mode_out_add(o, '-', mc->letter, b->mask);
+		if (mc->letter == 'b')
+			history_ban_del(ch, b->mask);
+		channel_ban_del(l, b);
 		return;
 	}
 	if (b != NULL)
 		return;
-	maxb = ircd.conf != NULL ? ircd.conf->max_bans : 0;
-	if (maxb > 0 && ch->nbans >= (unsigned)maxb) {
-		reply(c, ERR_BANLISTFULL, ch->name, 'b');
+	if ((b = channel_ban_add(l, mask, c->prefix, time(NULL))) == NULL) {
+		reply(c, ERR_BANLISTFULL, ch->name, mc->letter);
 		return;
 	}
-	b = xcalloc(1, sizeof(*b));
-	b->mask = xstrdup(mask);
-	b->setter = xstrdup(c->prefix);
-	b->when = time(NULL);
-	TAILQ_INSERT_TAIL(&ch->bans, b, entry);
-	ch->nbans++;
-	history_ban_add(ch, b);
-	mode_out_add(o, '+', 'b', b->mask);
+	if (mc->letter == 'b')
+		history_ban_add(ch, b);
+	mode_out_add(o, '+', mc->letter, b->mask);
 }
 
 static void
@@ -431,7 +392,8 @@ mode_channel(struct client *c, struct channel *ch, struct message *msg)
 	struct member *m = channel_member(ch, c);
 	char buf[IRC_LINELEN];
 	unsigned bit;
-	int i, n, isop, listed = 0, denied = 0, nparam = 0;
+	char listed[4] = "";	/* the lists shown: each once */
+	int i, n, isop, denied = 0, nparam = 0;
 
 	if (msg->nparams < 2) {
 		channel_modes_string(ch, buf, sizeof(buf), m != NULL);
@@ -452,9 +414,11 @@ mode_channel(struct client *c, struct channel *ch, struct message *msg)
 			continue;
 		}
 		if (t == MODE_LIST && mc->arg == NULL) {
-			/* A query, not a change: anyone may ask, once. */
-			if (!listed++)
-				ban_list(c, ch);
+			/* A query, not a change: anyone may ask, once a list. */
+			if (strchr(listed, mc->letter) == NULL) {
+				ban_list(c, ch, mc->letter);
+				listed[strlen(listed)] = mc->letter;
+			}
 			continue;
 		}
 		if (!isop) {
@@ -496,7 +460,7 @@ mode_channel(struct client *c, struct channel *ch, struct message *msg)
 				cmode_limit(c, ch, mc, &o);
 			break;
 		case MODE_LIST:
-			cmode_ban(c, ch, mc, &o);
+			cmode_list(c, ch, mc, &o);
 			break;
 		case MODE_UNKNOWN:
 		default:

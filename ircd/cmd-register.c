@@ -306,7 +306,8 @@ register_try(struct client *c)
 	reply(c, RPL_WELCOME, cf->network, c->prefix);
 	reply(c, RPL_YOURHOST, cf->name, IRCD_VERSION);
 	reply(c, RPL_CREATED, ircd.created);
-	reply(c, RPL_MYINFO, cf->name, IRCD_VERSION, "iowB", "biklmnostv", "bklov");
+	reply(c, RPL_MYINFO, cf->name, IRCD_VERSION, "iowB", "CIbeiklmnostv",
+	    "Ibeklov");
 	send_isupport(c);
 	send_lusers(c);
 	send_motd(c);

@@ -971,12 +971,12 @@ conf_set(struct conf_parser *p, const struct conf_key *k, char *v)
 	case T_CIDRS:
 		return conf_set_cidrs(p, k, v);
 	case T_DEFMODES:
-		if (conf_check_modes(p, k->name, v, "imnst") == -1)
+		if (conf_check_modes(p, k->name, v, "Cimnst") == -1)
 			return -1;
 		conf_set_str((char **)(base + k->offset), xstrdup(v));
 		break;
 	case T_MODES:
-		if (conf_check_modes(p, k->name, v, "imnstkl") == -1)
+		if (conf_check_modes(p, k->name, v, "Cimnstkl") == -1)
 			return -1;
 		conf_set_str((char **)(base + k->offset), xstrdup(v));
 		break;

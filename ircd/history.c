@@ -92,17 +92,12 @@ static void
 history_load_ban(const char *conv, const struct store_ban *sb, void *arg)
 {
 	struct channel *ch = channel_find(conv);
-	struct ban *b;
 
 	(void)arg;
-	if (ch == NULL || ch->nbans >= (unsigned)ircd.conf->max_bans)
+	if (ch == NULL)
 		return;
-	b = xcalloc(1, sizeof(*b));
-	b->mask = xstrdup(sb->mask);
-	b->setter = xstrdup(sb->setter != NULL ? sb->setter : ircd.conf->name);
-	b->when = (time_t)sb->time;
-	TAILQ_INSERT_TAIL(&ch->bans, b, entry);
-	ch->nbans++;
+	channel_ban_add(&ch->bans, sb->mask, sb->setter != NULL ? sb->setter :
+	    ircd.conf->name, (time_t)sb->time);
 }
 
 /* A remembered operator's account (AU-7). */

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ircd/banmask.h"
 #include "ircd/casemap.h"
 #include "ircd/client.h"
 #include "ircd/conf.h"
@@ -35,16 +36,19 @@ isupport_build(void)
 	T("BOT=B");
 	T("CASEMAPPING=%s", CASEMAPPING);
 	T("CHANLIMIT=#:%d", cf->max_channels);
-	T("CHANMODES=b,k,l,imnst");
+	T("CHANMODES=Ibe,k,l,Cimnst");
 	T("CHANNELLEN=%d", CHANNELLEN);
 	T("CHANTYPES=#");
 	T("CHATHISTORY=100");
 	if (cf->client_tag_deny != NULL)
 		T("CLIENTTAGDENY=%s", cf->client_tag_deny);
 	T("ELIST=CMNTU");
+	T("EXCEPTS=e");
+	T("EXTBAN=,%s", BANMASK_EXTBANS);
 	T("HOSTLEN=%d", HOSTLEN);
+	T("INVEX=I");
 	T("KICKLEN=%d", KICKLEN);
-	T("MAXLIST=b:%d", cf->max_bans);
+	T("MAXLIST=beI:%d", cf->max_bans);
 	T("MAXTARGETS=%d", cf->max_targets);
 	T("MODES=%d", MAXMODES);
 	T("MONITOR=%d", cf->max_monitor);

@@ -13,6 +13,7 @@ libircd_a_SOURCES = \
 	ircd/clock.c ircd/clock.h \
 	ircd/message.c ircd/message.h \
 	ircd/mode.c ircd/mode.h \
+	ircd/banmask.c ircd/banmask.h \
 	ircd/conf.c ircd/conf.h \
 	ircd/passwd.c ircd/passwd.h \
 	ircd/mkcert.c ircd/mkcert.h \

@@ -6,6 +6,7 @@
 
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 
 #include "ircd/message.h"
 
@@ -217,4 +218,13 @@ message_split(const char *text, size_t len, size_t budget,
 		}
 		start = end + 1;
 	}
+}
+
+int
+message_is_ctcp(const char *text)
+{
+	if (text == NULL || text[0] != '\001')
+		return 0;
+	return !(strncasecmp(text + 1, "ACTION", 6) == 0 &&
+	    (text[7] == ' ' || text[7] == '\001' || text[7] == '\0'));
 }

@@ -61,5 +61,10 @@ void	 message_split(const char *text, size_t len, size_t budget,
 
 /* Truncate s to at most max bytes without cutting a UTF-8 sequence. */
 size_t	 message_utf8_trunc(const char *s, size_t len, size_t max);
+/*
+ * Is text a CTCP other than ACTION ("\001VERSION\001")? What +C refuses,
+ * as InspIRCd's noctcp and Ergo's +C do; "/me" stays allowed.
+ */
+int	 message_is_ctcp(const char *text);
 
 #endif

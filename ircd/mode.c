@@ -8,11 +8,15 @@
 
 #include "ircd/mode.h"
 
-/* The one table of channel flag letters, in the order they are shown. */
+/*
+ * The one table of channel flag letters, in the order they are shown
+ * (ASCII, as CHANMODES lists them).
+ */
 static const struct {
 	char		 letter;
 	unsigned	 bit;
 } mode_flags[] = {
+	{ 'C', CMODE_NOCTCP },
 	{ 'i', CMODE_INVITEONLY },
 	{ 'm', CMODE_MODERATED },
 	{ 'n', CMODE_NOEXTERNAL },
@@ -60,6 +64,8 @@ mode_chan_type(char letter)
 {
 	switch (letter) {
 	case 'b':
+	case 'e':
+	case 'I':
 		return MODE_LIST;
 	case 'k':
 		return MODE_ALWAYS;

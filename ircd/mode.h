@@ -15,6 +15,7 @@
 #define CMODE_MODERATED		0x04	/* +m */
 #define CMODE_SECRET		0x08	/* +s */
 #define CMODE_INVITEONLY	0x10	/* +i */
+#define CMODE_NOCTCP		0x20	/* +C: no CTCP but ACTION */
 
 struct mode_change {
 	char		 dir;		/* '+' or '-' */
@@ -25,10 +26,10 @@ struct mode_change {
 /* How a letter takes its argument (CHANMODES types A-D, and prefixes). */
 enum mode_type {
 	MODE_UNKNOWN = 0,
-	MODE_LIST,	/* A: b, parameter always; no parameter = list query */
+	MODE_LIST,	/* A: b e I, parameter always; none = list query */
 	MODE_ALWAYS,	/* B: k, parameter to set and unset */
 	MODE_SETONLY,	/* C: l, parameter to set only */
-	MODE_FLAG,	/* D: n t m s i, no parameter */
+	MODE_FLAG,	/* D: C i m n s t, no parameter */
 	MODE_PREFIX,	/* o v, a nick both ways */
 };
 
@@ -37,7 +38,7 @@ enum mode_type	mode_chan_type(char letter);
 unsigned	mode_chan_flag(char letter);
 /* The bits of every flag letter in letters ('+', '-' and others ignored). */
 unsigned	mode_chan_flags(const char *letters);
-/* The letters of bits, in alphabetical order ("imnst"), into buf. */
+/* The letters of bits, in ASCII order ("Cimnst"), into buf. */
 void		mode_chan_letters(unsigned bits, char *buf, size_t len);
 
 /*

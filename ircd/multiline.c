@@ -21,6 +21,7 @@
 #include "ircd/hook.h"
 #include "ircd/message.h"
 #include "ircd/multiline.h"
+#include "ircd/numeric.h"
 #include "ircd/reply.h"
 #include "ircd/xmalloc.h"
 
@@ -178,7 +179,8 @@ ml_relay(struct client *c, struct mlbatch *b)
 	struct client *to = NULL;
 	char *text;
 	size_t i, len = 0;
-	int notice = strcmp(b->cmd, "NOTICE") == 0, err;
+	const char *why;
+	int notice = strcmp(b->cmd, "NOTICE") == 0;
 
 	if (casemap_is_channel(b->target)) {
 		if ((ch = channel_find(b->target)) == NULL) {
@@ -186,9 +188,14 @@ ml_relay(struct client *c, struct mlbatch *b)
 				reply(c, 401, b->target);
 			return;
 		}
-		if ((err = channel_can_send(ch, c)) != 0) {
+		why = channel_cannot_send(ch, c);
+		for (i = 0; why == NULL && (ch->modes & CMODE_NOCTCP) &&
+		    i < b->n; i++)
+			if (message_is_ctcp(b->lines[i]))
+				why = "Cannot send CTCP to channel (+C)";
+		if (why != NULL) {
 			if (!notice)
-				reply(c, err, ch->name);
+				reply(c, ERR_CANNOTSENDTOCHAN, ch->name, why);
 			return;
 		}
 	} else if ((to = client_find(b->target)) == NULL) {

@@ -123,13 +123,14 @@ link_prefixes(const struct member *m)
 	return "";
 }
 
-/* A channel's local members (only c, if not NULL), its topic and bans. */
+/* A channel's local members (only c, if not NULL), its topic and lists. */
 static void
 link_send_channel(struct link *l, struct channel *ch, struct client *only)
 {
 	struct link_fjoin f;
 	struct member *m;
 	struct ban *b;
+	const char *lp;
 	char modes[IRC_LINELEN], uuid[LINK_UUIDLEN + 1];
 
 	channel_modes_string(ch, modes, sizeof(modes), 1);
@@ -150,9 +151,11 @@ link_send_channel(struct link *l, struct channel *ch, struct client *only)
 		link_send(l, ":%s FTOPIC %s %lld %lld %s :%s", link_our_sid(),
 		    ch->name, (long long)ch->created,
 		    (long long)ch->topic_time, ch->topic_who, ch->topic);
-	TAILQ_FOREACH(b, &ch->bans, entry)
-		link_send(l, ":%s FMODE %s %lld +b %s", link_our_sid(),
-		    ch->name, (long long)ch->created, b->mask);
+	for (lp = "beI"; *lp != '\0'; lp++)
+		TAILQ_FOREACH(b, &channel_banlist(ch, *lp)->head, entry)
+			link_send(l, ":%s FMODE %s %lld +%c %s",
+			    link_our_sid(), ch->name, (long long)ch->created,
+			    *lp, b->mask);
 }
 
 void

@@ -12,6 +12,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "ircd/banmask.h"
 #include "ircd/casemap.h"
 #include "ircd/channel.h"
 #include "ircd/client.h"
@@ -22,7 +23,6 @@
 #include "ircd/link/link.h"
 #include "ircd/log.h"
 #include "ircd/mode.h"
-#include "ircd/xmalloc.h"
 
 /* A ban mask as a line may carry it: no space, comma or control. */
 static int
@@ -30,7 +30,7 @@ lu_mask_ok(const char *s)
 {
 	size_t n = strlen(s);
 
-	if (n == 0 || n > NICKLEN + USERLEN + HOSTLEN + 2)
+	if (n == 0 || n > BANMASK_LEN)
 		return 0;
 	for (; *s != '\0'; s++)
 		if ((unsigned char)*s <= ' ' || *s == ',' || *s == 0x7f)
@@ -70,7 +70,7 @@ lu_join(struct link *l, struct channel *ch, struct client *c,
 /*
  * Modes from the network, applied and shown to the local members as from
  * source: prefixes (of members named by UUID), flags, key, limit and
- * bans. The first letter this server does not know ends the change: it
+ * the lists +b +e +I. The first letter this server does not know ends the change: it
  * cannot tell whether that letter takes a parameter. Returns the number
  * of changes made.
  */
@@ -80,6 +80,7 @@ lu_apply_modes(struct link *l, struct channel *ch, const char *source,
 {
 	struct member *mb;
 	struct client *t;
+	struct banlist *bl;
 	struct ban *b;
 	char out[IRC_LINELEN], outargs[IRC_LINELEN];
 	const char *p, *arg;
@@ -140,27 +141,18 @@ lu_apply_modes(struct link *l, struct channel *ch, const char *source,
 				ch->key[0] = '\0';
 		} else if (*p == 'l') {
 			ch->limit = dir == '+' ? (unsigned)link_ts(arg) : 0;
-		} else if (*p == 'b') {
-			TAILQ_FOREACH(b, &ch->bans, entry)
-				if (casemap_cmp(b->mask, arg) == 0)
-					break;
+		} else if ((bl = channel_banlist(ch, *p)) != NULL) {
+			/* +b +e +I; an extban (R:, m:) arrives as it is. */
+			b = channel_ban_find(bl, arg);
 			if (dir == '-' && b != NULL) {
-				history_ban_del(ch, b->mask);
-				TAILQ_REMOVE(&ch->bans, b, entry);
-				ch->nbans--;
-				free(b->mask);
-				free(b->setter);
-				free(b);
+				if (*p == 'b')
+					history_ban_del(ch, b->mask);
+				channel_ban_del(bl, b);
 			} else if (dir == '+' && b == NULL && lu_mask_ok(arg) &&
-			    (ircd.conf->max_bans <= 0 ||
-			    ch->nbans < (unsigned)ircd.conf->max_bans)) {
-				b = xcalloc(1, sizeof(*b));
-				b->mask = xstrdup(arg);
-				b->setter = xstrdup(source);
-				b->when = time(NULL);
-				TAILQ_INSERT_TAIL(&ch->bans, b, entry);
-				ch->nbans++;
-				history_ban_add(ch, b);
+			    (b = channel_ban_add(bl, arg, source,
+			    time(NULL))) != NULL) {
+				if (*p == 'b')
+					history_ban_add(ch, b);
 			} else
 				continue;
 		} else
@@ -194,6 +186,7 @@ lu_lower_ts(struct link *l, struct channel *ch, long long ts)
 {
 	struct member *m;
 	struct ban *b;
+	const char *lp;
 	char flags[16];
 
 	log_info("link %s: %s is older on the network (%lld < %lld): its "
@@ -221,15 +214,16 @@ lu_lower_ts(struct link *l, struct channel *ch, long long ts)
 	if (ch->limit != 0)
 		channel_send(ch, NULL, ":%s MODE %s -l", l->name, ch->name);
 	ch->limit = 0;
-	while ((b = TAILQ_FIRST(&ch->bans)) != NULL) {
-		channel_send(ch, NULL, ":%s MODE %s -b %s", l->name, ch->name,
-		    b->mask);
-		history_ban_del(ch, b->mask);
-		TAILQ_REMOVE(&ch->bans, b, entry);
-		ch->nbans--;
-		free(b->mask);
-		free(b->setter);
-		free(b);
+	for (lp = "beI"; *lp != '\0'; lp++) {
+		struct banlist *bl = channel_banlist(ch, *lp);
+
+		while ((b = TAILQ_FIRST(&bl->head)) != NULL) {
+			channel_send(ch, NULL, ":%s MODE %s -%c %s", l->name,
+			    ch->name, *lp, b->mask);
+			if (*lp == 'b')
+				history_ban_del(ch, b->mask);
+			channel_ban_del(bl, b);
+		}
 	}
 	if (ch->topic != NULL)
 		channel_set_topic(ch, NULL, "", 0);

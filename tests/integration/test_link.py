@@ -835,10 +835,11 @@ def test_lk2_timestamps():
     m = alice.expect_msg(r" 324 ")
     if m.params[2:] != ["+ntk", "sekrit"]:
         raise TestFailure("modes after the merges: %r" % m.raw)
-    # Modes this server does not keep are skipped with their parameters, as
-    # the peer's CAPAB CHANMODES says they take them.
+    # Modes this server does not keep (f, h) are skipped with their
+    # parameters, as the peer's CAPAB CHANMODES says they take them; C and e
+    # it keeps (issue 27).
     fake.send(":9FK FMODE #ts 1000 +Cefhm *!*@x 3:5 9FKAAAAAA")
-    alice.expect(r"^:irc.fake.test MODE #ts \+m$")
+    alice.expect(r"^:irc.fake.test MODE #ts \+Cem \*!\*@x$")
     alice.quit()
     ai.stop()
 
@@ -907,6 +908,82 @@ def test_lk3_split_and_relink():
     frank.quit()
     dave.quit()
 
+
+# InspIRCd 3's modules for issue 27's modes and extbans.
+EXCEPTION_MODULES = "".join('<module name="%s">\n' % m for m in (
+    "banexception", "inviteexception", "noctcp", "muteban", "services_account"))
+
+
+def lists(c, chan, letter, end):
+    """The masks of list mode letter of chan, as c's server lists them."""
+    c.send("MODE %s %s" % (chan, letter))
+    masks = []
+    for l in c.collect_until(r" %d \S+ %s " % (end, re.escape(chan))):
+        m = parse(l)
+        if m.command in ("346", "348", "367") and m.params[1] == chan:
+            masks.append(m.params[2])
+    return masks
+
+
+def test_lk2_exceptions_and_noctcp_cross():
+    """Issue 27, LK-2: ban exceptions +e, invite exceptions +I and +C cross the link
+    both ways with InspIRCd 3's banexception, inviteexception and noctcp: as FMODE,
+    and in the burst (FJOIN's modes, the lists as FMODE); InspIRCd's extbans m: and
+    R: arrive as they are."""
+    insp, ai = pair(insp_kw={"extra": EXCEPTION_MODULES})
+    wait_up(ai, insp)
+    alice = Client(ai, "alice")
+    alice.join("#ex1")
+    bob = Client(insp, "bob")
+    bob.join("#ex1")
+    alice.expect(r"^:bob!\S+ JOIN :?#ex1")
+    alice.send("MODE #ex1 +e *!*@good.example")
+    bob.expect(r"^:alice!\S+ MODE #ex1 \+e :?\*!\*@good\.example$")
+    alice.send("MODE #ex1 +I *!*@friend.example")
+    bob.expect(r"^:alice!\S+ MODE #ex1 \+I :?\*!\*@friend\.example$")
+    alice.send("MODE #ex1 +C")
+    bob.expect(r"^:alice!\S+ MODE #ex1 :?\+C$")
+    if lists(bob, "#ex1", "e", 349) != ["*!*@good.example"]:
+        raise TestFailure("+e not on InspIRCd")
+    if lists(bob, "#ex1", "I", 347) != ["*!*@friend.example"]:
+        raise TestFailure("+I not on InspIRCd")
+    # The other way: a channel InspIRCd made, its op there sets them.
+    bob.join("#ex2")
+    alice.join("#ex2")
+    bob.expect(r"^:alice!\S+ JOIN :?#ex2")
+    for change, rx in (("+e *!*@b.example", r"\+e \*!\*@b\.example"),
+                       ("+I *!*@c.example", r"\+I \*!\*@c\.example"),
+                       ("+C", r"\+C"),
+                       ("+b m:*!*@muted.example", r"\+b m:\*!\*@muted\.example"),
+                       ("+b R:someone", r"\+b R:someone")):
+        bob.send("MODE #ex2 %s" % change)
+        alice.expect(r"^:bob\S* MODE #ex2 %s$" % rx)
+    if lists(alice, "#ex2", "b", 368) != ["m:*!*@muted.example", "R:someone"]:
+        raise TestFailure("InspIRCd's extbans not kept as they are")
+    alice.send("MODE #ex2")
+    if "C" not in alice.expect_msg(r" 324 ").params[2]:
+        raise TestFailure("+C from InspIRCd not applied")
+    # The burst: InspIRCd restarts empty; our burst brings the modes back.
+    bob.close()
+    insp.stop()
+    wait_for("agentircd logs the split", lambda: "link %s: split" % INSP_NAME
+             in ai.log_text())
+    insp.start()
+    wait_up(ai, insp, count=2)
+    carol = Client(insp, "carol")
+    if lists(carol, "#ex1", "e", 349) != ["*!*@good.example"] or \
+            lists(carol, "#ex1", "I", 347) != ["*!*@friend.example"]:
+        raise TestFailure("the burst did not carry #ex1's lists")
+    if sorted(lists(carol, "#ex2", "b", 368)) != ["R:someone", "m:*!*@muted.example"]:
+        raise TestFailure("the burst did not carry #ex2's extbans")
+    for chan in ("#ex1", "#ex2"):
+        carol.send("MODE %s" % chan)
+        if "C" not in carol.expect_msg(r" 324 ").params[2]:
+            raise TestFailure("+C of %s not in the burst" % chan)
+    carol.quit()
+    alice.quit()
+    ai.stop()
+    insp.stop()
 
 # test_link_net.py and test_link_oper.py import the harness above; run only as
 # a script.

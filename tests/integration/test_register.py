@@ -33,7 +33,7 @@ def test_welcome_001_to_004():
     assert p[0] == "alpha" and p[1] == "irc.test", p
     assert len(p) >= 5, p
     assert "i" in p[3] and "B" in p[3], "user modes in 004: %r" % p
-    for ch in "biklmnostv":
+    for ch in "CIbeiklmnostv":
         assert ch in p[4] + (p[5] if len(p) > 5 else ""), "channel mode %s in 004: %r" % (ch, p)
     order = [x.command for x in m]
     assert order.index("001") < order.index("002") < order.index("003") \
@@ -51,7 +51,7 @@ def test_isupport_005():
                                 "are supported on this server"), l.raw
     assert tok.get("CASEMAPPING") == "rfc1459", tok
     assert "#" in (tok.get("CHANTYPES") or ""), tok
-    assert tok.get("CHANMODES") == "b,k,l,imnst", tok
+    assert tok.get("CHANMODES") == "Ibe,k,l,Cimnst", tok
     assert tok.get("PREFIX") == "(ov)@+", tok
     for k in ("NICKLEN", "CHANNELLEN", "TOPICLEN"):
         assert (tok.get(k) or "").isdigit() and int(tok[k]) > 8, (k, tok)

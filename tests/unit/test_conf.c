@@ -505,7 +505,7 @@ test_errors(void)
 	    "e.conf:2: bad flood-exempt \"::/129\"", "bad v6 prefix");
 	parse_fails("[server]\ndefault-modes = +ntk key\n",
 	    "e.conf:2: default-modes \"+ntk key\": mode 'k' is not one of "
-	    "\"imnst\"", "default-modes takes no key");
+	    "\"Cimnst\"", "default-modes takes no key");
 
 	parse_fails("[server]\nchannel-expire-days = -1\n",
 	    "e.conf:2: bad channel-expire-days \"-1\"", "a negative expiry");
@@ -599,7 +599,7 @@ test_errors(void)
 	    "e.conf:2: duplicate channel \"#dev\", first at line 1",
 	    "duplicate channel");
 	parse_fails("[channel #a]\nmodes = +ntx\n",
-	    "e.conf:2: modes \"+ntx\": mode 'x' is not one of \"imnstkl\"",
+	    "e.conf:2: modes \"+ntx\": mode 'x' is not one of \"Cimnstkl\"",
 	    "unknown channel mode");
 	parse_fails("[channel #a]\nmodes = +k\n", "e.conf:2: bad modes \"+k\"",
 	    "+k without a key");

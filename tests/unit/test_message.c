@@ -159,9 +159,27 @@ test_split(void)
 	is_int((int)strlen(pc.out[0]), 8, "split: first piece whole sequences");
 }
 
+/* +C's test (issue 27): CTCPs but ACTION. */
+static void
+test_ctcp(void)
+{
+	ok(message_is_ctcp("\001VERSION\001"), "ctcp: VERSION");
+	ok(message_is_ctcp("\001PING 123\001"), "ctcp: PING with an argument");
+	ok(message_is_ctcp("\001VERSION"), "ctcp: without the closing \\001");
+	ok(message_is_ctcp("\001ACTIONS\001"), "ctcp: ACTIONS is not ACTION");
+	ok(!message_is_ctcp("\001ACTION waves\001"), "ctcp: ACTION is allowed");
+	ok(!message_is_ctcp("\001action waves\001"), "ctcp: action, any case");
+	ok(!message_is_ctcp("\001ACTION\001"), "ctcp: empty ACTION");
+	ok(!message_is_ctcp("\001ACTION"), "ctcp: bare ACTION");
+	ok(!message_is_ctcp("hello \001VERSION\001"), "ctcp: only at the start");
+	ok(!message_is_ctcp(""), "ctcp: empty text");
+	ok(!message_is_ctcp(NULL), "ctcp: TAGMSG has no text");
+}
+
 int
 main(void)
 {
+	test_ctcp();
 	test_parse();
 	test_tags();
 	test_join();

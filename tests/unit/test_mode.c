@@ -35,6 +35,9 @@ static void
 test_types(void)
 {
 	is_int(mode_chan_type('b'), MODE_LIST, "b is a list mode");
+	is_int(mode_chan_type('e'), MODE_LIST, "e is a list mode");
+	is_int(mode_chan_type('I'), MODE_LIST, "I is a list mode");
+	is_int(mode_chan_type('C'), MODE_FLAG, "C is a flag");
 	is_int(mode_chan_type('k'), MODE_ALWAYS, "k always takes a parameter");
 	is_int(mode_chan_type('l'), MODE_SETONLY, "l takes one to set");
 	is_int(mode_chan_type('i'), MODE_FLAG, "i is a flag");
@@ -193,6 +196,8 @@ test_flags(void)
 	is_str(buf, "im", "letters cut to the buffer");
 	mode_chan_letters(0, buf, sizeof(buf));
 	is_str(buf, "", "no flags, no letters");
+	mode_chan_letters(mode_chan_flags("tCn"), buf, sizeof(buf));
+	is_str(buf, "Cnt", "C first, in ASCII order");
 }
 
 int
