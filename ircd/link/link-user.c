@@ -178,12 +178,18 @@ static void
 lu_release(struct client *c, const char *reason)
 {
 	struct link_user *lu = c->priv;
-	struct link *l = lu->link;
+	struct link *l = lu->link, *o;
+	size_t i;
 
-	/* Gone by our hand (a local operator's KILL): the network must know. */
-	if (!lu->gone && l->state == LINK_UP)
-		link_send(l, ":%s KILL %s :%s", link_our_sid(), lu->uuid,
-		    reason);
+	/*
+	 * Gone by our hand (a local operator's KILL): the network must know,
+	 * every link of it, as InspIRCd broadcasts a KILL.
+	 */
+	if (!lu->gone)
+		for (i = 0; (o = link_at(i)) != NULL; i++)
+			if (o->state == LINK_UP)
+				link_send(o, ":%s KILL %s :%s",
+				    link_our_sid(), lu->uuid, reason);
 	if (dict_get(l->users, lu->uuid) == c) {
 		dict_del(l->users, lu->uuid);
 		l->nusers--;
@@ -207,6 +213,19 @@ lu_server(const struct client *c, const char **info)
 		return NULL;
 	*info = lu->link->servers[i].info;
 	return lu->link->servers[i].name;
+}
+
+void
+link_user_rename(struct client *c, const char *nick)
+{
+	char old[NICKLEN + 1];
+
+	if (strcmp(c->nick, nick) == 0)
+		return;
+	strlcpy(old, c->nick, sizeof(old));
+	client_send_common(c, 0, ":%s NICK :%s", c->prefix, nick);
+	client_set_nick(c, nick);
+	hook_user_nick(c, old);
 }
 
 void
@@ -419,8 +438,7 @@ h_kill(struct link *l, struct link_msg *m)
 	snprintf(reason, sizeof(reason), "Killed (%s (%s))",
 	    link_source_name(l, m), m->nparams > 1 ? m->params[1] : "");
 	if (link_is_remote(c)) {
-		if (link_of(c) != l)
-			return;
+		/* Behind this link or, as a hub, another: the KILL goes on. */
 		((struct link_user *)c->priv)->gone = 1;
 		client_exit(c, reason);
 	} else if (c->flags & CLIENT_SERVICE) {
@@ -640,6 +658,7 @@ static const struct {
 	void		(*fn)(struct link *, struct link_msg *);
 } link_handlers[] = {
 	{ "AWAY",	h_away },
+	{ "ENCAP",	link_hub_encap },
 	{ "FJOIN",	link_chan_fjoin },
 	{ "FMODE",	link_chan_fmode },
 	{ "FTOPIC",	link_chan_ftopic },
@@ -653,6 +672,7 @@ static const struct {
 	{ "PART",	link_chan_part },
 	{ "PRIVMSG",	h_message },
 	{ "QUIT",	h_quit },
+	{ "RSQUIT",	link_hub_rsquit },
 	{ "SAVE",	h_save },
 	{ "SERVER",	h_server },
 	{ "SQUIT",	h_squit },
