@@ -172,6 +172,12 @@ client_is_oper(const struct client *c)
 	return (c->umodes & UMODE_OPER) != 0;
 }
 
+int
+client_shows_oper(const struct client *c)
+{
+	return (c->umodes & UMODE_OPER) || (c->flags & CLIENT_NETOPER);
+}
+
 const char *
 client_server(const struct client *c, const char **info)
 {
@@ -460,7 +466,7 @@ client_exit(struct client *c, const char *reason)
 		ircd.nusers--;
 		if (c->umodes & UMODE_INVISIBLE)
 			ircd.ninvisible--;
-		if (c->umodes & UMODE_OPER)
+		if ((c->umodes & UMODE_OPER) || (c->flags & CLIENT_NETOPER))
 			ircd.nopers--;
 	} else
 		ircd.nunknown--;

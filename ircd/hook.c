@@ -149,3 +149,15 @@ hook_user_away(struct client *c)
 {
 	HOOK_EACH(user_away, c);
 }
+
+void
+hook_user_oper(struct client *c)
+{
+	HOOK_EACH(user_oper, c);
+}
+
+void
+hook_user_realname(struct client *c)
+{
+	HOOK_EACH(user_realname, c);
+}

@@ -52,6 +52,10 @@ struct ircd_hooks {
 		    struct client *target, const char *reason);
 	/* A user went away or came back (AWAY): c->away is the new state. */
 	void	(*user_away)(struct client *);
+	/* A user became an operator (OPER) or stopped (-o): c->umodes says. */
+	void	(*user_oper)(struct client *);
+	/* A user's realname changed (SETNAME): c->realname is the new one. */
+	void	(*user_realname)(struct client *);
 };
 
 /* At most HOOK_MAX tables; registering the same table twice is a no-op. */
@@ -76,5 +80,7 @@ void	hook_user_parted(struct client *, struct channel *, const char *reason);
 void	hook_user_kicked(struct client *, struct channel *, struct client *,
 	    const char *reason);
 void	hook_user_away(struct client *);
+void	hook_user_oper(struct client *);
+void	hook_user_realname(struct client *);
 
 #endif

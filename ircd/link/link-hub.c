@@ -229,7 +229,10 @@ link_hub_forward(struct link *from, const struct link_msg *m,
 	    strcmp(cmd, "AWAY") == 0 || strcmp(cmd, "FJOIN") == 0 ||
 	    strcmp(cmd, "IJOIN") == 0 || strcmp(cmd, "PART") == 0 ||
 	    strcmp(cmd, "KICK") == 0 || strcmp(cmd, "FMODE") == 0 ||
-	    strcmp(cmd, "FTOPIC") == 0 || strcmp(cmd, "ENDBURST") == 0) {
+	    strcmp(cmd, "FTOPIC") == 0 || strcmp(cmd, "ENDBURST") == 0 ||
+	    strcmp(cmd, "OPERTYPE") == 0 || strcmp(cmd, "MODE") == 0 ||
+	    strcmp(cmd, "FHOST") == 0 || strcmp(cmd, "FIDENT") == 0 ||
+	    strcmp(cmd, "FNAME") == 0) {
 		if (known)
 			link_hub_all(from, raw);
 	}

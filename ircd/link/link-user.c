@@ -546,6 +546,135 @@ h_away(struct link *l, struct link_msg *m)
 		    c->prefix);
 }
 
+/*
+ * :uuid OPERTYPE :type, the user is an operator of its server. Shown as
+ * one here (WHOIS 313, WHO *), but with no authority of this server's
+ * operators (agents' policies, ! commands, KILL): CLIENT_NETOPER, not +o.
+ */
+static void
+h_opertype(struct link *l, struct link_msg *m)
+{
+	struct client *c = link_source_user(l, m);
+	char type[LINK_OPERTYPELEN + 1];
+
+	if (c == NULL || m->nparams < 1)
+		return;
+	if (!(c->flags & CLIENT_NETOPER)) {
+		c->flags |= CLIENT_NETOPER;
+		ircd.nopers++;
+	}
+	free(c->oper);
+	c->oper = xstrdup(link_cut(type, sizeof(type), m->params[0],
+	    LINK_OPERTYPELEN));
+}
+
+/*
+ * :source MODE uuid modes [params]: a remote user's own modes. Kept: i,
+ * B, and -o (an operator no more; +o comes as OPERTYPE). The rest, and
+ * their parameters, mean nothing here.
+ */
+static void
+h_umode(struct link *l, struct link_msg *m)
+{
+	struct client *c;
+	const char *p;
+	char dir = '+';
+
+	if (m->nparams < 2 || (c = dict_get(l->users, m->params[0])) == NULL)
+		return;
+	for (p = m->params[1]; *p != '\0'; p++) {
+		if (*p == '+' || *p == '-')
+			dir = *p;
+		else if (*p == 'i' && dir == '+' &&
+		    !(c->umodes & UMODE_INVISIBLE)) {
+			c->umodes |= UMODE_INVISIBLE;
+			ircd.ninvisible++;
+		} else if (*p == 'i' && dir == '-' &&
+		    (c->umodes & UMODE_INVISIBLE)) {
+			c->umodes &= ~UMODE_INVISIBLE;
+			ircd.ninvisible--;
+		} else if (*p == 'B' && dir == '+')
+			c->umodes |= UMODE_BOT;
+		else if (*p == 'B' && dir == '-')
+			c->umodes &= ~UMODE_BOT;
+		else if (*p == 'o' && dir == '-' &&
+		    (c->flags & CLIENT_NETOPER)) {
+			c->flags &= ~CLIENT_NETOPER;
+			ircd.nopers--;
+			free(c->oper);
+			c->oper = NULL;
+		}
+	}
+}
+
+/*
+ * A remote user's host (FHOST) or ident (FIDENT) changed: CHGHOST to the
+ * local clients that share a channel with it and have the cap (IRCv3
+ * chghost), from its old prefix; the others see the new one next time.
+ */
+static void
+lu_chghost(struct client *c, const char *user, const char *host)
+{
+	client_send_common_cap(c, 0, CAP_CHGHOST, ":%s CHGHOST %s %s",
+	    c->prefix, user, host);
+	if (user != c->user)
+		strlcpy(c->user, user, sizeof(c->user));
+	if (host != c->host)
+		client_set_host(c, host);
+	client_update_prefix(c);
+}
+
+/* :uuid FHOST host, the displayed host (1205 carries only that one). */
+static void
+h_fhost(struct link *l, struct link_msg *m)
+{
+	struct client *c = link_source_user(l, m);
+
+	if (c == NULL || m->nparams < 1)
+		return;
+	if (!link_word_ok(m->params[0], HOSTLEN)) {
+		log_warnx("link %s: FHOST of %s with a bad host ignored",
+		    l->name, c->nick);
+		return;
+	}
+	if (strcmp(m->params[0], c->host) != 0)
+		lu_chghost(c, c->user, m->params[0]);
+}
+
+/* :uuid FIDENT ident */
+static void
+h_fident(struct link *l, struct link_msg *m)
+{
+	struct client *c = link_source_user(l, m);
+
+	if (c == NULL || m->nparams < 1)
+		return;
+	if (!link_word_ok(m->params[0], USERLEN + 1)) {
+		log_warnx("link %s: FIDENT of %s with a bad ident ignored",
+		    l->name, c->nick);
+		return;
+	}
+	if (strcmp(m->params[0], c->user) != 0)
+		lu_chghost(c, m->params[0], c->host);
+}
+
+/* :uuid FNAME :realname, told as SETNAME to clients with the cap. */
+static void
+h_fname(struct link *l, struct link_msg *m)
+{
+	struct client *c = link_source_user(l, m);
+	char buf[REALLEN + 1];
+
+	if (c == NULL || m->nparams < 1 || m->params[0][0] == '\0')
+		return;
+	link_cut(buf, sizeof(buf), m->params[0], REALLEN);
+	if (strcmp(buf, c->realname) == 0)
+		return;
+	client_set_realname(c, buf, strlen(buf));
+	client_send_common_cap(c, 0, CAP_SETNAME, ":%s SETNAME :%s",
+	    c->prefix, c->realname);
+}
+
 /* A remote WHOIS asks our user's idle time: ":target IDLE asker signon idle". */
 static void
 h_idle(struct link *l, struct link_msg *m)
@@ -659,16 +788,21 @@ static const struct {
 } link_handlers[] = {
 	{ "AWAY",	h_away },
 	{ "ENCAP",	link_hub_encap },
+	{ "FHOST",	h_fhost },
+	{ "FIDENT",	h_fident },
 	{ "FJOIN",	link_chan_fjoin },
 	{ "FMODE",	link_chan_fmode },
+	{ "FNAME",	h_fname },
 	{ "FTOPIC",	link_chan_ftopic },
 	{ "IDLE",	h_idle },
 	{ "IJOIN",	link_chan_ijoin },
 	{ "KICK",	link_chan_kick },
 	{ "KILL",	h_kill },
 	{ "METADATA",	h_metadata },
+	{ "MODE",	h_umode },
 	{ "NICK",	h_nick },
 	{ "NOTICE",	h_message },
+	{ "OPERTYPE",	h_opertype },
 	{ "PART",	link_chan_part },
 	{ "PRIVMSG",	h_message },
 	{ "QUIT",	h_quit },

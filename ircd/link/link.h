@@ -65,6 +65,14 @@ enum link_state {
 #define LINK_MAXUSERS	100000
 /* Channels a remote user may be in here; joins past it are ignored. */
 #define LINK_MAXCHANS	500
+/*
+ * The OPERTYPE our operators have on the network ("is an Operator on
+ * <network>" in InspIRCd's WHOIS): not the [operator] section's name,
+ * which is half of what OPER asks.
+ */
+#define LINK_OPERTYPE	"Operator"
+/* Bytes of a remote operator's type kept. */
+#define LINK_OPERTYPELEN	64
 /* Bytes queued to the peer before the link is dropped (SendQ). */
 #define LINK_SENDQ	(16 * 1024 * 1024)
 

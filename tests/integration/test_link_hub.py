@@ -203,7 +203,8 @@ def test_lk5_hub_routes_kill_ping_whois_rsquit():
     the leaf behind the hub is answered and no "not responding" warning comes; a
     WHOIS on InspIRCd of a person on the leaf shows its idle time (317); an operator
     on InspIRCd KILLs a person on the leaf, and one on the hub KILLs another, each
-    gone on all three servers; InspIRCd's RSQUIT of the leaf splits it at the hub."""
+    gone on all three servers (InspIRCd's operator is one on the leaf too:
+    OPERTYPE); InspIRCd's RSQUIT of the leaf splits it at the hub."""
     # The rawio log tag is written once the directory exists: InspIRCd makes it.
     insp, hub, b = hub_net(insp_extra=INSP_OPS, hub_extra=HUB_OPS)
     insp.stop()
@@ -237,6 +238,9 @@ def test_lk5_hub_routes_kill_ping_whois_rsquit():
         raise TestFailure("WHOIS kim kim on InspIRCd lacks 317: %r" % lines)
     # KILL by InspIRCd's operator of a person on leaf 2, through the hub.
     oper_up(ian)
+    # Its OPERTYPE reaches leaf 2 through the hub: an operator there too.
+    wait_for("ian an operator on leaf 2", lambda: any(
+        re.search(r" 313 kip ian ", l) for l in whois_lines(kip, "ian")))
     ian.send("KILL kim :enough now")
     kim.expect(r"^ERROR :.*enough now", timeout=10)
     watch.expect(r"^:kim!\S+ QUIT :.*enough now")
