@@ -104,13 +104,35 @@ link_server_find(const struct link *l, const char *sid)
 /*
  * Replies and events addressed to a remote user: its own server tells
  * it what it needs, and our events reach the network through the hooks.
+ * But for this server's own NOTICEs (the answers to its ! commands,
+ * TN-11): they go over the link from our SID to the user, as a NOTICE to
+ * it alone even when it was meant for its channel window.
  */
 static void
 lu_send(struct client *to, const char *line, size_t len)
 {
-	(void)to;
-	(void)line;
-	(void)len;
+	struct link_user *lu = to->priv;
+	const char *p = line, *end = line + len, *sp;
+	char head[HOSTLEN + 10];
+	int n;
+
+	if (lu == NULL || lu->link->state != LINK_UP)
+		return;
+	while (end > p && (end[-1] == '\r' || end[-1] == '\n'))
+		end--;
+	if (*p == '@' && (p = memchr(p, ' ', end - p)) != NULL)
+		p++;
+	n = snprintf(head, sizeof(head), ":%s NOTICE ", ircd.conf->name);
+	if (p == NULL || n < 0 || (size_t)n >= sizeof(head) ||
+	    end - p <= n || memcmp(p, head, n) != 0)
+		return;
+	p += n;
+	if ((sp = memchr(p, ' ', end - p)) == NULL || end - sp < 2 ||
+	    sp[1] != ':')
+		return;
+	p = sp + 2;
+	link_send(lu->link, ":%s NOTICE %s :%.*s", link_our_sid(), lu->uuid,
+	    (int)(end - p), p);
 }
 
 static int

@@ -266,12 +266,16 @@ def test_lk2_opers_hosts_and_realnames():
     """LK-2 ("Users ... cross the link both ways"), carried as InspIRCd 3's
     m_spanningtree does (opertype.cpp; uid.cpp FHOST, FIDENT, FNAME; main.cpp
     OnMode, OnOper, OnChangeRealName); IRCv3 chghost and setname for the clients
-    here. An operator on InspIRCd is one in WHOIS (313) and WHO (*) here until -o;
+    here. An operator on InspIRCd is one in WHOIS (313) and WHO (*) here until -o,
+    with no authority over our agents (AU-1: it may not loosen an agent's policy;
+    the answers to its ! commands, this server's NOTICEs, reach it over the link);
     CHGHOST and CHGIDENT there are a CHGHOST here to clients with the cap only, and
     CHGNAME a SETNAME; WHOIS here shows the new host, ident and realname. Our
     operator is an operator on InspIRCd until -o, and our SETNAME is its realname
     there."""
-    insp, ai = pair(insp_kw={"extra": INSP_OPS}, agents=AI_OPS)
+    pol = agent_section("pol", "#ops").replace(
+        "users = *\n", "users = *\npermissions = allow-all\n") if HAVE_AGENT else ""
+    insp, ai = pair(insp_kw={"extra": INSP_OPS}, agents=AI_OPS + pol)
     wait_up(ai, insp)
     bob = Client(insp, "bob")
     bob.join("#ops")
@@ -292,6 +296,15 @@ def test_lk2_opers_hosts_and_realnames():
     who = [parse(l) for l in plain.collect_until(r" 315 ")]
     if not any(m.command == "352" and "*" in m.params[6] for m in who):
         raise TestFailure("WHO bob here lacks the operator's *: %r" % [m.raw for m in who])
+    if HAVE_AGENT:
+        # But with none of our operators' authority over our agents (AU-1): bob
+        # may tighten pol's policy in his query, not loosen it again.
+        bob.send("PRIVMSG pol :!policy deny-all")
+        bob.expect(r"^(@\S+ )?:irc.test NOTICE bob :pol: permission policy here is "
+                   r"now deny-all$", timeout=15)
+        bob.send("PRIVMSG pol :!policy allow-all")
+        bob.expect(r"^(@\S+ )?:irc.test NOTICE bob :Only IRC operators and pol's "
+                   r"admins may loosen", timeout=15)
     # Host, ident and realname changes: CHGHOST and SETNAME to the clients with caps.
     bob.send("CHGHOST bob new.host.test")
     alice.expect(r"^:bob!\S+ CHGHOST \S+ new.host.test$")
