@@ -271,8 +271,8 @@ def test_lk2_opers_hosts_and_realnames():
     the answers to its ! commands, this server's NOTICEs, reach it over the link);
     CHGHOST and CHGIDENT there are a CHGHOST here to clients with the cap only, and
     CHGNAME a SETNAME; WHOIS here shows the new host, ident and realname. Our
-    operator is an operator on InspIRCd until -o, and our SETNAME is its realname
-    there."""
+    operator is an operator on InspIRCd until -o (and again after a relink, by our
+    burst), and our SETNAME is its realname there."""
     pol = agent_section("pol", "#ops").replace(
         "users = *\n", "users = *\npermissions = allow-all\n") if HAVE_AGENT else ""
     insp, ai = pair(insp_kw={"extra": INSP_OPS}, agents=AI_OPS + pol)
@@ -332,7 +332,17 @@ def test_lk2_opers_hosts_and_realnames():
     alice.send("MODE alice -o")
     wait_for("alice no operator on InspIRCd", lambda: not any(
         m.command == "313" for m in whois(bob, "alice")))
-    for c in (bob, alice, plain):
+    # In our burst too: after a relink, our operator is one there again.
+    alice.send("OPER root %s" % OPER_PW)
+    alice.expect(r" 381 ")
+    bob.close()
+    insp.stop()
+    insp.start()
+    wait_up(ai, insp, count=2)
+    bea = Client(insp, "bea")
+    if not any(m.command == "313" for m in whois(bea, "alice")):
+        raise TestFailure("alice no operator on InspIRCd after the relink")
+    for c in (bea, alice, plain):
         c.quit()
     ai.stop()
     insp.stop()
