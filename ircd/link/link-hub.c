@@ -308,7 +308,11 @@ link_hub_known(struct link *from, const struct link_msg *m)
 	return dict_get(from->users, m->source) != NULL;
 }
 
-/* l is up: the other links learn of its peer; what is behind follows. */
+/*
+ * l is up: the other links learn of its peer; what is behind follows,
+ * its burst, which burst= (when it began, in ms, as InspIRCd's own
+ * SERVER lines say) tells them to time until its ENDBURST.
+ */
 void
 link_hub_up(struct link *l)
 {
@@ -317,8 +321,9 @@ link_hub_up(struct link *l)
 
 	for (i = 0; (o = link_at(i)) != NULL; i++)
 		if (o != l && o->state == LINK_UP)
-			link_send(o, ":%s SERVER %s %s :%s", link_our_sid(),
-			    l->servers[0].name, l->servers[0].sid,
+			link_send(o, ":%s SERVER %s %s burst=%lld :%s",
+			    link_our_sid(), l->servers[0].name,
+			    l->servers[0].sid, (long long)client_time_now_ms(),
 			    l->servers[0].info);
 }
 

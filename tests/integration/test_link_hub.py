@@ -65,8 +65,13 @@ def hub_net(insp_extra="", hub_extra=""):
 
 def test_lk5_hub_between_two_leaves():
     """LK-5: people on two leaves of an agentircd hub share a channel, talk, see
-    the hub's agent answer, and see a split of the other leaf."""
+    the hub's agent answer, and see a split of the other leaf. InspIRCd learns of
+    leaf 2 as a server bursting (SERVER burst=, server.cpp) and times its burst."""
     insp, hub, b = hub_net()
+    # Leaf 2 was introduced as bursting (burst=), so its ENDBURST times its burst.
+    wait_for("InspIRCd times leaf 2's burst", lambda: re.search(
+        r"Received end of netburst from irc.b.test \(burst time: \d+ msecs\)",
+        insp.log_text()))
     ian = Client(insp, "ian")
     kim = Client(b, "kim")
     ian.join("#hub")
