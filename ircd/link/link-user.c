@@ -120,6 +120,8 @@ lu_send(struct client *to, const char *line, size_t len)
 		return;
 	while (end > p && (end[-1] == '\r' || end[-1] == '\n'))
 		end--;
+	if (p == end)
+		return;
 	if (*p == '@' && (p = memchr(p, ' ', end - p)) != NULL)
 		p++;
 	n = snprintf(head, sizeof(head), ":%s NOTICE ", ircd.conf->name);
