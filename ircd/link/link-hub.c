@@ -5,6 +5,9 @@
  * a spanning-tree hub does: the line as the peer sent it, never back to
  * the link it came from. A link that comes up is told of the others'
  * servers and users in our burst, and a split is told as an SQUIT.
+ * What a hub only routes goes where InspIRCd's m_spanningtree sends it:
+ * KILL and SAVE to every other link; PING, PONG and IDLE toward the
+ * server or user they name; RSQUIT and ENCAP toward the server named.
  *
  * The network is a tree: a SID is behind one link only. One that another
  * link has brought in already is a collision, refused (link.c, and
@@ -158,7 +161,7 @@ link_hub_toward(struct link *from, const char *target, const char *raw)
  * A line of from's, handled here: passed on when it was one we took
  * (known says whether its source was known before the handler ran, as a
  * QUIT removes it), the way InspIRCd routes it: to every other link, or
- * (IDLE) toward the one user it is for. Commands not listed stay here.
+ * toward the one user or server it is for. Commands not listed stay here.
  */
 void
 link_hub_forward(struct link *from, const struct link_msg *m,
