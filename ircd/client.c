@@ -209,6 +209,12 @@ client_is_oper(const struct client *c)
 	return (c->umodes & UMODE_OPER) != 0;
 }
 
+int
+client_shows_oper(const struct client *c)
+{
+	return (c->umodes & UMODE_OPER) || (c->flags & CLIENT_NETOPER);
+}
+
 const char *
 client_server(const struct client *c, const char **info)
 {
@@ -525,7 +531,7 @@ client_exit(struct client *c, const char *reason)
 			ircd.nremote--;
 		if (c->umodes & UMODE_INVISIBLE)
 			ircd.ninvisible--;
-		if (c->umodes & UMODE_OPER)
+		if ((c->umodes & UMODE_OPER) || (c->flags & CLIENT_NETOPER))
 			ircd.nopers--;
 	} else
 		ircd.nunknown--;

@@ -43,6 +43,9 @@ struct readmarks;
 #define CLIENT_SERVICE		0x0080	/* a pseudo-user of this server: unkillable,
 					   not counted for first-join op */
 #define CLIENT_CAP_302		0x0100	/* a CAP LS 302 (or later) was seen */
+#define CLIENT_NETOPER		0x0200	/* an operator of another server of the
+					   network: shown as one, with no
+					   operator's authority here */
 
 /* Invitations a client keeps; the oldest goes first. */
 #define CLIENT_MAXINVITES	64
@@ -241,6 +244,8 @@ size_t		 client_sendq(const struct client *);
 /* The nick to use in replies: "*" until one is set. */
 const char	*client_name(const struct client *);
 int		 client_is_oper(const struct client *);
+/* An operator here or (CLIENT_NETOPER) elsewhere, as WHOIS and WHO show. */
+int		 client_shows_oper(const struct client *);
 /* The name of the server c is on (ops->server, else ours); and its info. */
 const char	*client_server(const struct client *, const char **info);
 /* Does the client match a nick!user@host mask? */

@@ -139,7 +139,7 @@ mode_user(struct client *c, struct client *target, struct message *msg)
 	const char *p;
 	char buf[16], dir = '+';
 	unsigned bit;
-	int unknown = 0;
+	int unknown = 0, deoper = 0;
 
 	if (target != c) {
 		reply(c, ERR_USERSDONTMATCH);
@@ -190,6 +190,7 @@ mode_user(struct client *c, struct client *target, struct message *msg)
 				c->oper = NULL;
 				if (c->conn != NULL)
 					conn_set_flood_exempt(c->conn, 0);
+				deoper = 1;
 			}
 		} else
 			continue;
@@ -198,6 +199,8 @@ mode_user(struct client *c, struct client *target, struct message *msg)
 	if (unknown)
 		reply(c, ERR_UMODEUNKNOWNFLAG);
 	mode_out_flush(&o);
+	if (deoper)
+		hook_user_oper(c);
 }
 
 /*

@@ -15,6 +15,7 @@
 #include "ircd/command.h"
 #include "ircd/conf.h"
 #include "ircd/conn.h"
+#include "ircd/hook.h"
 #include "ircd/ircd.h"
 #include "ircd/log.h"
 #include "ircd/message.h"
@@ -109,6 +110,7 @@ oper_checked(struct client *c, int right, const char *name)
 		c->umodes |= UMODE_OPER;
 		ircd.nopers++;
 		client_send(c, ":%s MODE %s :+o", c->nick, c->nick);
+		hook_user_oper(c);
 	}
 	log_info("OPER %s by %s", o->name, c->prefix);
 }

@@ -145,7 +145,7 @@ who_flags(char *buf, size_t size, const struct client *viewer,
     const struct client *t, const struct member *m)
 {
 	snprintf(buf, size, "%c%s%s%s", t->away != NULL ? 'G' : 'H',
-	    client_is_oper(t) ? "*" : "",
+	    client_shows_oper(t) ? "*" : "",
 	    m != NULL ? channel_prefix(m, (viewer->caps & CAP_MULTI_PREFIX) != 0) : "",
 	    (t->umodes & UMODE_BOT) ? "B" : "");
 }
@@ -244,7 +244,7 @@ who_channel(struct client *c, const struct who_query *q, struct channel *ch)
 	TAILQ_FOREACH(m, &ch->members, by_channel) {
 		if (!inside && (m->client->umodes & UMODE_INVISIBLE))
 			continue;
-		if (q->opers_only && !client_is_oper(m->client))
+		if (q->opers_only && !client_shows_oper(m->client))
 			continue;
 		who_send(c, q, m->client, ch, m);
 	}
@@ -268,14 +268,14 @@ who_mask(struct client *c, const struct who_query *q, const char *mask)
 	 * (Modern IRC); only patterns are filtered by visibility.
 	 */
 	if (!has_wildcards(mask) && (t = client_find(mask)) != NULL) {
-		if (!q->opers_only || client_is_oper(t))
+		if (!q->opers_only || client_shows_oper(t))
 			who_send(c, q, t, NULL, NULL);
 		return;
 	}
 	TAILQ_FOREACH(t, &ircd.all, entry) {
 		if (!(t->flags & CLIENT_REGISTERED) || (t->flags & CLIENT_CLOSING))
 			continue;
-		if (q->opers_only && !client_is_oper(t))
+		if (q->opers_only && !client_shows_oper(t))
 			continue;
 		if ((t->umodes & UMODE_INVISIBLE) && !shares_channel(c, t))
 			continue;
@@ -362,7 +362,7 @@ whois_one(struct client *c, const char *nick)
 	}
 	if (t->away != NULL)
 		reply(c, RPL_AWAY, t->nick, t->away);
-	if (client_is_oper(t))
+	if (client_shows_oper(t))
 		reply(c, RPL_WHOISOPERATOR, t->nick);
 	if (t->umodes & UMODE_BOT)
 		reply(c, RPL_WHOISBOT, t->nick, ircd.conf->network);
@@ -684,7 +684,7 @@ cmd_userhost(struct client *c, struct message *m)
 			if ((t = client_find(nick)) == NULL)
 				continue;
 			snprintf(item, sizeof(item), "%s%s=%c%s@%s", t->nick,
-			    client_is_oper(t) ? "*" : "",
+			    client_shows_oper(t) ? "*" : "",
 			    t->away != NULL ? '-' : '+', t->user, t->host);
 			who_append(buf, sizeof(buf), item);
 		}
@@ -881,4 +881,5 @@ cmd_setname(struct client *c, struct message *m)
 	/* Without the cap the change is silent (setname spec). */
 	client_send_common_cap(c, 1, CAP_SETNAME, ":%s SETNAME :%s", c->prefix,
 	    c->realname);
+	hook_user_realname(c);
 }

@@ -155,3 +155,15 @@ hook_servers(hook_server_fn *fn, void *arg)
 {
 	HOOK_EACH(servers, fn, arg);
 }
+
+void
+hook_user_oper(struct client *c)
+{
+	HOOK_EACH(user_oper, c);
+}
+
+void
+hook_user_realname(struct client *c)
+{
+	HOOK_EACH(user_realname, c);
+}

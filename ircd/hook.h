@@ -61,6 +61,10 @@ struct ircd_hooks {
 	 * through (its uplink) and its distance from here in hops.
 	 */
 	void	(*servers)(hook_server_fn *fn, void *arg);
+	/* A user became an operator (OPER) or stopped (-o): c->umodes says. */
+	void	(*user_oper)(struct client *);
+	/* A user's realname changed (SETNAME): c->realname is the new one. */
+	void	(*user_realname)(struct client *);
 };
 
 /* At most HOOK_MAX tables; registering the same table twice is a no-op. */
@@ -86,5 +90,7 @@ void	hook_user_kicked(struct client *, struct channel *, struct client *,
 	    const char *reason);
 void	hook_user_away(struct client *);
 void	hook_servers(hook_server_fn *, void *arg);
+void	hook_user_oper(struct client *);
+void	hook_user_realname(struct client *);
 
 #endif

@@ -94,6 +94,10 @@ link_send_uid_as(struct link *l, struct client *c, const char *uuid)
 	if (c->away != NULL)
 		link_send(l, ":%s AWAY %lld :%s", uuid, (long long)time(NULL),
 		    c->away);
+	if (c->umodes & UMODE_OPER)
+		link_send(l, ":%s OPERTYPE :%s", uuid, LINK_OPERTYPE);
+	else if ((c->flags & CLIENT_NETOPER) && c->oper != NULL)
+		link_send(l, ":%s OPERTYPE :%s", uuid, c->oper);
 }
 
 void
@@ -378,6 +382,33 @@ link_logged_in(struct client *c)
 	    c->account);
 }
 
+/* OPER, or -o: the network sees our operators as operators too. */
+static void
+link_user_oper(struct client *c)
+{
+	char uuid[LINK_UUIDLEN + 1];
+
+	if (!link_is_local_user(c))
+		return;
+	link_local_uuid(c, uuid);
+	if (c->umodes & UMODE_OPER)
+		link_send_up(":%s OPERTYPE :%s", uuid, LINK_OPERTYPE);
+	else
+		link_send_up(":%s MODE %s -o", uuid, uuid);
+}
+
+/* SETNAME: FNAME, as InspIRCd's own SETNAME sends it. */
+static void
+link_user_realname(struct client *c)
+{
+	char uuid[LINK_UUIDLEN + 1];
+
+	if (!link_is_local_user(c))
+		return;
+	link_local_uuid(c, uuid);
+	link_send_up(":%s FNAME :%s", uuid, c->realname);
+}
+
 /* SIGHUP and REHASH: the new [link] sections (link.c). */
 static void
 link_rehash(const struct conf *old, const struct conf *new)
@@ -440,6 +471,8 @@ static const struct ircd_hooks link_hooks = {
 	.user_parted = link_user_parted,
 	.user_kicked = link_user_kicked,
 	.user_away = link_user_away,
+	.user_oper = link_user_oper,
+	.user_realname = link_user_realname,
 	.channel_mode = link_channel_mode,
 	.topic = link_topic,
 	.logged_in = link_logged_in,

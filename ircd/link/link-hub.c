@@ -5,6 +5,9 @@
  * a spanning-tree hub does: the line as the peer sent it, never back to
  * the link it came from. A link that comes up is told of the others'
  * servers and users in our burst, and a split is told as an SQUIT.
+ * What a hub only routes goes where InspIRCd's m_spanningtree sends it:
+ * KILL and SAVE to every other link; PING, PONG and IDLE toward the
+ * server or user they name; RSQUIT and ENCAP toward the server named.
  *
  * The network is a tree: a SID is behind one link only. One that another
  * link has brought in already is a collision, refused (link.c, and
@@ -14,9 +17,12 @@
 
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 
+#include "ircd/casemap.h"
 #include "ircd/channel.h"
 #include "ircd/client.h"
+#include "ircd/conf.h"
 #include "ircd/dict.h"
 #include "ircd/ircd.h"
 #include "ircd/link/link.h"
@@ -100,18 +106,71 @@ link_hub_channel(struct link *from, const char *target, const char *raw)
 	}
 }
 
+/* The link a SID, or the server of a UUID, is behind; NULL if none. */
+static struct link *
+link_hub_behind(const char *target)
+{
+	char sid[LINK_SIDLEN + 1];
+
+	if (strlen(target) != LINK_SIDLEN && !link_is_uuid(target))
+		return NULL;
+	memcpy(sid, target, LINK_SIDLEN);
+	sid[LINK_SIDLEN] = '\0';
+	return link_hub_by_sid(sid);
+}
+
+/* The server of that name (or SID, or mask) and the link it is behind. */
+static struct link *
+link_hub_server(const char *name, size_t *idx)
+{
+	struct link *o;
+	size_t i, j;
+
+	for (i = 0; (o = link_at(i)) != NULL; i++) {
+		if (o->state != LINK_UP)
+			continue;
+		for (j = 0; j < o->nservers; j++)
+			if (strcmp(o->servers[j].sid, name) == 0 ||
+			    casemap_match(name, o->servers[j].name)) {
+				*idx = j;
+				return o;
+			}
+	}
+	return NULL;
+}
+
+/* ENCAP target cmd [params]: a mask, our SID or our name is for us. */
+static int
+link_hub_encap_ours(const struct link_msg *m)
+{
+	return strcmp(m->params[0], link_our_sid()) == 0 ||
+	    casemap_match(m->params[0], ircd.conf->name);
+}
+
+/* The line toward the server of target, unless that is back to from. */
+static void
+link_hub_toward(struct link *from, const char *target, const char *raw)
+{
+	struct link *o;
+
+	if ((o = link_hub_behind(target)) != NULL && o != from)
+		link_hub_send(o, from, raw);
+}
+
 /*
  * A line of from's, handled here: passed on when it was one we took
  * (known says whether its source was known before the handler ran, as a
- * QUIT removes it). Commands not listed stay here (ENCAP, OPERTYPE...).
+ * QUIT removes it), the way InspIRCd routes it: to every other link, or
+ * toward the one user or server it is for. Commands not listed stay here.
  */
 void
 link_hub_forward(struct link *from, const struct link_msg *m,
     const char *raw, int known)
 {
 	struct link *o;
-	char sid[LINK_SIDLEN + 1];
+	struct client *c;
 	const char *cmd = m->cmd;
+	size_t j;
 
 	if (raw == NULL || link_count() < 2 || from->state != LINK_UP)
 		return;
@@ -129,14 +188,42 @@ link_hub_forward(struct link *from, const struct link_msg *m,
 	    strcmp(cmd, "TAGMSG") == 0) {
 		if (!known || m->nparams < 1)
 			return;
-		if (link_is_uuid(m->params[0])) {
+		if (link_is_uuid(m->params[0]))
 			/* A private message: over the link its user is behind. */
-			memcpy(sid, m->params[0], LINK_SIDLEN);
-			sid[LINK_SIDLEN] = '\0';
-			if ((o = link_hub_by_sid(sid)) != NULL && o != from)
-				link_hub_send(o, from, raw);
-		} else
+			link_hub_toward(from, m->params[0], raw);
+		else
 			link_hub_channel(from, m->params[0], raw);
+	} else if (strcmp(cmd, "KILL") == 0 || strcmp(cmd, "SAVE") == 0) {
+		/* Of a user behind a link (ours answer for themselves). */
+		if (!known || m->nparams < 1 || !link_is_uuid(m->params[0]) ||
+		    (o = link_hub_behind(m->params[0])) == NULL)
+			return;
+		/* The SAVE of another link's user renames it here too. */
+		if (cmd[0] == 'S' && o != from &&
+		    (c = dict_get(o->users, m->params[0])) != NULL)
+			link_user_rename(c, m->params[0]);
+		link_hub_all(from, raw);
+	} else if (strcmp(cmd, "IDLE") == 0) {
+		/* A WHOIS's question, or its answer: to the one user. */
+		if (known && m->nparams >= 1)
+			link_hub_toward(from, m->params[0], raw);
+	} else if (strcmp(cmd, "RSQUIT") == 0) {
+		/* Toward the link the server is behind; ours ended it. */
+		if (known && m->nparams >= 1 &&
+		    !casemap_match(m->params[0], ircd.conf->name) &&
+		    (o = link_hub_server(m->params[0], &j)) != NULL &&
+		    j > 0 && o != from)
+			link_hub_send(o, from, raw);
+	} else if (strcmp(cmd, "ENCAP") == 0) {
+		/* A mask to every other link; a server toward it. */
+		if (!known || m->nparams < 2)
+			return;
+		if (strpbrk(m->params[0], "*?") != NULL)
+			link_hub_all(from, raw);
+		else if (!link_hub_encap_ours(m) &&
+		    (o = link_hub_server(m->params[0], &j)) != NULL &&
+		    o != from)
+			link_hub_send(o, from, raw);
 	} else if (strcmp(cmd, "METADATA") == 0) {
 		if (m->nparams >= 3 && dict_get(from->users, m->params[0]) !=
 		    NULL)
@@ -145,10 +232,72 @@ link_hub_forward(struct link *from, const struct link_msg *m,
 	    strcmp(cmd, "AWAY") == 0 || strcmp(cmd, "FJOIN") == 0 ||
 	    strcmp(cmd, "IJOIN") == 0 || strcmp(cmd, "PART") == 0 ||
 	    strcmp(cmd, "KICK") == 0 || strcmp(cmd, "FMODE") == 0 ||
-	    strcmp(cmd, "FTOPIC") == 0 || strcmp(cmd, "ENDBURST") == 0) {
+	    strcmp(cmd, "FTOPIC") == 0 || strcmp(cmd, "ENDBURST") == 0 ||
+	    strcmp(cmd, "OPERTYPE") == 0 || strcmp(cmd, "MODE") == 0 ||
+	    strcmp(cmd, "FHOST") == 0 || strcmp(cmd, "FIDENT") == 0 ||
+	    strcmp(cmd, "FNAME") == 0) {
 		if (known)
 			link_hub_all(from, raw);
 	}
+}
+
+/*
+ * A server's PING or PONG for another server (link.c): passed on toward
+ * it, as InspIRCd routes them, so that servers on either side of this one
+ * see each other answer. 1 if the line was not for us; 0 if it was.
+ */
+int
+link_hub_ping(struct link *from, const struct link_msg *m, const char *raw)
+{
+	if (m->nparams < 1 || strcmp(m->params[0], link_our_sid()) == 0)
+		return 0;
+	/* Only from a server of from's: no fake direction. */
+	if (raw != NULL && m->source != NULL &&
+	    strlen(m->source) == LINK_SIDLEN &&
+	    link_server_find(from, m->source) != -1)
+		link_hub_toward(from, m->params[0], raw);
+	return 1;
+}
+
+/*
+ * :uuid RSQUIT server [:reason], an operator's SQUIT of a server not
+ * linked to theirs. One of our peers we end, as an operator's SQUIT here
+ * would; one behind another link is that link's to end (link_hub_forward
+ * passes the line on).
+ */
+void
+link_hub_rsquit(struct link *l, struct link_msg *m)
+{
+	struct client *by;
+	struct link *o;
+	const char *reason = m->nparams > 1 ? m->params[1] : "No reason";
+	size_t j;
+
+	if (m->nparams < 1 || (by = link_source_user(l, m)) == NULL)
+		return;
+	if (casemap_match(m->params[0], ircd.conf->name) ||
+	    (o = link_hub_server(m->params[0], &j)) == NULL) {
+		log_info("link %s: RSQUIT %.64s by %s ignored: no such server "
+		    "behind this one", l->name, m->params[0], by->prefix);
+		return;
+	}
+	if (j > 0)
+		return;
+	log_info("link %s: RSQUIT by %s: %s", o->name, by->prefix, reason);
+	link_error(o, "Server quit by %s (%s)", by->prefix, reason);
+}
+
+/*
+ * :source ENCAP target cmd [params]: a command for the servers the
+ * target names. This server handles none (SASL, SVSJOIN... are not
+ * built); link_hub_forward passes them on.
+ */
+void
+link_hub_encap(struct link *l, struct link_msg *m)
+{
+	if (m->nparams >= 2 && link_hub_encap_ours(m))
+		log_debug("link %s: ENCAP %.32s not handled", l->name,
+		    m->params[1]);
 }
 
 /* The source was a server or user of from's before its line ran. */
@@ -162,7 +311,11 @@ link_hub_known(struct link *from, const struct link_msg *m)
 	return dict_get(from->users, m->source) != NULL;
 }
 
-/* l is up: the other links learn of its peer; what is behind follows. */
+/*
+ * l is up: the other links learn of its peer; what is behind follows,
+ * its burst, which burst= (when it began, in ms, as InspIRCd's own
+ * SERVER lines say) tells them to time until its ENDBURST.
+ */
 void
 link_hub_up(struct link *l)
 {
@@ -171,8 +324,9 @@ link_hub_up(struct link *l)
 
 	for (i = 0; (o = link_at(i)) != NULL; i++)
 		if (o != l && o->state == LINK_UP)
-			link_send(o, ":%s SERVER %s %s :%s", link_our_sid(),
-			    l->servers[0].name, l->servers[0].sid,
+			link_send(o, ":%s SERVER %s %s burst=%lld :%s",
+			    link_our_sid(), l->servers[0].name,
+			    l->servers[0].sid, (long long)client_time_now_ms(),
 			    l->servers[0].info);
 }
 

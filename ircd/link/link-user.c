@@ -104,13 +104,37 @@ link_server_find(const struct link *l, const char *sid)
 /*
  * Replies and events addressed to a remote user: its own server tells
  * it what it needs, and our events reach the network through the hooks.
+ * But for this server's own NOTICEs (the answers to its ! commands,
+ * TN-11): they go over the link from our SID to the user, as a NOTICE to
+ * it alone even when it was meant for its channel window.
  */
 static void
 lu_send(struct client *to, const char *line, size_t len)
 {
-	(void)to;
-	(void)line;
-	(void)len;
+	struct link_user *lu = to->priv;
+	const char *p = line, *end = line + len, *sp;
+	char head[HOSTLEN + 10];
+	int n;
+
+	if (lu == NULL || lu->link->state != LINK_UP)
+		return;
+	while (end > p && (end[-1] == '\r' || end[-1] == '\n'))
+		end--;
+	if (p == end)
+		return;
+	if (*p == '@' && (p = memchr(p, ' ', end - p)) != NULL)
+		p++;
+	n = snprintf(head, sizeof(head), ":%s NOTICE ", ircd.conf->name);
+	if (p == NULL || n < 0 || (size_t)n >= sizeof(head) ||
+	    end - p <= n || memcmp(p, head, n) != 0)
+		return;
+	p += n;
+	if ((sp = memchr(p, ' ', end - p)) == NULL || end - sp < 2 ||
+	    sp[1] != ':')
+		return;
+	p = sp + 2;
+	link_send(lu->link, ":%s NOTICE %s :%.*s", link_our_sid(), lu->uuid,
+	    (int)(end - p), p);
 }
 
 static int
@@ -178,12 +202,18 @@ static void
 lu_release(struct client *c, const char *reason)
 {
 	struct link_user *lu = c->priv;
-	struct link *l = lu->link;
+	struct link *l = lu->link, *o;
+	size_t i;
 
-	/* Gone by our hand (a local operator's KILL): the network must know. */
-	if (!lu->gone && l->state == LINK_UP)
-		link_send(l, ":%s KILL %s :%s", link_our_sid(), lu->uuid,
-		    reason);
+	/*
+	 * Gone by our hand (a local operator's KILL): the network must know,
+	 * every link of it, as InspIRCd broadcasts a KILL.
+	 */
+	if (!lu->gone)
+		for (i = 0; (o = link_at(i)) != NULL; i++)
+			if (o->state == LINK_UP)
+				link_send(o, ":%s KILL %s :%s",
+				    link_our_sid(), lu->uuid, reason);
 	if (dict_get(l->users, lu->uuid) == c) {
 		dict_del(l->users, lu->uuid);
 		l->nusers--;
@@ -207,6 +237,19 @@ lu_server(const struct client *c, const char **info)
 		return NULL;
 	*info = lu->link->servers[i].info;
 	return lu->link->servers[i].name;
+}
+
+void
+link_user_rename(struct client *c, const char *nick)
+{
+	char old[NICKLEN + 1];
+
+	if (strcmp(c->nick, nick) == 0)
+		return;
+	strlcpy(old, c->nick, sizeof(old));
+	client_send_common(c, 0, ":%s NICK :%s", c->prefix, nick);
+	client_set_nick(c, nick);
+	hook_user_nick(c, old);
 }
 
 void
@@ -504,8 +547,7 @@ h_kill(struct link *l, struct link_msg *m)
 	snprintf(reason, sizeof(reason), "Killed (%s (%s))",
 	    link_source_name(l, m), m->nparams > 1 ? m->params[1] : "");
 	if (link_is_remote(c)) {
-		if (link_of(c) != l)
-			return;
+		/* Behind this link or, as a hub, another: the KILL goes on. */
 		((struct link_user *)c->priv)->gone = 1;
 		client_exit(c, reason);
 	} else if (c->flags & CLIENT_SERVICE) {
@@ -611,6 +653,135 @@ h_away(struct link *l, struct link_msg *m)
 	} else
 		client_send_common_cap(c, 0, CAP_AWAY_NOTIFY, ":%s AWAY",
 		    c->prefix);
+}
+
+/*
+ * :uuid OPERTYPE :type, the user is an operator of its server. Shown as
+ * one here (WHOIS 313, WHO *), but with no authority of this server's
+ * operators (agents' policies, ! commands, KILL): CLIENT_NETOPER, not +o.
+ */
+static void
+h_opertype(struct link *l, struct link_msg *m)
+{
+	struct client *c = link_source_user(l, m);
+	char type[LINK_OPERTYPELEN + 1];
+
+	if (c == NULL || m->nparams < 1)
+		return;
+	if (!(c->flags & CLIENT_NETOPER)) {
+		c->flags |= CLIENT_NETOPER;
+		ircd.nopers++;
+	}
+	free(c->oper);
+	c->oper = xstrdup(link_cut(type, sizeof(type), m->params[0],
+	    LINK_OPERTYPELEN));
+}
+
+/*
+ * :source MODE uuid modes [params]: a remote user's own modes. Kept: i,
+ * B, and -o (an operator no more; +o comes as OPERTYPE). The rest, and
+ * their parameters, mean nothing here.
+ */
+static void
+h_umode(struct link *l, struct link_msg *m)
+{
+	struct client *c;
+	const char *p;
+	char dir = '+';
+
+	if (m->nparams < 2 || (c = dict_get(l->users, m->params[0])) == NULL)
+		return;
+	for (p = m->params[1]; *p != '\0'; p++) {
+		if (*p == '+' || *p == '-')
+			dir = *p;
+		else if (*p == 'i' && dir == '+' &&
+		    !(c->umodes & UMODE_INVISIBLE)) {
+			c->umodes |= UMODE_INVISIBLE;
+			ircd.ninvisible++;
+		} else if (*p == 'i' && dir == '-' &&
+		    (c->umodes & UMODE_INVISIBLE)) {
+			c->umodes &= ~UMODE_INVISIBLE;
+			ircd.ninvisible--;
+		} else if (*p == 'B' && dir == '+')
+			c->umodes |= UMODE_BOT;
+		else if (*p == 'B' && dir == '-')
+			c->umodes &= ~UMODE_BOT;
+		else if (*p == 'o' && dir == '-' &&
+		    (c->flags & CLIENT_NETOPER)) {
+			c->flags &= ~CLIENT_NETOPER;
+			ircd.nopers--;
+			free(c->oper);
+			c->oper = NULL;
+		}
+	}
+}
+
+/*
+ * A remote user's host (FHOST) or ident (FIDENT) changed: CHGHOST to the
+ * local clients that share a channel with it and have the cap (IRCv3
+ * chghost), from its old prefix; the others see the new one next time.
+ */
+static void
+lu_chghost(struct client *c, const char *user, const char *host)
+{
+	client_send_common_cap(c, 0, CAP_CHGHOST, ":%s CHGHOST %s %s",
+	    c->prefix, user, host);
+	if (user != c->user)
+		strlcpy(c->user, user, sizeof(c->user));
+	if (host != c->host)
+		client_set_host(c, host);
+	client_update_prefix(c);
+}
+
+/* :uuid FHOST host, the displayed host (1205 carries only that one). */
+static void
+h_fhost(struct link *l, struct link_msg *m)
+{
+	struct client *c = link_source_user(l, m);
+
+	if (c == NULL || m->nparams < 1)
+		return;
+	if (!link_word_ok(m->params[0], HOSTLEN)) {
+		log_warnx("link %s: FHOST of %s with a bad host ignored",
+		    l->name, c->nick);
+		return;
+	}
+	if (strcmp(m->params[0], c->host) != 0)
+		lu_chghost(c, c->user, m->params[0]);
+}
+
+/* :uuid FIDENT ident */
+static void
+h_fident(struct link *l, struct link_msg *m)
+{
+	struct client *c = link_source_user(l, m);
+
+	if (c == NULL || m->nparams < 1)
+		return;
+	if (!link_word_ok(m->params[0], USERLEN + 1)) {
+		log_warnx("link %s: FIDENT of %s with a bad ident ignored",
+		    l->name, c->nick);
+		return;
+	}
+	if (strcmp(m->params[0], c->user) != 0)
+		lu_chghost(c, m->params[0], c->host);
+}
+
+/* :uuid FNAME :realname, told as SETNAME to clients with the cap. */
+static void
+h_fname(struct link *l, struct link_msg *m)
+{
+	struct client *c = link_source_user(l, m);
+	char buf[REALLEN + 1];
+
+	if (c == NULL || m->nparams < 1 || m->params[0][0] == '\0')
+		return;
+	link_cut(buf, sizeof(buf), m->params[0], REALLEN);
+	if (strcmp(buf, c->realname) == 0)
+		return;
+	client_set_realname(c, buf, strlen(buf));
+	client_send_common_cap(c, 0, CAP_SETNAME, ":%s SETNAME :%s",
+	    c->prefix, c->realname);
 }
 
 /* A remote WHOIS asks our user's idle time: ":target IDLE asker signon idle". */
@@ -722,19 +893,26 @@ static const struct {
 	void		(*fn)(struct link *, struct link_msg *);
 } link_handlers[] = {
 	{ "AWAY",	h_away },
+	{ "ENCAP",	link_hub_encap },
+	{ "FHOST",	h_fhost },
+	{ "FIDENT",	h_fident },
 	{ "FJOIN",	link_chan_fjoin },
 	{ "FMODE",	link_chan_fmode },
+	{ "FNAME",	h_fname },
 	{ "FTOPIC",	link_chan_ftopic },
 	{ "IDLE",	h_idle },
 	{ "IJOIN",	link_chan_ijoin },
 	{ "KICK",	link_chan_kick },
 	{ "KILL",	h_kill },
 	{ "METADATA",	h_metadata },
+	{ "MODE",	h_umode },
 	{ "NICK",	h_nick },
 	{ "NOTICE",	h_message },
+	{ "OPERTYPE",	h_opertype },
 	{ "PART",	link_chan_part },
 	{ "PRIVMSG",	h_message },
 	{ "QUIT",	h_quit },
+	{ "RSQUIT",	link_hub_rsquit },
 	{ "SAVE",	h_save },
 	{ "SERVER",	h_server },
 	{ "SQUIT",	h_squit },

@@ -511,6 +511,9 @@ link_line(struct link *l, char *line)
 	case LINK_CONNECTING:
 		return;
 	}
+	if ((strcmp(m.cmd, "PING") == 0 || strcmp(m.cmd, "PONG") == 0) &&
+	    link_hub_ping(l, &m, rawp))
+		return;		/* another server's: passed on (LK-5) */
 	if (strcmp(m.cmd, "PING") == 0)
 		link_ping(l, &m);
 	else if (strcmp(m.cmd, "PONG") == 0) {

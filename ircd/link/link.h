@@ -66,6 +66,14 @@ enum link_state {
 #define LINK_MAXUSERS	100000
 /* Channels a remote user may be in here; joins past it are ignored. */
 #define LINK_MAXCHANS	500
+/*
+ * The OPERTYPE our operators have on the network ("is an Operator on
+ * <network>" in InspIRCd's WHOIS): not the [operator] section's name,
+ * which is half of what OPER asks.
+ */
+#define LINK_OPERTYPE	"Operator"
+/* Bytes of a remote operator's type kept. */
+#define LINK_OPERTYPELEN	64
 /* Bytes queued to the peer before the link is dropped (SendQ). */
 #define LINK_SENDQ	(16 * 1024 * 1024)
 
@@ -167,6 +175,8 @@ struct link	*link_of(const struct client *);
 const char	*link_remote_uuid(const struct client *);
 /* The client a UUID (remote or local) stands for, or NULL. */
 struct client	*link_find_uuid(struct link *, const char *uuid);
+/* A remote user goes by another nick (SAVE), told to the local clients. */
+void		 link_user_rename(struct client *, const char *nick);
 /* Every remote user of the link (or behind sid, if not NULL) quits. */
 void		 link_users_split(struct link *, const char *sid,
 		    const char *reason);
@@ -194,6 +204,11 @@ int		 link_hub_sid_taken(const struct link *l, const char *sid);
 int		 link_hub_known(struct link *, const struct link_msg *);
 void		 link_hub_forward(struct link *, const struct link_msg *,
 		    const char *raw, int known);
+/* PING or PONG for another server: passed on toward it; 1 if not ours. */
+int		 link_hub_ping(struct link *, const struct link_msg *,
+		    const char *raw);
+void		 link_hub_rsquit(struct link *, struct link_msg *);
+void		 link_hub_encap(struct link *, struct link_msg *);
 void		 link_hub_up(struct link *);
 void		 link_hub_split(struct link *, const char *reason);
 void		 link_hub_burst(struct link *);

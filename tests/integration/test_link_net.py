@@ -14,7 +14,11 @@ m_ircv3_servertime, and a fake peer that writes exactly what a test says):
   replay after a relink is harmless, LK-3);
 - two agentircd servers behind one InspIRCd hub, each with its own agent: a person on
   the hub asks both in one channel, both answer on all three servers, and the second
-  agent's transcript (SS-2) has the first one's answer (LK-5).
+  agent's transcript (SS-2) has the first one's answer (LK-5);
+- users' state beyond nicks (LK-2): InspIRCd's operators are shown as operators here
+  and ours there (OPERTYPE, MODE -o), host, ident and realname changes on InspIRCd
+  reach the clients here that asked for them (CHGHOST, SETNAME), and our SETNAME
+  reaches InspIRCd (FNAME).
 """
 
 import os
@@ -24,10 +28,10 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from ircharness import (Client, Server, SkipTest, TestFailure,  # noqa: E402
-                        parse, run_tests)
+                        hash_password, parse, run_tests)
 from test_link import (HAVE_AGENT, INSP_NAME, LIVE, NET, InspIRCd,  # noqa: E402
                        agent_section, fake_pair, free_port, link_section, names,
-                       wait_for)
+                       pair, wait_for, wait_up, whois)
 
 TIME_RX = r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$"
 
@@ -246,6 +250,102 @@ def test_lk5_two_leaves_behind_a_hub():
     b.stop()
     a.stop()
     hub.stop()
+
+
+OPER_PW = "oper-secret"
+# An operator on InspIRCd (class Shared has every command) who may change users'
+# hosts, idents and realnames; and one here.
+INSP_OPS = ('<type name="NetAdmin" classes="Shared">\n'
+            '<oper name="root" password="%s" host="*@*" type="NetAdmin">\n'
+            '<module name="chghost">\n<module name="chgident">\n'
+            '<module name="chgname">\n' % OPER_PW)
+AI_OPS = "[operator root]\npassword = %s\nmask = *@*\n\n" % hash_password(OPER_PW)
+
+
+def test_lk2_opers_hosts_and_realnames():
+    """LK-2 ("Users ... cross the link both ways"), carried as InspIRCd 3's
+    m_spanningtree does (opertype.cpp; uid.cpp FHOST, FIDENT, FNAME; main.cpp
+    OnMode, OnOper, OnChangeRealName); IRCv3 chghost and setname for the clients
+    here. An operator on InspIRCd is one in WHOIS (313) and WHO (*) here until -o,
+    with no authority over our agents (AU-1: it may not loosen an agent's policy;
+    the answers to its ! commands, this server's NOTICEs, reach it over the link);
+    CHGHOST and CHGIDENT there are a CHGHOST here to clients with the cap only, and
+    CHGNAME a SETNAME; WHOIS here shows the new host, ident and realname. Our
+    operator is an operator on InspIRCd until -o (and again after a relink, by our
+    burst), and our SETNAME is its realname there."""
+    pol = agent_section("pol", "#ops").replace(
+        "users = *\n", "users = *\npermissions = allow-all\n") if HAVE_AGENT else ""
+    insp, ai = pair(insp_kw={"extra": INSP_OPS}, agents=AI_OPS + pol)
+    wait_up(ai, insp)
+    bob = Client(insp, "bob")
+    bob.join("#ops")
+    alice = tagged(ai, "alice", "chghost setname")
+    alice.join("#ops")
+    plain = Client(ai, "plain")
+    plain.join("#ops")
+    wait_for("bob in #ops here", lambda: "bob" in names(plain, "#ops"))
+    wait_for("alice in #ops there", lambda: "alice" in names(bob, "#ops"))
+    if any(m.command == "313" for m in whois(plain, "bob")):
+        raise TestFailure("bob is an operator before OPER")
+    # InspIRCd's operator, shown as one here; then not, after -o.
+    bob.send("OPER root %s" % OPER_PW)
+    bob.expect(r" 381 ")
+    wait_for("bob an operator in WHOIS here", lambda: any(
+        m.command == "313" for m in whois(plain, "bob")))
+    plain.send("WHO bob")
+    who = [parse(l) for l in plain.collect_until(r" 315 ")]
+    if not any(m.command == "352" and "*" in m.params[6] for m in who):
+        raise TestFailure("WHO bob here lacks the operator's *: %r" % [m.raw for m in who])
+    if HAVE_AGENT:
+        # But with none of our operators' authority over our agents (AU-1): bob
+        # may tighten pol's policy in his query, not loosen it again.
+        bob.send("PRIVMSG pol :!policy deny-all")
+        bob.expect(r"^(@\S+ )?:irc.test NOTICE bob :pol: permission policy here is "
+                   r"now deny-all$", timeout=15)
+        bob.send("PRIVMSG pol :!policy allow-all")
+        bob.expect(r"^(@\S+ )?:irc.test NOTICE bob :Only IRC operators and pol's "
+                   r"admins may loosen", timeout=15)
+    # Host, ident and realname changes: CHGHOST and SETNAME to the clients with caps.
+    bob.send("CHGHOST bob new.host.test")
+    alice.expect(r"^:bob!\S+ CHGHOST \S+ new.host.test$")
+    bob.send("CHGIDENT bob newid")
+    alice.expect(r"^:bob!\S+@new.host.test CHGHOST newid new.host.test$")
+    bob.send("CHGNAME bob :Bob Renamed")
+    alice.expect(r"^:bob!newid@new.host.test SETNAME :Bob Renamed$")
+    plain.assert_nothing(regex=r"CHGHOST|SETNAME")
+    w = whois(plain, "bob")
+    if not any(m.command == "311" and m.params[2:4] == ["newid", "new.host.test"]
+               and m.params[-1] == "Bob Renamed" for m in w):
+        raise TestFailure("WHOIS bob here: %r" % [m.raw for m in w])
+    bob.send("MODE bob -o")
+    wait_for("bob no operator here", lambda: not any(
+        m.command == "313" for m in whois(plain, "bob")))
+    # Ours there: OPERTYPE, FNAME, and MODE -o.
+    alice.send("OPER root %s" % OPER_PW)
+    alice.expect(r" 381 ")
+    wait_for("alice an operator on InspIRCd", lambda: any(
+        m.command == "313" and "Operator" in m.params[-1] for m in whois(bob, "alice")))
+    alice.send("SETNAME :Alice Renamed")
+    wait_for("alice's realname on InspIRCd", lambda: any(
+        m.command == "311" and m.params[-1] == "Alice Renamed"
+        for m in whois(bob, "alice")))
+    alice.send("MODE alice -o")
+    wait_for("alice no operator on InspIRCd", lambda: not any(
+        m.command == "313" for m in whois(bob, "alice")))
+    # In our burst too: after a relink, our operator is one there again.
+    alice.send("OPER root %s" % OPER_PW)
+    alice.expect(r" 381 ")
+    bob.close()
+    insp.stop()
+    insp.start()
+    wait_up(ai, insp, count=2)
+    bea = Client(insp, "bea")
+    if not any(m.command == "313" for m in whois(bea, "alice")):
+        raise TestFailure("alice no operator on InspIRCd after the relink")
+    for c in (bea, alice, plain):
+        c.quit()
+    ai.stop()
+    insp.stop()
 
 
 run_tests(globals())
