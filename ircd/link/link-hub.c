@@ -168,7 +168,6 @@ link_hub_forward(struct link *from, const struct link_msg *m,
     const char *raw, int known)
 {
 	struct link *o;
-	struct client *c;
 	const char *cmd = m->cmd;
 	size_t j;
 
@@ -198,10 +197,7 @@ link_hub_forward(struct link *from, const struct link_msg *m,
 		if (!known || m->nparams < 1 || !link_is_uuid(m->params[0]) ||
 		    (o = link_hub_behind(m->params[0])) == NULL)
 			return;
-		/* The SAVE of another link's user renames it here too. */
-		if (cmd[0] == 'S' && o != from &&
-		    (c = dict_get(o->users, m->params[0])) != NULL)
-			link_user_rename(c, m->params[0]);
+		/* h_save renamed another link's user here (by its time). */
 		link_hub_all(from, raw);
 	} else if (strcmp(cmd, "IDLE") == 0) {
 		/* A WHOIS's question, or its answer: to the one user. */

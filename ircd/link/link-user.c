@@ -240,19 +240,6 @@ lu_server(const struct client *c, const char **info)
 }
 
 void
-link_user_rename(struct client *c, const char *nick)
-{
-	char old[NICKLEN + 1];
-
-	if (strcmp(c->nick, nick) == 0)
-		return;
-	strlcpy(old, c->nick, sizeof(old));
-	client_send_common(c, 0, ":%s NICK :%s", c->prefix, nick);
-	client_set_nick(c, nick);
-	hook_user_nick(c, old);
-}
-
-void
 link_users_split(struct link *l, const char *sid, const char *reason)
 {
 	struct client **v = NULL, *c;

@@ -175,8 +175,6 @@ struct link	*link_of(const struct client *);
 const char	*link_remote_uuid(const struct client *);
 /* The client a UUID (remote or local) stands for, or NULL. */
 struct client	*link_find_uuid(struct link *, const char *uuid);
-/* A remote user goes by another nick (SAVE), told to the local clients. */
-void		 link_user_rename(struct client *, const char *nick);
 /* Every remote user of the link (or behind sid, if not NULL) quits. */
 void		 link_users_split(struct link *, const char *sid,
 		    const char *reason);
