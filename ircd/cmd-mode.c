@@ -346,7 +346,7 @@ cmode_limit(struct client *c, struct channel *ch, struct mode_change *mc,
 	mode_out_add(o, '+', 'l', num);
 }
 
-/* +b, +e, +I: an entry added or removed; bans alone are stored (HS-2). */
+/* +b, +e, +I: an entry added or removed, and stored (HS-2). */
 static void
 cmode_list(struct client *c, struct channel *ch, struct mode_change *mc,
     struct mode_out *o)
@@ -371,8 +371,7 @@ cmode_list(struct client *c, struct channel *ch, struct mode_change *mc,
 		if (b == NULL && (b = channel_ban_find(l, mc->arg)) == NULL)
 			return;
 		mode_out_add(o, '-', mc->letter, b->mask);
-		if (mc->letter == 'b')
-			history_ban_del(ch, b->mask);
+		history_ban_del(ch, mc->letter, b->mask);
 		channel_ban_del(l, b);
 		return;
 	}
@@ -382,8 +381,7 @@ cmode_list(struct client *c, struct channel *ch, struct mode_change *mc,
 		reply(c, ERR_BANLISTFULL, ch->name, mc->letter);
 		return;
 	}
-	if (mc->letter == 'b')
-		history_ban_add(ch, b);
+	history_ban_add(ch, mc->letter, b);
 	mode_out_add(o, '+', mc->letter, b->mask);
 }
 

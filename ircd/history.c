@@ -96,8 +96,9 @@ history_load_ban(const char *conv, const struct store_ban *sb, void *arg)
 	(void)arg;
 	if (ch == NULL)
 		return;
-	channel_ban_add(&ch->bans, sb->mask, sb->setter != NULL ? sb->setter :
-	    ircd.conf->name, (time_t)sb->time);
+	channel_ban_add(channel_banlist(ch, sb->list), sb->mask,
+	    sb->setter != NULL ? sb->setter : ircd.conf->name,
+	    (time_t)sb->time);
 }
 
 /* A remembered operator's account (AU-7). */
@@ -484,7 +485,7 @@ history_channel_save(struct channel *ch)
 }
 
 void
-history_ban_add(struct channel *ch, const struct ban *b)
+history_ban_add(struct channel *ch, char list, const struct ban *b)
 {
 	struct store_ban sb;
 	struct convkey conv;
@@ -496,16 +497,17 @@ history_ban_add(struct channel *ch, const struct ban *b)
 	sb.mask = b->mask;
 	sb.setter = b->setter;
 	sb.time = b->when;
+	sb.list = list;
 	store_ban_add(store, conv.s, &sb);
 }
 
 void
-history_ban_del(struct channel *ch, const char *mask)
+history_ban_del(struct channel *ch, char list, const char *mask)
 {
 	struct convkey conv;
 
 	if (store == NULL)
 		return;
 	history_channel_conv(ch, &conv);
-	store_ban_del(store, conv.s, mask);
+	store_ban_del(store, conv.s, list, mask);
 }

@@ -66,10 +66,11 @@ void	history_channel_conv(const struct channel *, struct convkey *);
 /* Replay the channel's last lines to c after its JOIN (HS-3). */
 void	history_replay_join(struct client *c, struct channel *ch);
 
-/* Keep the channel's topic, modes and bans across restarts. */
+/* Keep the channel's topic, modes, bans and exceptions across restarts. */
 void	history_channel_save(struct channel *);
-void	history_ban_add(struct channel *, const struct ban *);
-void	history_ban_del(struct channel *, const char *mask);
+/* list: the mode letter of the list (b, e or I). */
+void	history_ban_add(struct channel *, char list, const struct ban *);
+void	history_ban_del(struct channel *, char list, const char *mask);
 
 /* Send one stored message to c as a replay line (with batch ref, or NULL). */
 struct store_msg;

@@ -117,15 +117,17 @@ store_ban_add(struct store *s, const char *conv, const struct store_ban *b)
 
 	/* Setting an existing ban again keeps who set it first, like IRC. */
 	st = store_stmt(s, SQL_BAN_ADD,
-	    "INSERT INTO bans (conv, mask, setter, time)\n"
-	    "VALUES (?1, ?2, ?3, ?4)\n"
-	    "ON CONFLICT (conv, mask) DO NOTHING");
+	    "INSERT INTO bans (conv, mask, setter, time, list)\n"
+	    "VALUES (?1, ?2, ?3, ?4, ?5)\n"
+	    "ON CONFLICT (conv, list, mask) DO NOTHING");
 	if (st == NULL)
 		goto fail;
 	store_bind_text(st, 1, conv);
 	store_bind_text(st, 2, b->mask);
 	store_bind_text(st, 3, b->setter != NULL ? b->setter : "");
 	sqlite3_bind_int64(st, 4, b->time);
+	sqlite3_bind_text(st, 5, b->list != 0 ? &b->list : "b", 1,
+	    SQLITE_STATIC);
 	if (store_step_done(s, st, "add ban") == -1)
 		goto fail;
 	return store_commit(s);
@@ -135,16 +137,19 @@ fail:
 }
 
 int
-store_ban_del(struct store *s, const char *conv, const char *mask)
+store_ban_del(struct store *s, const char *conv, char list, const char *mask)
 {
 	sqlite3_stmt *st;
 
+	if (list == 0)
+		list = 'b';
 	st = store_stmt(s, SQL_BAN_DEL,
-	    "DELETE FROM bans WHERE conv = ?1 AND mask = ?2");
+	    "DELETE FROM bans WHERE conv = ?1 AND mask = ?2 AND list = ?3");
 	if (st == NULL)
 		return -1;
 	store_bind_text(st, 1, conv);
 	store_bind_text(st, 2, mask);
+	sqlite3_bind_text(st, 3, &list, 1, SQLITE_TRANSIENT);
 	return store_step_done(s, st, "delete ban");
 }
 
@@ -154,10 +159,11 @@ store_bans(struct store *s, const char *conv,
 {
 	struct store_ban b;
 	sqlite3_stmt *st;
+	const char *list;
 	int rc;
 
 	st = store_stmt(s, SQL_BAN_LIST,
-	    "SELECT mask, setter, time\n"
+	    "SELECT mask, setter, time, list\n"
 	    "FROM bans\n"
 	    "WHERE conv = ?1\n"
 	    "ORDER BY time, mask");
@@ -168,6 +174,9 @@ store_bans(struct store *s, const char *conv,
 		b.mask = store_column_text(st, 0);
 		b.setter = store_column_text(st, 1);
 		b.time = sqlite3_column_int64(st, 2);
+		list = store_column_text(st, 3);
+		b.list = list != NULL && (list[0] == 'e' || list[0] == 'I') ?
+		    list[0] : 'b';
 		if (b.mask != NULL && ban_fn != NULL)
 			ban_fn(conv, &b, arg);
 	}

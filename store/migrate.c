@@ -261,6 +261,28 @@ static const char *const v7[] = {
 	NULL
 };
 
+/*
+ * Version 8: a channel's exception lists (+e ban exceptions, +I invite
+ * exceptions) are kept as its bans are. The bans table gets a list
+ * column ('b', 'e' or 'I'), so one mask may be in several lists.
+ */
+static const char *const v8[] = {
+	"CREATE TABLE bans_v8 (\n"
+	"	conv	TEXT NOT NULL\n"
+	"		REFERENCES channels (conv) ON DELETE CASCADE,\n"
+	"	list	TEXT NOT NULL DEFAULT 'b',\n"
+	"	mask	TEXT NOT NULL,\n"
+	"	setter	TEXT NOT NULL,\n"
+	"	time	INTEGER NOT NULL,\n"
+	"	PRIMARY KEY (conv, list, mask)\n"
+	")",
+	"INSERT INTO bans_v8 (conv, list, mask, setter, time)\n"
+	"SELECT conv, 'b', mask, setter, time FROM bans",
+	"DROP TABLE bans",
+	"ALTER TABLE bans_v8 RENAME TO bans",
+	NULL
+};
+
 static const char *const *const migrations[] = {
 	v1,
 	v2,
@@ -269,6 +291,7 @@ static const char *const *const migrations[] = {
 	v5,
 	v6,
 	v7,
+	v8,
 };
 
 int

@@ -206,6 +206,7 @@ struct store_ban {
 	const char	*mask;
 	const char	*setter;
 	int64_t		 time;
+	char		 list;		/* 'b', 'e' or 'I'; 0 is 'b' */
 };
 
 /* Insert or replace the channel's row (its bans are kept). */
@@ -220,7 +221,8 @@ int	store_channel_delete(struct store *, const char *conv);
  * exactly: store_ban_del takes the mask as it was added.
  */
 int	store_ban_add(struct store *, const char *conv, const struct store_ban *);
-int	store_ban_del(struct store *, const char *conv, const char *mask);
+int	store_ban_del(struct store *, const char *conv, char list,
+	    const char *mask);
 /*
  * Every stored channel, and every channel with history but no row (by
  * its latest target name): fn is called with the channel, then ban_fn

@@ -145,14 +145,12 @@ lu_apply_modes(struct link *l, struct channel *ch, const char *source,
 			/* +b +e +I; an extban (R:, m:) arrives as it is. */
 			b = channel_ban_find(bl, arg);
 			if (dir == '-' && b != NULL) {
-				if (*p == 'b')
-					history_ban_del(ch, b->mask);
+				history_ban_del(ch, *p, b->mask);
 				channel_ban_del(bl, b);
 			} else if (dir == '+' && b == NULL && lu_mask_ok(arg) &&
 			    (b = channel_ban_add(bl, arg, source,
 			    time(NULL))) != NULL) {
-				if (*p == 'b')
-					history_ban_add(ch, b);
+				history_ban_add(ch, *p, b);
 			} else
 				continue;
 		} else
@@ -220,8 +218,7 @@ lu_lower_ts(struct link *l, struct channel *ch, long long ts)
 		while ((b = TAILQ_FIRST(&bl->head)) != NULL) {
 			channel_send(ch, NULL, ":%s MODE %s -%c %s", l->name,
 			    ch->name, *lp, b->mask);
-			if (*lp == 'b')
-				history_ban_del(ch, b->mask);
+			history_ban_del(ch, *lp, b->mask);
 			channel_ban_del(bl, b);
 		}
 	}

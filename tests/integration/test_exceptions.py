@@ -296,9 +296,11 @@ def test_empty_param_696_well_formed():
     b.quit()
 
 
-def test_noctcp_and_extbans_survive_a_restart():
-    """HS-2: +C is kept with the channel's other modes, and extbans with its bans,
-    across a restart (the database in the server's directory)."""
+def test_noctcp_extbans_and_exceptions_survive_a_restart():
+    """HS-2: +C is kept with the channel's other modes, extbans with its bans, and
+    the exception lists +e and +I (a mask may be in a list and a ban at once),
+    across a restart (the database in the server's directory); one removed before
+    the restart stays removed."""
     db = os.path.join(tempfile.mkdtemp(prefix="agentircd-exceptions-"), "kept.db")
     s = PersistentServer(db)
     a = Client(s, "keeper")
@@ -306,6 +308,11 @@ def test_noctcp_and_extbans_survive_a_restart():
     setmode(a, "#kept", "+C")
     setmode(a, "#kept", "+b m:*!*@muted.example", "+b m:*!*@muted.example")
     setmode(a, "#kept", "+b R:alice")
+    setmode(a, "#kept", "+e R:alice")
+    setmode(a, "#kept", "+e *!*@friend.example")
+    setmode(a, "#kept", "+I R:bob")
+    setmode(a, "#kept", "+I *!*@gone.example")
+    setmode(a, "#kept", "-I *!*@gone.example")
     a.close()
     s.restart()
     c = Client(s, "later")
@@ -313,6 +320,9 @@ def test_noctcp_and_extbans_survive_a_restart():
     c.send("MODE #kept")
     assert "C" in c.expect_msg(r" 324 ").params[2]
     assert sorted(listing(c, "#kept", "b", 367, 368)) == ["R:alice", "m:*!*@muted.example"]
+    assert sorted(listing(c, "#kept", "e", 348, 349)) == ["*!*@friend.example",
+                                                          "R:alice"]
+    assert listing(c, "#kept", "I", 346, 347) == ["R:bob"]
     c.quit()
     s.stop()
     shutil.rmtree(os.path.dirname(db), ignore_errors=True)

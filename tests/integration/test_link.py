@@ -460,6 +460,31 @@ def test_lk2_remote_person_answers_a_card():
     dora.quit()
 
 
+def test_lk2_follow_up_and_commands_from_inspircd():
+    """LK-2, RT-3, CM-6: a person on InspIRCd uses an agent as a local person does:
+    a follow-up without a name reaches the agent that answered, and a ! command is
+    answered by this server with a NOTICE that reaches that person across the link."""
+    if not HAVE_AGENT:
+        raise SkipTest("node or tests/agents/node_modules missing")
+    insp, ai = NET()
+    flo = Client(insp, "flo")
+    flo.join("#lkf")
+    alice = Client(ai, "alice9")
+    alice.join("#lkf")
+    flo.expect(r"^:alice9!\S+ JOIN :?#lkf")
+    alice.send("INVITE echo #lkf")
+    flo.expect(r"^(@\S+ )?:echo!\S+ JOIN :?#lkf", timeout=10)
+    flo.send("PRIVMSG #lkf :@echo first question")
+    flo.expect(r"^(@\S+ )?:echo!\S+ PRIVMSG #lkf :.*echo: .*first question", timeout=30)
+    flo.send("PRIVMSG #lkf :and a follow-up")
+    flo.expect(r"^(@\S+ )?:echo!\S+ PRIVMSG #lkf :.*echo: .*and a follow-up",
+               timeout=30)
+    flo.send("PRIVMSG #lkf :!status")
+    flo.expect(r"^(@\S+ )?:irc\.test NOTICE flo :.*echo: (idle|answering)", timeout=10)
+    alice.quit()
+    flo.quit()
+
+
 def test_lk1_wrong_passwords_refused():
     """LK-1: a peer with the wrong password is refused with an ERROR and a log line;
     so is agentircd when it sends the wrong one."""
