@@ -1,6 +1,11 @@
 #!/usr/bin/env python3
-"""Issue 26, rule LK-2: nick collisions are settled by the protocol's timestamp rules.
+"""Issue 26, rules LK-2, LK-3: collisions are settled by the protocol's timestamp rules.
 
+Channels: a channel made on both sides while they were apart keeps the older side's
+modes and operators at the link; the newer side's members join without prefixes
+and its modes go (one test with a real InspIRCd 3, both ways).
+
+Nicks:
 InspIRCd's rule (m_spanningtree, DoCollision), which every server of a network applies
 alike so that all of them reach the same result: when a user of a linked server
 claims a nick that a user here holds, the claim with the older nick time keeps the
@@ -21,9 +26,9 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from ircharness import (Client, TestFailure, hash_password,  # noqa: E402
-                        run_tests)
-from test_link import (INSP_NAME, fake_pair, pair, wait_for,  # noqa: E402
-                       wait_up, whois)
+                        parse, run_tests)
+from test_link import (INSP_NAME, fake_pair, names, pair,  # noqa: E402
+                       wait_for, wait_up, whois)
 
 
 OPER_PW = "oper-secret"
@@ -211,6 +216,64 @@ def test_lk2_collision_after_a_split_with_inspircd():
     if whois_server(ours, "gina7") != INSP_NAME:
         raise TestFailure("agentircd disagrees about gina7")
     for c in (gina, watch, ours, op):
+        c.quit()
+    ai.stop()
+
+
+def mode_of(c, chan):
+    c.send("MODE %s" % chan)
+    return c.expect_msg(r" 324 ").params[2]
+
+
+def ops_of(c, chan):
+    c.send("NAMES %s" % chan)
+    out = []
+    for l in c.collect_until(r" 366 \S+ %s " % re.escape(chan)):
+        m = parse(l)
+        if m.command == "353":
+            out += [n[1:] for n in m.params[-1].split() if n.startswith("@")]
+    return sorted(out)
+
+
+def test_lk3_channel_made_on_both_sides_with_inspircd():
+    """LK-2, LK-3: while unlinked, #oh is made here first (+m) and on InspIRCd a
+    second later (+s); #ot the other way round. At the link the older side wins on
+    both servers: #oh keeps our modes and operator, InspIRCd's creator loses op and
+    +s; #ot takes InspIRCd's modes and operator, ours loses op and +m. Messages then
+    cross both ways in both channels."""
+    insp, ai = pair(link_kw={"autoconnect": False}, agents=OPER)
+    op = oper(ai, "opal8")
+    ann = Client(ai, "ann8")
+    ben = Client(insp, "ben8")
+    ann.join("#oh")
+    ann.send("MODE #oh +m")
+    ann.expect(r" MODE #oh :?\+m$")
+    ben.join("#ot")
+    ben.send("MODE #ot +s")
+    ben.expect(r" MODE #ot :?\+s$")
+    time.sleep(1.1)      # the second side's channels are a second newer
+    ben.join("#oh")
+    ben.send("MODE #oh +s")
+    ben.expect(r" MODE #oh :?\+s$")
+    ann.join("#ot")
+    ann.send("MODE #ot +m")
+    ann.expect(r" MODE #ot :?\+m$")
+    op.send("CONNECT %s" % INSP_NAME)
+    wait_up(ai, insp)
+    wait_for("ben8 in #oh here", lambda: "ben8" in names(ann, "#oh"))
+    wait_for("ann8 in #ot there", lambda: "ann8" in names(ben, "#ot"))
+    for c, where in ((ann, "here"), (ben, "on InspIRCd")):
+        if ops_of(c, "#oh") != ["ann8"] or ops_of(c, "#ot") != ["ben8"]:
+            raise TestFailure("operators %s: #oh %r, #ot %r" % (
+                where, ops_of(c, "#oh"), ops_of(c, "#ot")))
+        oh, ot = mode_of(c, "#oh"), mode_of(c, "#ot")
+        if "m" not in oh or "s" in oh or "s" not in ot or "m" in ot:
+            raise TestFailure("modes %s: #oh %s, #ot %s" % (where, oh, ot))
+    ann.send("PRIVMSG #oh :from ann")
+    ben.expect(r"^(@\S+ )?:ann8!\S+ PRIVMSG #oh :from ann$")
+    ben.send("PRIVMSG #ot :from ben")
+    ann.expect(r"^(@\S+ )?:ben8!\S+ PRIVMSG #ot :from ben$")
+    for c in (ann, ben, op):
         c.quit()
     ai.stop()
 
