@@ -22,6 +22,7 @@
 
 #include "ircd/cap.h"
 #include "ircd/casemap.h"
+#include "ircd/channel.h"
 #include "ircd/client.h"
 #include "ircd/command.h"
 #include "ircd/conf.h"
@@ -46,9 +47,12 @@ static void	lu_deliver(struct client *, struct outmsg *);
 static void	lu_release(struct client *, const char *);
 static const char *lu_server(const struct client *, const char **);
 
+static void	lu_invited(struct client *, struct client *, struct channel *);
+
 static const struct client_ops link_user_ops = {
 	.send = lu_send,
 	.deliver = lu_deliver,
+	.invited = lu_invited,
 	.release = lu_release,
 	.server = lu_server,
 };
@@ -548,6 +552,52 @@ h_kill(struct link *l, struct link_msg *m)
 }
 
 /*
+ * INVITE of a remote user by one here (ours, or another link's when we
+ * are its hub): to its server, with the channel's time, which InspIRCd
+ * checks, and no expiry.
+ */
+static void
+lu_invited(struct client *to, struct client *from, struct channel *ch)
+{
+	struct link_user *lu = to->priv;
+	char uuid[LINK_UUIDLEN + 1];
+
+	if (lu == NULL || lu->link->state != LINK_UP || link_of(from) ==
+	    lu->link)
+		return;
+	link_any_uuid(from, uuid);
+	link_send(lu->link, ":%s INVITE %s %s %lld 0", uuid, lu->uuid,
+	    ch->name, (long long)ch->created);
+}
+
+/*
+ * :uuid INVITE <target> <channel> <channel time> [<expiry>]: a user of
+ * the peer invites one here, or (a hub) behind another link. The core's
+ * INVITE runs as that user, so its checks hold and an agent joins as it
+ * would for a local person. An invite for a newer channel than ours is
+ * dropped, as InspIRCd does.
+ */
+static void
+h_invite(struct link *l, struct link_msg *m)
+{
+	struct client *c = link_source_user(l, m), *t;
+	struct channel *ch;
+	struct message msg;
+
+	if (c == NULL || m->nparams < 3 ||
+	    (t = link_find_uuid(l, m->params[0])) == NULL ||
+	    (ch = channel_find(m->params[1])) == NULL ||
+	    (long long)ch->created < link_ts(m->params[2]))
+		return;
+	memset(&msg, 0, sizeof(msg));
+	msg.cmd = "INVITE";
+	msg.params[0] = t->nick;
+	msg.params[1] = ch->name;
+	msg.nparams = 2;
+	command_dispatch(c, &msg);
+}
+
+/*
  * PRIVMSG, NOTICE, TAGMSG from a remote user: the core's handler runs as
  * that user, with the target made a nick when it is one of our UUIDs.
  */
@@ -889,6 +939,7 @@ static const struct {
 	{ "FTOPIC",	link_chan_ftopic },
 	{ "IDLE",	h_idle },
 	{ "IJOIN",	link_chan_ijoin },
+	{ "INVITE",	h_invite },
 	{ "KICK",	link_chan_kick },
 	{ "KILL",	h_kill },
 	{ "METADATA",	h_metadata },

@@ -602,6 +602,79 @@ class Client:
 
 # ---------------------------------------------------------------- TAP runner
 
+class FakePeer:
+    """A listening socket that plays a linked server (InspIRCd's spanning-tree
+    protocol, LK) line by line, as a hostile one might: the test writes exactly
+    what it sends. agentircd connects to it (a [link] to 127.0.0.1:sport)."""
+
+    def __init__(self):
+        self.ls = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        self.ls.bind(("127.0.0.1", 0))
+        self.ls.listen(1)
+        self.sport = self.ls.getsockname()[1]
+        self.sock = None
+        self.buf = b""
+
+    def accept(self, timeout=10):
+        self.ls.settimeout(timeout * SLOW)
+        self.sock, _ = self.ls.accept()
+        self.sock.settimeout(10 * SLOW)
+
+    def send(self, line):
+        self.sock.sendall((line if isinstance(line, bytes) else line.encode())
+                          + b"\r\n")
+
+    def expect(self, regex, timeout=10):
+        deadline = time.time() + timeout * SLOW
+        while True:
+            while b"\n" in self.buf:
+                line, self.buf = self.buf.split(b"\n", 1)
+                line = line.rstrip(b"\r").decode("utf-8", "replace")
+                if re.search(regex, line):
+                    return line
+            if time.time() > deadline:
+                raise TestFailure("the fake peer never got %r" % regex)
+            try:
+                data = self.sock.recv(65536)
+            except socket.timeout:
+                continue
+            if not data:
+                raise TestFailure("link closed before %r" % regex)
+            self.buf += data
+
+    def handshake(self, name="irc.fake.test", sid="9FK", recvpass="ai-pass",
+                  capab=("CAPAB CAPABILITIES :CASEMAPPING=rfc1459",), accept=True):
+        """Accept agentircd's connection (unless accepted already) and play the
+        peer's part up to SERVER: CAPAB (the lines of capab), then SERVER as name
+        with SID sid once agentircd's SERVER (with recvpass) is seen."""
+        if accept:
+            self.accept()
+        self.expect(r"^CAPAB END$")
+        for l in ("CAPAB START 1205",) + tuple(capab) + ("CAPAB END",):
+            self.send(l)
+        self.expect(r"^SERVER irc\.test %s 0 \w{3} :" % re.escape(recvpass))
+        self.send("SERVER %s fake-pass 0 %s :a fake server" % (name, sid))
+
+    def close(self):
+        if self.sock is not None:
+            self.sock.close()
+        self.ls.close()
+
+    def closed(self, timeout=10):
+        deadline = time.time() + timeout * SLOW
+        while time.time() < deadline:
+            try:
+                data = self.sock.recv(65536)
+            except socket.timeout:
+                continue
+            except OSError:
+                return True
+            if not data:
+                return True
+            self.buf += data
+        return False
+
+
 def run_tests(ns):
     """Run the test_* functions of a module namespace in file order; print TAP."""
     tests = [(v.__code__.co_firstlineno, k, v) for k, v in ns.items()

@@ -28,8 +28,9 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from ircharness import (SLOW, Client, Server, SkipTest, TestFailure,  # noqa: E402
-                        daemon_path, free_port, hash_password, parse, run_tests)
+from ircharness import (SLOW, Client, FakePeer, Server, SkipTest,  # noqa: E402
+                        TestFailure, daemon_path, free_port, hash_password, parse,
+                        run_tests)
 from agentharness import AGENTS_DIR, NODE, SDK  # noqa: E402
 
 INSPIRCD = shutil.which("inspircd") or (
@@ -485,6 +486,35 @@ def test_lk2_follow_up_and_commands_from_inspircd():
     flo.quit()
 
 
+def test_lk2_invites_cross():
+    """LK-2: a person on InspIRCd INVITEs an agent of ours into a channel and it
+    joins, as for a local person; a person here INVITEs one on InspIRCd into a +i
+    channel, who is told (INVITE) and may then join it there."""
+    if not HAVE_AGENT:
+        raise SkipTest("node or tests/agents/node_modules missing")
+    insp, ai = NET()
+    gus = Client(insp, "gus")
+    gus.join("#linv")
+    gus.send("INVITE echo #linv")
+    gus.expect(r"^(@\S+ )?:echo!\S+ JOIN :?#linv", timeout=10)
+    hal = Client(ai, "hal")
+    hal.join("#lonly")
+    hal.send("MODE #lonly +i")
+    hal.expect(r" MODE #lonly \+i$")
+    ivy = Client(insp, "ivy")
+    wait_for("ivy known here", lambda: any(
+        m.command == "312" for m in whois(hal, "ivy")))
+    ivy.send("JOIN #lonly")
+    ivy.expect(r" 473 ivy #lonly ")
+    hal.send("INVITE ivy #lonly")
+    hal.expect(r" 341 hal ivy #lonly")
+    ivy.expect(r"^(@\S+ )?:hal!\S+ INVITE ivy :?#lonly$", timeout=10)
+    ivy.send("JOIN #lonly")
+    hal.expect(r"^(@\S+ )?:ivy!\S+ JOIN :?#lonly", timeout=10)
+    for c in (gus, hal, ivy):
+        c.quit()
+
+
 def test_lk1_wrong_passwords_refused():
     """LK-1: a peer with the wrong password is refused with an ERROR and a log line;
     so is agentircd when it sends the wrong one."""
@@ -548,60 +578,6 @@ def test_lk1_tls_with_a_pinned_fingerprint():
     insp.stop()
 
 
-class FakePeer:
-    """A listening socket that plays a linked server line by line, as a hostile one
-    might: the test writes exactly what it sends."""
-
-    def __init__(self):
-        self.ls = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-        self.ls.bind(("127.0.0.1", 0))
-        self.ls.listen(1)
-        self.sport = self.ls.getsockname()[1]
-        self.sock = None
-        self.buf = b""
-
-    def accept(self, timeout=10):
-        self.ls.settimeout(timeout * SLOW)
-        self.sock, _ = self.ls.accept()
-        self.sock.settimeout(10 * SLOW)
-
-    def send(self, line):
-        self.sock.sendall((line if isinstance(line, bytes) else line.encode())
-                          + b"\r\n")
-
-    def expect(self, regex, timeout=10):
-        deadline = time.time() + timeout * SLOW
-        while True:
-            while b"\n" in self.buf:
-                line, self.buf = self.buf.split(b"\n", 1)
-                line = line.rstrip(b"\r").decode("utf-8", "replace")
-                if re.search(regex, line):
-                    return line
-            if time.time() > deadline:
-                raise TestFailure("the fake peer never got %r" % regex)
-            try:
-                data = self.sock.recv(65536)
-            except socket.timeout:
-                continue
-            if not data:
-                raise TestFailure("link closed before %r" % regex)
-            self.buf += data
-
-    def closed(self, timeout=10):
-        deadline = time.time() + timeout * SLOW
-        while time.time() < deadline:
-            try:
-                data = self.sock.recv(65536)
-            except socket.timeout:
-                continue
-            except OSError:
-                return True
-            if not data:
-                return True
-            self.buf += data
-        return False
-
-
 def test_lk1_hostile_peer():
     """LK-1, SEC: malformed and hostile lines from an authenticated peer are ignored
     or refused; a line past the protocol's limit ends the link with an ERROR; the
@@ -613,13 +589,7 @@ def test_lk1_hostile_peer():
                 flood_exempt="127.0.0.0/8")
     alice = Client(ai, "alice4")
     alice.join("#h")
-    fake.accept()
-    fake.expect(r"^CAPAB END$")
-    for l in ("CAPAB START 1205", "CAPAB CAPABILITIES :CASEMAPPING=rfc1459",
-              "CAPAB END"):
-        fake.send(l)
-    fake.expect(r"^SERVER irc.test ai-pass 0 \w{3} :")
-    fake.send("SERVER irc.fake.test fake-pass 0 9FK :a fake server")
+    fake.handshake()
     fake.expect(r"^:\w{3} BURST \d+$")
     uid = fake.expect(r"^:\w{3} UID \w{9} \d+ alice4 ").split()[2]
     fake.expect(r"^:\w{3} ENDBURST$")
@@ -773,15 +743,9 @@ def test_lk5_two_agentircd_servers():
                "receive-password = %s\ntls = no\nautoconnect = no\n\n%s"
                % (lport, hash_password("b-pass"), agent_section("helper", "#five")),
                flood_exempt="127.0.0.0/8")
-    b = Server(config_extra="[link irc.test]\naddress = 127.0.0.1:%d\n"
-               "send-password = b-pass\nreceive-password = %s\ntls = no\n"
-               % (lport, hash_password("a-pass")),
-               flood_exempt="127.0.0.0/8", start=False)
-    b.name = "irc.b.test"
-    b.config_text = b.config_text.replace("name = irc.test", "name = irc.b.test")
-    with open(b.conf, "w") as f:
-        f.write(b.config_text)
-    b.start()
+    b = server_b("[link irc.test]\naddress = 127.0.0.1:%d\n"
+                 "send-password = b-pass\nreceive-password = %s\ntls = no\n"
+                 % (lport, hash_password("a-pass")))
     wait_for("A up", lambda: "link irc.b.test: up" in a.log_text())
     wait_for("B up", lambda: "link irc.test: up" in b.log_text())
     kim = Client(b, "kim")
@@ -807,6 +771,18 @@ def test_lk5_two_agentircd_servers():
     a.stop()
 
 
+def server_b(config_extra, **kw):
+    """A second agentircd, irc.b.test, started with config_extra."""
+    b = Server(config_extra=config_extra, flood_exempt="127.0.0.0/8", start=False,
+               **kw)
+    b.name = "irc.b.test"
+    b.config_text = b.config_text.replace("name = irc.test", "name = irc.b.test")
+    with open(b.conf, "w") as f:
+        f.write(b.config_text)
+    b.start()
+    return b
+
+
 def fake_pair(**server_kw):
     """agentircd linked to a FakePeer (irc.fake.test, SID 9FK), handshake done."""
     fake = FakePeer()
@@ -814,15 +790,10 @@ def fake_pair(**server_kw):
                 "send-password = ai-pass\nreceive-password = %s\ntls = no\n"
                 % (fake.sport, hash_password("fake-pass")),
                 flood_exempt="127.0.0.0/8", **server_kw)
-    fake.accept()
-    fake.expect(r"^CAPAB END$")
-    for l in ("CAPAB START 1205",
-              "CAPAB CHANMODES :list:ban=b list:banexception=e param:flood=f "
-              "prefix:20000:halfop=%h simple:noctcp=C simple:secret=s",
-              "CAPAB CAPABILITIES :CASEMAPPING=rfc1459", "CAPAB END"):
-        fake.send(l)
-    fake.expect(r"^SERVER irc.test ai-pass 0 \w{3} :")
-    fake.send("SERVER irc.fake.test fake-pass 0 9FK :a fake server")
+    fake.handshake(capab=(
+        "CAPAB CHANMODES :list:ban=b list:banexception=e param:flood=f "
+        "prefix:20000:halfop=%h simple:noctcp=C simple:secret=s",
+        "CAPAB CAPABILITIES :CASEMAPPING=rfc1459"))
     fake.expect(r"^:\w{3} ENDBURST$")
     return fake, ai
 

@@ -27,7 +27,8 @@ from ircharness import (Client, Server, TestFailure, hash_password,  # noqa: E40
                         run_tests)
 from test_link import FakePeer  # noqa: E402
 from test_link import (HAVE_AGENT, INSP_NAME, LIVE, InspIRCd,  # noqa: E402
-                       agent_section, free_port, link_section, names, wait_for)
+                       agent_section, free_port, link_section, names, server_b,
+                       wait_for)
 
 
 def hub_net(insp_extra="", hub_extra=""):
@@ -47,15 +48,9 @@ def hub_net(insp_extra="", hub_extra=""):
              in hub.log_text())
     wait_for("InspIRCd has the hub's burst", lambda: "Received end of netburst "
              "from irc.test" in insp.log_text())
-    b = Server(config_extra="[link irc.test]\naddress = 127.0.0.1:%d\n"
-               "send-password = b-pass\nreceive-password = %s\ntls = no\n"
-               % (lport, hash_password("a-pass")),
-               flood_exempt="127.0.0.0/8", start=False)
-    b.name = "irc.b.test"
-    b.config_text = b.config_text.replace("name = irc.test", "name = irc.b.test")
-    with open(b.conf, "w") as f:
-        f.write(b.config_text)
-    b.start()
+    b = server_b("[link irc.test]\naddress = 127.0.0.1:%d\n"
+                 "send-password = b-pass\nreceive-password = %s\ntls = no\n"
+                 % (lport, hash_password("a-pass")))
     wait_for("the hub has leaf 2", lambda: "link irc.b.test: up" in hub.log_text())
     wait_for("leaf 2 has the hub's burst", lambda: "link irc.test: burst received"
              in b.log_text())
@@ -133,13 +128,7 @@ def test_lk5_hub_burst_and_sid_collision():
     ian.join("#hub")
     watch = Client(hub, "watch")
     wait_for("ian on the hub", lambda: "ian" in names(watch, "#hub"))
-    fake.accept()
-    fake.expect(r"^CAPAB END$")
-    for l in ("CAPAB START 1205", "CAPAB CAPABILITIES :CASEMAPPING=rfc1459",
-              "CAPAB END"):
-        fake.send(l)
-    fake.expect(r"^SERVER irc.test ai-pass 0 \w{3} :")
-    fake.send("SERVER irc.fake.test fake-pass 0 9FK :a fake server")
+    fake.handshake()
     fake.expect(r"^:\w{3} SERVER irc.insp.test 1IN :")
     uid = fake.expect(r"^:1IN UID 1IN\w{6} \d+ ian ").split()[2]
     fake.expect(r"^:\w{3} FJOIN #hub \d+ \S+ :.*%s" % uid)
@@ -296,13 +285,7 @@ def test_lk5_hub_routes_to_a_fake_leaf():
     watch = Client(hub, "watch")
     watch.join("#hub")
     wait_for("ian on the hub", lambda: "ian" in names(watch, "#hub"))
-    fake.accept()
-    fake.expect(r"^CAPAB END$")
-    for l in ("CAPAB START 1205", "CAPAB CAPABILITIES :CASEMAPPING=rfc1459",
-              "CAPAB END"):
-        fake.send(l)
-    fake.expect(r"^SERVER irc.test ai-pass 0 \w{3} :")
-    fake.send("SERVER irc.fake.test fake-pass 0 9FK :a fake server")
+    fake.handshake()
     uid = fake.expect(r"^:1IN UID 1IN\w{6} \d+ ian ").split()
     ian_uuid, ian_ts = uid[2], uid[3]
     fake.expect(r"^:\w{3} ENDBURST$")

@@ -224,14 +224,7 @@ def test_lk1_squit_of_a_server_behind_inspircd():
 def fake_up(fake, name, sid, recvpass="ai-pass", accept=True):
     """The handshake of a fake peer called name (SID sid) that agentircd connects
     to; returns agentircd's SID once its burst has ended."""
-    if accept:
-        fake.accept()
-    fake.expect(r"^CAPAB END$")
-    for l in ("CAPAB START 1205", "CAPAB CAPABILITIES :CASEMAPPING=rfc1459",
-              "CAPAB END"):
-        fake.send(l)
-    fake.expect(r"^SERVER irc\.test %s 0 \w{3} :" % re.escape(recvpass))
-    fake.send("SERVER %s fake-pass 0 %s :a fake server" % (name, sid))
+    fake.handshake(name, sid, recvpass, accept=accept)
     line = fake.expect(r"^:\w{3} ENDBURST$")
     fake.send("BURST")
     fake.send("ENDBURST")

@@ -21,13 +21,12 @@ import re
 import socket
 import sys
 import threading
-import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from ircharness import (Client, Server, TestFailure, free_port,  # noqa: E402
                         hash_password, run_tests)
 from test_link import (INSP_NAME, LIVE, InspIRCd, link_section,  # noqa: E402
-                       wait_for, wait_up)
+                       server_b, wait_for, wait_up)
 
 
 class Relay:
@@ -208,16 +207,10 @@ def test_lk3_nothing_lost_or_doubled_between_agentircd():
     said into the blind link arrive once after the relink, keep their msgid, and the
     other server stores each message once."""
     lport = free_port()
-    b = Server(config_extra="[listen]\naddress = 127.0.0.1:%d\nlinks = yes\n\n"
-               "[link irc.test]\naddress = 127.0.0.1:1\nsend-password = b-pass\n"
-               "receive-password = %s\ntls = no\nautoconnect = no\n\n"
-               % (lport, hash_password("a-pass")),
-               flood_exempt="127.0.0.0/8", start=False)
-    b.name = "irc.b.test"
-    b.config_text = b.config_text.replace("name = irc.test", "name = irc.b.test")
-    with open(b.conf, "w") as f:
-        f.write(b.config_text)
-    b.start()
+    b = server_b("[listen]\naddress = 127.0.0.1:%d\nlinks = yes\n\n"
+                 "[link irc.test]\naddress = 127.0.0.1:1\nsend-password = b-pass\n"
+                 "receive-password = %s\ntls = no\nautoconnect = no\n\n"
+                 % (lport, hash_password("a-pass")))
     relay = Relay(lport)
     a = Server(config_extra="[link irc.b.test]\naddress = 127.0.0.1:%d\n"
                "send-password = a-pass\nreceive-password = %s\ntls = no\n"

@@ -12,13 +12,11 @@ import base64
 import os
 import re
 import signal
-import socket
 import sys
-import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from ircharness import (SLOW, Client, Server, Shared, TestFailure, hash_password,  # noqa: E402
-                        isupport, run_tests)
+from ircharness import (Client, FakePeer, Server, Shared,  # noqa: E402
+                        hash_password, isupport, run_tests)
 
 LIMIT = 100
 PASSWORD = "mon-Secret-pw"
@@ -270,46 +268,6 @@ def test_agent_comes_and_goes():
         srv.stop()
 
 
-class FakePeer:
-    """A linked server played line by line (as in test_link.py)."""
-
-    def __init__(self):
-        self.ls = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-        self.ls.bind(("127.0.0.1", 0))
-        self.ls.listen(1)
-        self.sport = self.ls.getsockname()[1]
-        self.buf = b""
-
-    def accept(self):
-        self.ls.settimeout(10 * SLOW)
-        self.sock, _ = self.ls.accept()
-        self.sock.settimeout(10 * SLOW)
-
-    def send(self, line):
-        self.sock.sendall(line.encode() + b"\r\n")
-
-    def expect(self, regex):
-        deadline = time.time() + 10 * SLOW
-        while True:
-            while b"\n" in self.buf:
-                line, self.buf = self.buf.split(b"\n", 1)
-                if re.search(regex, line.rstrip(b"\r").decode("utf-8", "replace")):
-                    return
-            if time.time() > deadline:
-                raise TestFailure("the fake peer never got %r" % regex)
-            try:
-                data = self.sock.recv(65536)
-            except socket.timeout:
-                continue
-            if not data:
-                raise TestFailure("link closed before %r" % regex)
-            self.buf += data
-
-    def close(self):
-        self.sock.close()
-        self.ls.close()
-
-
 def test_remote_users_of_a_linked_server():
     """monitor: a user of a linked server is watched like a local one: its UID brings
     730, its NICK 731 and 730, its QUIT 731, a split 731 for whoever is left."""
@@ -319,13 +277,7 @@ def test_remote_users_of_a_linked_server():
                  % (fake.sport, hash_password("fake-pass")),
                  flood_exempt="127.0.0.0/8")
     try:
-        fake.accept()
-        fake.expect(r"^CAPAB END$")
-        for l in ("CAPAB START 1205", "CAPAB CAPABILITIES :CASEMAPPING=rfc1459",
-                  "CAPAB END"):
-            fake.send(l)
-        fake.expect(r"^SERVER irc.test ai-pass 0 \w{3} :")
-        fake.send("SERVER irc.fake.test fake-pass 0 9FK :a fake server")
+        fake.handshake()
         fake.expect(r"^:\w{3} ENDBURST$")
         a = Client(srv, "watcher")
         mon(a, "MONITOR + mallory,mal2,oscar")
