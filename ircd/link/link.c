@@ -726,6 +726,15 @@ link_tls_ctx(struct link *l)
 /* The resolver of the links' names, made at the first connection. */
 static struct evdns_base *link_dns;
 
+struct evdns_base *
+link_dns_base(void)
+{
+	if (link_dns == NULL)
+		link_dns = evdns_base_new(ircd.base,
+		    EVDNS_BASE_INITIALIZE_NAMESERVERS);
+	return link_dns;
+}
+
 static void
 link_connect(struct link *l)
 {
@@ -761,8 +770,7 @@ link_connect(struct link *l)
 	 * DNS server holds up this link, not every client. Without one (no
 	 * resolv.conf), getaddrinfo() blocks; an address is never looked up.
 	 */
-	if (link_dns == NULL && (link_dns = evdns_base_new(ircd.base,
-	    EVDNS_BASE_INITIALIZE_NAMESERVERS)) == NULL)
+	if (link_dns_base() == NULL)
 		log_warnx("link %s: no DNS resolver; looking %s up blocks",
 		    l->name, l->host);
 	if (bufferevent_socket_connect_hostname(bev, link_dns, AF_UNSPEC,
@@ -805,11 +813,15 @@ link_accept(int fd, struct bufferevent *bev, const struct sockaddr *sa,
 		evutil_inet_ntop(AF_INET6, &((const struct sockaddr_in6 *)
 		    (const void *)sa)->sin6_addr, ip, sizeof(ip));
 	for (i = 0; i < nlinks; i++)
-		if (strcmp(links[i]->host, ip) == 0) {
+		if (link_addr_match(links[i], ip)) {
 			l = links[i];
 			if (l->bev == NULL)
 				break;
 		}
+	/* Names may point elsewhere now: looked up again for the next try. */
+	if (l == NULL)
+		for (i = 0; i < nlinks; i++)
+			link_addr_lookup(links[i]);
 	if (l == NULL || l->bev != NULL) {
 		log_warnx("link: a server connection from %s refused: %s", ip,
 		    l == NULL ? "no [link] has that address" :
@@ -861,6 +873,9 @@ link_set(struct link *l, const struct conf_link *k)
 	    NULL;
 	l->tls = k->tls;
 	l->autoconnect = k->autoconnect;
+	link_addr_cancel(l);
+	l->naddrs = 0;
+	link_addr_lookup(l);
 	/* The TLS context is made again at the next connection. */
 	if (l->ctx != NULL) {
 		SSL_CTX_free(l->ctx);
@@ -889,6 +904,7 @@ link_free(struct link *l, const char *why)
 	l->autoconnect = 0;
 	if (l->bev != NULL)
 		link_error(l, "%s", why);
+	link_addr_cancel(l);
 	event_free(l->timer);
 	dict_free(l->users);
 	if (l->ctx != NULL)

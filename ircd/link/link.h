@@ -16,10 +16,14 @@
 #include <stdint.h>
 #include <time.h>
 
+#include <netinet/in.h>
+
 #include "ircd/ircd.h"
 #include "ircd/link/link-proto.h"
 
 struct bufferevent;
+struct evdns_base;
+struct evdns_getaddrinfo_request;
 struct client;
 struct conf;
 struct dict;
@@ -74,6 +78,8 @@ enum link_state {
 #define LINK_OPERTYPE	"Operator"
 /* Bytes of a remote operator's type kept. */
 #define LINK_OPERTYPELEN	64
+/* Addresses kept of what a link's host name stands for (link-addr.c). */
+#define LINK_MAXADDRS	8
 /* Bytes queued to the peer before the link is dropped (SendQ). */
 #define LINK_SENDQ	(16 * 1024 * 1024)
 
@@ -94,6 +100,11 @@ struct link {
 	char			*fingerprint;
 	int			 tls;
 	int			 autoconnect;
+	/* What host stands for, if a name: to know the peer that connects. */
+	char			 addrs[LINK_MAXADDRS][INET6_ADDRSTRLEN];
+	size_t			 naddrs;
+	struct evdns_getaddrinfo_request *addr_req;
+	int			 addr_busy;	/* a lookup is under way */
 
 	enum link_state		 state;
 	struct bufferevent	*bev;
@@ -147,6 +158,14 @@ int		 link_peer_chanmode(const struct link *, char letter);
 /* The peer has user mode letter (CAPAB USERMODES "simple:bot=B"). */
 int		 link_has_umode(const struct link *, char letter);
 const char	*link_our_sid(void);
+/* The resolver of the links, made at first use; NULL if none can be. */
+struct evdns_base *link_dns_base(void);
+
+/* link-addr.c: the addresses of a [link] written with a host name. */
+void		 link_addr_lookup(struct link *);
+void		 link_addr_cancel(struct link *);
+/* ip (as inet_ntop writes it) is the link's address, or one of its name's. */
+int		 link_addr_match(const struct link *, const char *ip);
 
 /* link-oper.c: CONNECT and SQUIT handed to the core (cmd-oper.c). */
 void		 link_oper_register(void);

@@ -5,6 +5,7 @@
 noinst_LIBRARIES += liblink.a
 liblink_a_SOURCES = \
 	ircd/link/link.c ircd/link/link.h \
+	ircd/link/link-addr.c \
 	ircd/link/link-burst.c \
 	ircd/link/link-user.c \
 	ircd/link/link-hub.c \

@@ -175,8 +175,8 @@ RECV_HASH = hash_password("insp-pass")
 
 
 def link_section(insp, send="ai-pass", recv_hash=None, tls=False, fingerprint=None,
-                 autoconnect=True):
-    lines = ["[link %s]" % INSP_NAME, "address = 127.0.0.1:%d" % insp.sport,
+                 autoconnect=True, host="127.0.0.1"):
+    lines = ["[link %s]" % INSP_NAME, "address = %s:%d" % (host, insp.sport),
              "send-password = %s" % send,
              "receive-password = %s" % (recv_hash or RECV_HASH),
              "tls = %s" % ("yes" if tls else "no"),
@@ -727,6 +727,26 @@ def test_lk1_accepts_a_link():
         raise TestFailure("no log line for 127.0.0.2:\n" + ai.log_tail())
     for c in (ivy, jon):
         c.quit()
+    ai.stop()
+    insp.stop()
+
+
+def test_lk1_accepts_a_link_by_name():
+    """LK-1: a [link] whose address is a host name (localhost, in /etc/hosts)
+    accepts its peer when it connects from an address the name stands for."""
+    insp, ai = pair(insp_kw={"autoconnect": True},
+                    link_kw={"autoconnect": False, "host": "localhost"},
+                    listen="[listen]\naddress = 127.0.0.1:%d\nlinks = yes\n\n")
+    wait_up(ai, insp)
+    if "link irc.insp.test: connection from 127.0.0.1" not in ai.log_text():
+        raise TestFailure("not an accepted link:\n" + ai.log_tail())
+    kay = Client(ai, "kay")
+    kay.join("#byname")
+    lou = Client(insp, "lou")
+    lou.join("#byname")
+    kay.expect(r"^:lou!\S+ JOIN :?#byname")
+    kay.quit()
+    lou.quit()
     ai.stop()
     insp.stop()
 
