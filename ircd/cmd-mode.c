@@ -78,8 +78,10 @@ mode_out_flush(struct mode_out *o)
 
 		channel_send(o->ch, NULL, ":%s MODE %s %s%s", o->from->prefix,
 		    o->ch->name, o->modes, args);
-		snprintf(change, sizeof(change), "%s%s", o->modes, args);
-		hook_channel_mode(o->ch, o->from, change);
+		/* Both fit one line: the change is never cut, but -O1 can't tell. */
+		if (snprintf(change, sizeof(change), "%s%s", o->modes,
+		    args) >= 0)
+			hook_channel_mode(o->ch, o->from, change);
 	} else
 		client_send(o->from, ":%s MODE %s :%s", o->from->nick,
 		    o->from->nick, o->modes);

@@ -226,9 +226,10 @@ card_open(struct conv *cv, struct turn *t, const struct acp_permission *p)
 	if (p->tool != NULL && p->tool->input != NULL && used < CARD_LINEMAX)
 		card_cut(input, CARD_LINEMAX - used + 1 < sizeof(input) ?
 		    CARD_LINEMAX - used + 1 : sizeof(input), p->tool->input);
-	snprintf(line, sizeof(line), "%s%s%s%s", head, input[0] != '\0' ?
-	    CARD_INPUT : "", input, tail);
-	agent_emit(cv, "NOTICE", line);
+	/* Cut to the line, as agent_emit would; -O1 warns of it otherwise. */
+	if (snprintf(line, sizeof(line), "%s%s%s%s", head, input[0] != '\0' ?
+	    CARD_INPUT : "", input, tail) >= 0)
+		agent_emit(cv, "NOTICE", line);
 	/* TN-1: waiting for a person, the turn lets another run. */
 	if (t != NULL)
 		turn_card_opened(t);
