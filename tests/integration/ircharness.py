@@ -775,6 +775,27 @@ class Shared:
         return "%s%d" % (base, self.count)
 
 
+def op_and_user(shared, base):
+    """On the Shared server shared: a channel made by base+"o" (its operator), which
+    base+"u" joins too. Returns (server, op, user, channel)."""
+    s = shared()
+    a = Client(s, shared.nick(base + "o"))
+    b = Client(s, shared.nick(base + "u"))
+    ch = shared.chan("#" + base)
+    a.join(ch)
+    b.join(ch)
+    a.expect(r"JOIN :?%s" % ch)
+    return s, a, b, ch
+
+
+def set_mode(c, ch, modes, echo=None, echo_rx=None):
+    """MODE ch modes, and its echo to c: the same change, or echo (the change as the
+    server completes it), or one matching the regex echo_rx."""
+    c.send("MODE %s %s" % (ch, modes))
+    rx = echo_rx or re.escape(echo or modes).replace(r"\ ", " :?")
+    return c.expect(r"^:%s!\S+ MODE %s %s$" % (re.escape(c.nick), re.escape(ch), rx))
+
+
 def pump(clients, seconds):
     """Read all clients for a while (answering PINGs); lines stay pending for expect."""
     deadline = time.time() + seconds

@@ -13,8 +13,8 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from ircharness import (Client, PersistentServer, Shared, hash_password, isupport,  # noqa: E402
-                        parse, run_tests)
+from ircharness import (Client, PersistentServer, Shared, hash_password,  # noqa: E402
+                        isupport, op_and_user, parse, run_tests, set_mode)
 
 PASSWORD = "correct horse battery"
 S = Shared(max_bans=4, config_extra="[account alice]\npassword = %s\n"
@@ -22,21 +22,10 @@ S = Shared(max_bans=4, config_extra="[account alice]\npassword = %s\n"
 
 
 def pair(base):
-    s = S()
-    a = Client(s, S.nick(base + "o"))
-    b = Client(s, S.nick(base + "u"))
-    ch = S.chan("#" + base)
-    a.join(ch)
-    b.join(ch)
-    a.expect(r"JOIN :?%s" % ch)
-    return s, a, b, ch
+    return op_and_user(S, base)
 
 
-def setmode(c, ch, modes, echo=None):
-    """MODE, and its echo: the same change, or echo (a mask as completed)."""
-    c.send("MODE %s %s" % (ch, modes))
-    return c.expect(r"^:%s!\S+ MODE %s %s$" % (re.escape(c.nick), re.escape(ch),
-                                               re.escape(echo or modes).replace(r"\ ", " :?")))
+setmode = set_mode
 
 
 def listing(c, ch, letter, item, end):

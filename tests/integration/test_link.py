@@ -237,13 +237,15 @@ def wait_up(ai, insp, count=1):
         "Received end of netburst from irc.test") >= count)
 
 
-def names(c, chan):
+def names(c, chan, prefixes=False):
+    """The nicks in chan's NAMES, without their prefixes (or with them)."""
     c.send("NAMES %s" % chan)
     out = []
     for l in c.collect_until(r" 366 \S+ %s " % re.escape(chan)):
         m = parse(l)
         if m.command == "353":
-            out += [n.lstrip("~&@%+") for n in m.params[-1].split()]
+            out += [n if prefixes else n.lstrip("~&@%+")
+                    for n in m.params[-1].split()]
     return out
 
 

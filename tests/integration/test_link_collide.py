@@ -26,7 +26,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from ircharness import (Client, TestFailure, hash_password,  # noqa: E402
-                        parse, run_tests)
+                        run_tests)
 from test_link import (INSP_NAME, fake_pair, names, pair,  # noqa: E402
                        wait_for, wait_up, whois)
 
@@ -226,13 +226,7 @@ def mode_of(c, chan):
 
 
 def ops_of(c, chan):
-    c.send("NAMES %s" % chan)
-    out = []
-    for l in c.collect_until(r" 366 \S+ %s " % re.escape(chan)):
-        m = parse(l)
-        if m.command == "353":
-            out += [n[1:] for n in m.params[-1].split() if n.startswith("@")]
-    return sorted(out)
+    return sorted(n[1:] for n in names(c, chan, prefixes=True) if n[0] == "@")
 
 
 def test_lk3_channel_made_on_both_sides_with_inspircd():

@@ -6,26 +6,18 @@ import re
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from ircharness import Client, Server, Shared, parse, run_tests  # noqa: E402
+from ircharness import (Client, Shared, op_and_user, parse,  # noqa: E402
+                        run_tests, set_mode)
 
 S = Shared(max_bans=8)
 
 
 def trio(base):
-    s = S()
-    a = Client(s, S.nick(base + "o"))
-    b = Client(s, S.nick(base + "u"))
-    ch = S.chan("#" + base)
-    a.join(ch)
-    b.join(ch)
-    a.expect(r"JOIN :?%s" % ch)
-    return s, a, b, ch
+    return op_and_user(S, base)
 
 
 def setmode(c, ch, modes, echo=None):
-    c.send("MODE %s %s" % (ch, modes))
-    return c.expect(r"^:%s!\S+ MODE %s %s$" % (re.escape(c.nick), re.escape(ch),
-                                               echo or re.escape(modes).replace(r"\ ", " :?")))
+    return set_mode(c, ch, modes, echo_rx=echo)
 
 
 def test_mode_query_324_329():
