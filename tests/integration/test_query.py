@@ -179,6 +179,31 @@ def test_lusers_motd():
     a.collect_until(" 376 ")
 
 
+def test_links_364_365_alone():
+    """LINKS (RFC 2812 3.4.5; Modern IRC): RPL_LINKS (364) per server as servers
+    send it, "<client> <server> <uplink> :<hop count> <server info>" (Solanum,
+    InspIRCd; ircdocs/modern-irc#224), then RPL_ENDOFLINKS (365) "<client> <mask>
+    :End of /LINKS list", "*" without a mask. A server without links lists itself
+    alone, at 0 hops; a mask that matches nothing lists nothing; LUSERS says one
+    server and no links."""
+    s = S()
+    a = Client(s, "linka")
+    a.send("LINKS")
+    got = [parse(l) for l in a.collect_until(r" 365 ")]
+    assert [(m.command, m.params[1:3], m.params[3].split()[0]) for m in got[:-1]] \
+        == [("364", ["irc.test", "irc.test"], "0")], [m.raw for m in got]
+    assert got[-1].params[1] == "*", got[-1].raw
+    a.send("LINKS *.elsewhere")
+    got = [parse(l) for l in a.collect_until(r" 365 ")]
+    assert [m.command for m in got] == ["365"] and got[0].params[1] == "*.elsewhere", \
+        [m.raw for m in got]
+    a.send("LUSERS")
+    got = {m.command: m for m in (parse(l) for l in a.collect_until(r" 266 "))}
+    assert got["251"].params[-1].endswith("on 1 servers"), got["251"].raw
+    assert got["255"].params[-1].endswith("clients and 0 servers"), got["255"].raw
+    a.quit()
+
+
 def test_version_351_and_005():
     s = S()
     a = Client(s, "vera")
