@@ -4,6 +4,7 @@ drive it with raw socket clients; a tiny TAP runner for the test_*.py files.
 Python 3 standard library only.
 """
 
+import atexit
 import collections
 import os
 import re
@@ -372,6 +373,32 @@ class PersistentServer(Server):
         Server.__init__(self, **kw)
         self.keep_dir = True
         PersistentServer.dirs.append(self.dir)
+
+
+def pids_matching(pattern):
+    """Pids of the processes whose command line matches pattern (pgrep -f)."""
+    r = subprocess.run(["pgrep", "-f", pattern], stdout=subprocess.PIPE, text=True)
+    return [int(p) for p in r.stdout.split()]
+
+
+def remove_at_exit(tmp, token=None, before=None):
+    """At exit, after run_tests has stopped every daemon: call before, kill the agent
+    processes a daemon left behind (their command line holds token: this run's own
+    only), then remove tmp and every PersistentServer's directory, unless
+    IRC_KEEP_TMP is set."""
+    def cleanup():
+        if before is not None:
+            before()
+        for pid in pids_matching(token) if token else []:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except OSError:
+                pass
+        if os.environ.get("IRC_KEEP_TMP"):
+            return
+        for d in PersistentServer.dirs + [tmp]:
+            shutil.rmtree(d, ignore_errors=True)
+    atexit.register(cleanup)
 
 
 class Client:

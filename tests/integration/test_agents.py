@@ -19,11 +19,9 @@ its limits, SS-4 daemon restart with and without session/load, SS-5 eviction wit
 agents and a cap of 2.
 """
 
-import atexit
 import json
 import os
 import re
-import shutil
 import signal
 import subprocess
 import sys
@@ -34,8 +32,9 @@ import types
 import uuid
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from ircharness import (PersistentServer, SLOW, Client, Server, Shared, TestFailure,  # noqa: E402
-                        daemon_path, free_port, isupport, nick_of, parse, run_tests,
+from ircharness import (Client, PersistentServer, Server, Shared,  # noqa: E402
+                        SLOW, TestFailure, daemon_path, free_port, isupport,
+                        nick_of, parse, pids_matching, remove_at_exit, run_tests,
                         wait_port)
 from agentharness import (NODE, SDK, is_from, joined, require_agent,
                         send, until_done, write_agent)  # noqa: E402
@@ -165,8 +164,7 @@ def agent_pids(tag=None, name=None):
     pat = TOKEN
     if tag:
         pat += "-" + tag + "-" + (name + "( |$)" if name else "")
-    r = subprocess.run(["pgrep", "-f", pat], stdout=subprocess.PIPE, text=True)
-    return [int(p) for p in r.stdout.split()]
+    return pids_matching(pat)
 
 
 # ---------------------------------------------------------------- servers
@@ -177,21 +175,8 @@ class PServer(PersistentServer):
     def __init__(self, name, **kw):
         PersistentServer.__init__(self, os.path.join(TMP, name + ".db"), **kw)
 
-def _cleanup():
-    # atexit: after run_tests stopped every daemon. Agent processes our daemons left
-    # behind are ours to end (found by this run's token only).
-    for pid in agent_pids():
-        try:
-            os.kill(pid, signal.SIGKILL)
-        except OSError:
-            pass
-    if os.environ.get("IRC_KEEP_TMP"):
-        return
-    for d in PServer.dirs + [TMP]:
-        shutil.rmtree(d, ignore_errors=True)
 
-
-atexit.register(_cleanup)
+remove_at_exit(TMP, TOKEN)
 
 LONGNICK = "longwindedscriptagentnickname1"     # NICKLEN = 30
 LONGCHAN = "#tn4" + "x" * 46                   # CHANNELLEN = 50

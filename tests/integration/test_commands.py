@@ -23,22 +23,19 @@ Issue 21 (AU-1, AU-3): loosening !policy and switching a mode need an IRC operat
 tests that do so OPER up first, and the agents list the modes they may be switched to.
 """
 
-import atexit
 import glob
 import json
 import os
 import re
-import shutil
-import signal
-import subprocess
 import sys
 import tempfile
 import time
 import uuid
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from ircharness import (PersistentServer, SLOW, Client, Server, Shared, TestFailure,  # noqa: E402
-                        daemon_path, parse, run_tests)
+from ircharness import (Client, PersistentServer, Server, Shared,  # noqa: E402
+                        SLOW, TestFailure, daemon_path, parse, pids_matching,
+                        remove_at_exit, run_tests)
 from agentharness import (NODE, is_from, joined, require_agent, send,
                         until_done, write_agent)  # noqa: E402
 
@@ -153,8 +150,7 @@ def agent_section(name, channels="", tool=False, permissions=None, state=False, 
 
 def agent_pids(name=None):
     pat = "%s-%s( |$)" % (TOKEN, name) if name else TOKEN
-    r = subprocess.run(["pgrep", "-f", pat], stdout=subprocess.PIPE, text=True)
-    return [int(p) for p in r.stdout.split()]
+    return pids_matching(pat)
 
 
 class PServer(PersistentServer):
@@ -163,19 +159,8 @@ class PServer(PersistentServer):
     def __init__(self, name, **kw):
         PersistentServer.__init__(self, os.path.join(TMP, name + ".db"), **kw)
 
-def _cleanup():
-    for pid in agent_pids():
-        try:
-            os.kill(pid, signal.SIGKILL)
-        except OSError:
-            pass
-    if os.environ.get("IRC_KEEP_TMP"):
-        return
-    for d in PServer.dirs + [TMP]:
-        shutil.rmtree(d, ignore_errors=True)
 
-
-atexit.register(_cleanup)
+remove_at_exit(TMP, TOKEN)
 
 S = Shared(flood_exempt="127.0.0.0/8", history_replay=0, max_loaded_agents=16,
            max_parallel_turns=6, config_extra=(

@@ -9,7 +9,6 @@ codes on bad input; JOIN replay with and without batch/server-time, history-repl
 none for chathistory clients; history-max-rows pruning at start; a locked database makes the
 sender get FAIL and nothing is relayed; a database in a missing directory stops the start."""
 
-import atexit
 import base64
 import collections
 import os
@@ -22,8 +21,9 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from ircharness import (PersistentServer, SLOW, Client, Server, Shared, TestFailure,  # noqa: E402
-                        daemon_path, isupport, parse, run_tests)
+from ircharness import (Client, PersistentServer, Server, Shared,  # noqa: E402
+                        SLOW, TestFailure, daemon_path, isupport, parse,
+                        remove_at_exit, run_tests)
 
 TMP = tempfile.mkdtemp(prefix="agentircd-history-")
 PASSWORD = "Hist-Pass-42"
@@ -56,15 +56,8 @@ class PServer(PersistentServer):
         kw.setdefault("flood_exempt", "127.0.0.0/8")
         PersistentServer.__init__(self, os.path.join(TMP, name + ".db"), **kw)
 
-def _cleanup():
-    # atexit: after run_tests has stopped every daemon
-    if os.environ.get("IRC_KEEP_TMP"):
-        return
-    for d in PServer.dirs + [TMP]:
-        shutil.rmtree(d, ignore_errors=True)
 
-
-atexit.register(_cleanup)
+remove_at_exit(TMP)
 
 S = Shared(flood_exempt="127.0.0.0/8", config_extra="")   # accounts added lazily
 

@@ -17,19 +17,18 @@ agent's later transcript. Errors: FAIL REDACT INVALID_TARGET, REDACT_FORBIDDEN,
 UNKNOWN_MSGID.
 """
 
-import atexit
 import base64
 import os
 import re
-import shutil
 import sys
 import tempfile
 import time
 import uuid
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from ircharness import (PersistentServer, SLOW, Client, Server, Shared, SkipTest,  # noqa: E402
-                        TestFailure, hash_password, parse, run_tests)
+from ircharness import (Client, PersistentServer, Server, Shared,  # noqa: E402
+                        SkipTest, SLOW, TestFailure, hash_password, parse,
+                        remove_at_exit, run_tests)
 from agentharness import AGENTS_DIR, NODE, SDK, is_from, until_done  # noqa: E402
 
 TMP = tempfile.mkdtemp(prefix="agentircd-markers-")
@@ -61,14 +60,7 @@ class PServer(PersistentServer):
         PersistentServer.__init__(self, os.path.join(TMP, name + ".db"), **kw)
 
 
-def _cleanup():
-    if os.environ.get("IRC_KEEP_TMP"):
-        return
-    for d in PServer.dirs + [TMP]:
-        shutil.rmtree(d, ignore_errors=True)
-
-
-atexit.register(_cleanup)
+remove_at_exit(TMP)
 
 S = Shared(flood_exempt="127.0.0.0/8", config_extra="")
 

@@ -18,20 +18,17 @@ the policy deny-all); a failed one says what it tried; a completed one says what
 in the past tense.
 """
 
-import atexit
 import json
 import os
 import re
-import shutil
-import signal
-import subprocess
 import sys
 import tempfile
 import time
 import uuid
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from ircharness import (SLOW, Client, Shared, TestFailure, parse, run_tests)  # noqa: E402
+from ircharness import (Client, Shared, SLOW, TestFailure, parse,  # noqa: E402
+                        pids_matching, remove_at_exit, run_tests)
 from agentharness import (NODE, is_from, joined, require_agent, send,
                         until_done, write_agent)  # noqa: E402
 
@@ -118,21 +115,10 @@ def agent_section(name, channels, scripted=True, extra=()):
 
 
 def agent_pids():
-    r = subprocess.run(["pgrep", "-f", TOKEN], stdout=subprocess.PIPE, text=True)
-    return [int(p) for p in r.stdout.split()]
+    return pids_matching(TOKEN)
 
 
-def _cleanup():
-    for pid in agent_pids():
-        try:
-            os.kill(pid, signal.SIGKILL)
-        except OSError:
-            pass
-    if not os.environ.get("IRC_KEEP_TMP"):
-        shutil.rmtree(TMP, ignore_errors=True)
-
-
-atexit.register(_cleanup)
+remove_at_exit(TMP, TOKEN)
 
 S = Shared(flood_exempt="127.0.0.0/8", history_replay=0, max_loaded_agents=8,
            config_extra=(

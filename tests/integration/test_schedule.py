@@ -32,7 +32,6 @@ session id whose mcpServers it dumped to MCP_AGENT_DUMP, "sleep <ms>", "perm <wh
 "perm-odd <what>", "perms <n>", "echo-prompt").
 """
 
-import atexit
 import base64
 import calendar
 import datetime
@@ -41,7 +40,6 @@ import os
 import re
 import sqlite3
 import select
-import shutil
 import signal
 import socket
 import stat
@@ -54,8 +52,9 @@ import urllib.request
 import uuid
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from ircharness import (PersistentServer, daemon_path, SLOW, Client, Server, Shared,  # noqa: E402
-                        TestFailure, free_port, parse, pump, run_tests, wait_port)
+from ircharness import (Client, PersistentServer, Server, Shared,  # noqa: E402
+                        SLOW, TestFailure, daemon_path, free_port, parse,
+                        pids_matching, pump, remove_at_exit, run_tests, wait_port)
 from agentharness import (NODE, is_from, joined, require_agent)  # noqa: E402
 
 MCPAGENT = require_agent("mcp-agent.mjs")
@@ -97,8 +96,7 @@ def agent_section(name, channels="", permissions=None, env=(), admins=None):
 
 def agent_pids(name=None):
     pat = "%s-%s( |$)" % (TOKEN, name) if name else TOKEN
-    r = subprocess.run(["pgrep", "-f", pat], stdout=subprocess.PIPE, text=True)
-    return [int(p) for p in r.stdout.split()]
+    return pids_matching(pat)
 
 
 class PServer(PersistentServer):
@@ -110,22 +108,13 @@ class PServer(PersistentServer):
 _bridges = []
 
 
-def _cleanup():
+def _kill_bridges():
     for p in _bridges:
         if p.poll() is None:
             p.kill()
-    for pid in agent_pids():
-        try:
-            os.kill(pid, signal.SIGKILL)
-        except OSError:
-            pass
-    if os.environ.get("IRC_KEEP_TMP"):
-        return
-    for d in PServer.dirs + [TMP]:
-        shutil.rmtree(d, ignore_errors=True)
 
 
-atexit.register(_cleanup)
+remove_at_exit(TMP, TOKEN, before=_kill_bridges)
 
 # sched: the "ask" policy (default); crossy: allow-all (no creation card), for the
 # budget and the limits; secy: SEC-3.

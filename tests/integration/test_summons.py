@@ -13,19 +13,16 @@ an agent will write without naming anyone themselves); anything else is answered
 "ok". tests/agents/echo-agent.mjs is here too, in the mode that echoes the block.
 """
 
-import atexit
 import json
 import os
 import re
-import shutil
-import signal
-import subprocess
 import sys
 import tempfile
 import uuid
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from ircharness import Client, Server, TestFailure, parse, run_tests  # noqa: E402
+from ircharness import (Client, Server, TestFailure, parse,  # noqa: E402
+                        remove_at_exit, run_tests)
 from agentharness import NODE, joined, require_agent, send, until_done, write_agent  # noqa: E402
 
 ECHO = require_agent("echo-agent.mjs")
@@ -84,18 +81,7 @@ def agent(name, channels):
                                               name, channels))
 
 
-def _cleanup():
-    r = subprocess.run(["pgrep", "-f", TOKEN], stdout=subprocess.PIPE, text=True)
-    for p in r.stdout.split():
-        try:
-            os.kill(int(p), signal.SIGKILL)
-        except OSError:
-            pass
-    if not os.environ.get("IRC_KEEP_TMP"):
-        shutil.rmtree(TMP, ignore_errors=True)
-
-
-atexit.register(_cleanup)
+remove_at_exit(TMP, TOKEN)
 
 _S = {}
 

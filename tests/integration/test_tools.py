@@ -10,21 +10,18 @@ text given to another such agent is that agent's prompt, so a person can start a
 of tool calls with one line (JSON inside JSON).
 """
 
-import atexit
 import json
 import os
 import re
-import shutil
-import signal
-import subprocess
 import sys
 import tempfile
 import time
 import uuid
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from ircharness import (PersistentServer, SLOW, Client, Shared, TestFailure,  # noqa: E402
-                        parse, run_tests)
+from ircharness import (Client, PersistentServer, Shared, SLOW,  # noqa: E402
+                        TestFailure, parse, pids_matching, remove_at_exit,
+                        run_tests)
 from agentharness import NODE, is_from, joined, require_agent  # noqa: E402
 
 MCPAGENT = require_agent("mcp-agent.mjs")
@@ -72,8 +69,7 @@ AGENTS = (agent_section("tina", CHANS + " #tq")
 
 
 def agent_pids():
-    r = subprocess.run(["pgrep", "-f", TOKEN], stdout=subprocess.PIPE, text=True)
-    return [int(p) for p in r.stdout.split()]
+    return pids_matching(TOKEN)
 
 
 class PServer(PersistentServer):
@@ -83,19 +79,7 @@ class PServer(PersistentServer):
         PersistentServer.__init__(self, os.path.join(TMP, name + ".db"), **kw)
 
 
-def _cleanup():
-    for pid in agent_pids():
-        try:
-            os.kill(pid, signal.SIGKILL)
-        except OSError:
-            pass
-    if os.environ.get("IRC_KEEP_TMP"):
-        return
-    for d in PServer.dirs + [TMP]:
-        shutil.rmtree(d, ignore_errors=True)
-
-
-atexit.register(_cleanup)
+remove_at_exit(TMP, TOKEN)
 
 S = Shared(flood_exempt="127.0.0.0/8", history_replay=0, max_loaded_agents=16,
            max_parallel_turns=8, config_extra=AGENTS)
