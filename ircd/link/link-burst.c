@@ -33,20 +33,44 @@ link_local_uuid(const struct client *c, char out[LINK_UUIDLEN + 1])
 	link_uuid_make(link_our_sid(), c->id, out);
 }
 
+/*
+ * Our registered users by client id (in hex), kept by the hooks: the peer
+ * names a user of ours by UUID in every line for it (a private message,
+ * IDLE, INVITE, KILL...). The id, not the UUID, is the key: a reload may
+ * change our SID while no link is up.
+ */
+static struct dict *link_locals;
+
+static void
+link_locals_key(uint64_t id, char key[17])
+{
+	snprintf(key, 17, "%llx", (unsigned long long)id);
+}
+
+static void
+link_locals_add(struct client *c)
+{
+	char key[17];
+
+	link_locals_key(c->id, key);
+	dict_set(link_locals, key, c);
+}
+
 struct client *
 link_local_find(const char *uuid)
 {
 	struct client *c;
+	char key[17];
 	uint64_t id;
 
-	if (link_uuid_id(link_our_sid(), uuid, &id) == -1)
+	if (link_locals == NULL ||
+	    link_uuid_id(link_our_sid(), uuid, &id) == -1)
 		return NULL;
-	TAILQ_FOREACH(c, &ircd.all, entry)
-		if (c->id == id)
-			return (c->flags & CLIENT_REGISTERED) &&
-			    !(c->flags & CLIENT_CLOSING) &&
-			    !link_is_remote(c) ? c : NULL;
-	return NULL;
+	link_locals_key(id, key);
+	if ((c = dict_get(link_locals, key)) == NULL ||
+	    (c->flags & CLIENT_CLOSING))
+		return NULL;
+	return c;
 }
 
 void
@@ -227,6 +251,7 @@ link_user_new(struct client *c)
 
 	if (link_is_remote(c))
 		return;
+	link_locals_add(c);
 	LINK_EACH_UP(l, i)
 		link_send_uid(l, c);
 }
@@ -246,10 +271,12 @@ link_user_nick(struct client *c, const char *oldnick)
 static void
 link_user_quit(struct client *c, const char *reason)
 {
-	char uuid[LINK_UUIDLEN + 1];
+	char uuid[LINK_UUIDLEN + 1], key[17];
 
 	if (!link_is_local_user(c))
 		return;
+	link_locals_key(c->id, key);
+	dict_del(link_locals, key);
 	link_local_uuid(c, uuid);
 	link_send_up(":%s QUIT :%s", uuid, reason);
 }
@@ -484,6 +511,15 @@ static const struct ircd_hooks link_hooks = {
 void
 link_hooks_register(void)
 {
+	struct client *c;
+
+	/* Users registered before the links were set up: the agents. */
+	if (link_locals == NULL) {
+		link_locals = dict_new();
+		TAILQ_FOREACH(c, &ircd.all, entry)
+			if (link_is_local_user(c))
+				link_locals_add(c);
+	}
 	hook_register(&link_hooks);
 }
 
@@ -491,4 +527,6 @@ void
 link_hooks_unregister(void)
 {
 	hook_unregister(&link_hooks);
+	dict_free(link_locals);
+	link_locals = NULL;
 }

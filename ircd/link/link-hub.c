@@ -106,8 +106,7 @@ link_hub_channel(struct link *from, const char *target, const char *raw)
 	}
 }
 
-/* The link a SID, or the server of a UUID, is behind; NULL if none. */
-static struct link *
+struct link *
 link_hub_behind(const char *target)
 {
 	char sid[LINK_SIDLEN + 1];

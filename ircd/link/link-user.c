@@ -80,16 +80,13 @@ link_find_uuid(struct link *l, const char *uuid)
 {
 	struct client *c;
 	struct link *o;
-	char sid[LINK_SIDLEN + 1];
 
 	if (!link_is_uuid(uuid))
 		return NULL;
 	if ((c = dict_get(l->users, uuid)) != NULL)
 		return c;
 	/* A user behind another link of ours (a hub's, LK-5). */
-	memcpy(sid, uuid, LINK_SIDLEN);
-	sid[LINK_SIDLEN] = '\0';
-	if ((o = link_hub_by_sid(sid)) != NULL && o != l)
+	if ((o = link_hub_behind(uuid)) != NULL && o != l)
 		return dict_get(o->users, uuid);
 	return link_local_find(uuid);
 }

@@ -854,9 +854,9 @@ link_accept(int fd, struct bufferevent *bev, const struct sockaddr *sa,
 	link_schedule(l, LINK_TICK);
 }
 
-/* The section's settings, copied: the config is freed at a reload. */
+/* The copy of its section's settings that a link holds. */
 static void
-link_set(struct link *l, const struct conf_link *k)
+link_conf_free(struct link *l)
 {
 	free(l->name);
 	free(l->host);
@@ -864,6 +864,13 @@ link_set(struct link *l, const struct conf_link *k)
 	free(l->send_password);
 	free(l->receive_password);
 	free(l->fingerprint);
+}
+
+/* The section's settings, copied: the config is freed at a reload. */
+static void
+link_set(struct link *l, const struct conf_link *k)
+{
+	link_conf_free(l);
 	l->name = xstrdup(k->name);
 	l->host = xstrdup(k->host);
 	l->port = xstrdup(k->port);
@@ -909,12 +916,7 @@ link_free(struct link *l, const char *why)
 	dict_free(l->users);
 	if (l->ctx != NULL)
 		SSL_CTX_free(l->ctx);
-	free(l->name);
-	free(l->host);
-	free(l->port);
-	free(l->send_password);
-	free(l->receive_password);
-	free(l->fingerprint);
+	link_conf_free(l);
 	free(l->peer_modules);
 	free(l->peer_chanmodes);
 	link_replay_free(l);

@@ -216,6 +216,8 @@ const char	*link_cut(char *buf, size_t size, const char *s, size_t max);
 
 /* link-hub.c: this server as a hub, between its links (LK-5). */
 struct link	*link_hub_by_sid(const char *sid);
+/* The link a SID, or the server of a UUID, is behind; NULL if none. */
+struct link	*link_hub_behind(const char *target);
 /* sid is behind a link other than l already: a collision. */
 int		 link_hub_sid_taken(const struct link *l, const char *sid);
 int		 link_hub_known(struct link *, const struct link_msg *);
