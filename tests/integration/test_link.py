@@ -805,12 +805,13 @@ def server_b(config_extra, **kw):
     return b
 
 
-def fake_pair(**server_kw):
-    """agentircd linked to a FakePeer (irc.fake.test, SID 9FK), handshake done."""
+def fake_pair(extra="", **server_kw):
+    """agentircd linked to a FakePeer (irc.fake.test, SID 9FK), handshake done;
+    extra: more of agentircd's config."""
     fake = FakePeer()
     ai = Server(config_extra="[link irc.fake.test]\naddress = 127.0.0.1:%d\n"
-                "send-password = ai-pass\nreceive-password = %s\ntls = no\n"
-                % (fake.sport, hash_password("fake-pass")),
+                "send-password = ai-pass\nreceive-password = %s\ntls = no\n\n%s"
+                % (fake.sport, hash_password("fake-pass"), extra),
                 flood_exempt="127.0.0.0/8", **server_kw)
     fake.handshake(capab=(
         "CAPAB CHANMODES :list:ban=b list:banexception=e param:flood=f "
@@ -818,6 +819,33 @@ def fake_pair(**server_kw):
         "CAPAB CAPABILITIES :CASEMAPPING=rfc1459"))
     fake.expect(r"^:\w{3} ENDBURST$")
     return fake, ai
+
+
+def test_lk2_network_accounts_are_principals():
+    """LK-2, AU-2: a person of a linked server is the account its server gives it
+    (METADATA accountname): an agent whose users name that account answers them,
+    and refuses, with a NOTICE that crosses the link, one without it, or the same
+    person once logged out."""
+    if not HAVE_AGENT:
+        raise SkipTest("node or tests/agents/node_modules missing")
+    gate = ("[agent gate]\ncommand = %s %s %s-gate\nchannels = #au\n"
+            "description = the echo agent\nusers = acct1\n\n"
+            "[account acct1]\npassword = %s\n\n" % (NODE, ECHO, TOKEN, RECV_HASH))
+    fake, ai = fake_pair(extra=gate)
+    for l in (":9FK UID 9FKAAAAAA 1000 amy h.fake h.fake amy 192.0.2.1 1000 + :Amy",
+              ":9FK METADATA 9FKAAAAAA accountname :acct1",
+              ":9FK UID 9FKAAAAAB 1000 bo h.fake h.fake bo 192.0.2.2 1000 + :Bo",
+              ":9FK FJOIN #au 4000000000 + :,9FKAAAAAA:1 ,9FKAAAAAB:1",
+              ":9FKAAAAAB PRIVMSG #au :@gate hello from bo"):
+        fake.send(l)
+    fake.expect(r"NOTICE 9FKAAAAAB :.*gate talks only to people logged in", timeout=15)
+    fake.send(":9FKAAAAAA PRIVMSG #au :@gate hello from amy")
+    fake.expect(r"^(@\S+ )?:\w{9} PRIVMSG #au :.*hello from amy", timeout=30)
+    # Logged out on its server: the same person is refused now.
+    fake.send(":9FK METADATA 9FKAAAAAA accountname :")
+    fake.send(":9FKAAAAAA PRIVMSG #au :@gate again from amy")
+    fake.expect(r"NOTICE 9FKAAAAAA :.*gate talks only to people logged in", timeout=15)
+    ai.stop()
 
 
 def test_lk2_timestamps():
